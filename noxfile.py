@@ -1,0 +1,80 @@
+"""Sessions of the mnemosyne monorepo. Plain ``nox`` runs every default session; the slow
+ones (bench, ingest-report) run only when named."""
+
+from __future__ import annotations
+
+import glob
+import shutil
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_existing_virtualenvs = False
+nox.options.error_on_missing_interpreters = True
+
+ROOT = Path(__file__).parent
+#: In dependency order: each one's dependencies come before it.
+PACKAGES = [
+    "packages/mnemosyne-contract",
+    "packages/mnemosyne-core",
+    "packages/mnemosyne-ingest",
+    "packages/mnemosyne-cli",
+]
+TEST_REQUIREMENTS = ["pytest>=8", "pyfakefs>=5.4", "hypothesis>=6.100", "jsonschema>=4.20"]
+UNIT_TEST_DIRS = [f"{package}/tests" for package in PACKAGES]
+DIST_DIR = ROOT / "dist"
+
+
+def install_editable(session: nox.Session) -> None:
+    """Every package, editable, in one pip call so local packages satisfy each other."""
+    session.install(*(arg for package in PACKAGES for arg in ("-e", package)))
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Unit tests of every package (pytest; pass pytest arguments after --)."""
+    session.install(*TEST_REQUIREMENTS)
+    install_editable(session)
+    session.run("pytest", *UNIT_TEST_DIRS, *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff: lint rules and formatting (pass ruff paths after --)."""
+    session.install("ruff>=0.6")
+    paths = session.posargs or ["."]
+    session.run("ruff", "check", *paths)
+    session.run("ruff", "format", "--check", *paths)
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over every package, its tests, the acceptance suite and this file."""
+    session.install("mypy>=1.10", "types-PyYAML", "nox", *TEST_REQUIREMENTS)
+    install_editable(session)
+    targets = session.posargs or [
+        *(f"{package}/src" for package in PACKAGES),
+        *UNIT_TEST_DIRS,
+        "noxfile.py",
+    ]
+    session.run("mypy", *targets)
+
+
+def build_distributions(session: nox.Session) -> list[str]:
+    """Wheels and sdists of every package into dist/ (emptied first); returns the wheels."""
+    session.install("build>=1.0")
+    shutil.rmtree(DIST_DIR, ignore_errors=True)
+    for package in PACKAGES:
+        session.run("python", "-m", "build", "--outdir", str(DIST_DIR), package, silent=True)
+    wheels = sorted(glob.glob(str(DIST_DIR / "*.whl")))
+    if len(wheels) != len(PACKAGES):
+        session.error(f"expected {len(PACKAGES)} wheels in {DIST_DIR}, found {len(wheels)}")
+    return wheels
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """Build a wheel and an sdist of every package into dist/."""
+    for wheel in build_distributions(session):
+        session.log(f"built {Path(wheel).name}")

@@ -1,0 +1,145 @@
+"""``mnemosyne wiki find``: locate pages by keyword."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from mnemosyne_contract import ExitCode
+
+from mnemosyne_cli.help import epilog
+from mnemosyne_cli.output import printable
+
+if TYPE_CHECKING:
+    from mnemosyne_cli.output import Console
+
+DEFAULT_LIMIT = 20
+
+
+def limit_value(text: str) -> int:
+    """--limit: 0 (no cap) or a positive whole number."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        value = -1
+    if value < 0 or not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"must be 0 (no cap) or a positive whole number, not {text!r}")
+    return value
+
+
+def add_vault_arguments(parser: argparse.ArgumentParser) -> None:
+    """--vault and --dir, shared by every command that reads a vault."""
+    parser.add_argument("--vault", metavar="PATH", help="the vault root (default: $AION_VAULT)")
+    parser.add_argument(
+        "--dir",
+        metavar="NAME",
+        action="append",
+        help="scan this top-level dir instead of the configured ones; repeatable",
+    )
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "find",
+        help="list the pages that contain every keyword",
+        description="List the pages whose title, file name or text contains every KEYWORD "
+        "(case-insensitive, literal substrings, AND). Pages whose title or file name holds "
+        "every keyword come first; each group is sorted by path. One line per page: "
+        "<dir>/<file>.md — <title>.",
+        epilog=epilog(
+            [
+                "mnemosyne wiki find mastra --vault ~/aion",
+                "mnemosyne wiki find mastra slack --limit 0",
+                "mnemosyne wiki find mastra --json",
+                "mnemosyne wiki find kestrel --cat",
+            ],
+            [
+                (ExitCode.OK, "one or more pages match; they are on stdout"),
+                (ExitCode.NO_MATCH, "no page matches; stdout is empty ([] with --json)"),
+                (ExitCode.CAT_NEEDS_ONE_MATCH, "--cat matched zero pages or more than one; stdout is empty"),
+                (ExitCode.VAULT_ERROR, "vault unset, missing or without scanned dirs, or a page could not be read and nothing matched"),
+                (ExitCode.USAGE, "usage error (unknown flag, bad --limit, empty keyword, --cat with --json)"),
+                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+            ],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("keywords", nargs="+", metavar="KEYWORD", help="a literal substring; every one must match")
+    parser.add_argument("--cat", action="store_true", help="print the one matching page verbatim; exit 2 unless exactly one matches")
+    parser.add_argument("--json", action="store_true", help="print a JSON array of {path, title, constellation, type}")
+    parser.add_argument(
+        "--limit",
+        type=limit_value,
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"show at most N pages (default {DEFAULT_LIMIT}; 0 for all)",
+    )
+    add_vault_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    from mnemosyne_core import InvalidQueryError, VaultError, search
+
+    if args.cat and args.json:
+        console.error("--cat and --json cannot be combined: --cat prints the page itself; drop one")
+        return ExitCode.USAGE
+    try:
+        result = search(args.vault, args.keywords, limit=0 if args.cat else args.limit, dirs=args.dir, keep_content=args.cat)
+    except InvalidQueryError as error:
+        console.error(str(error))
+        return ExitCode.USAGE
+    except VaultError as error:
+        console.error(str(error))
+        return ExitCode.VAULT_ERROR
+    query = " ".join(args.keywords)
+    code = _report(args, console, result, query)
+    for warning in result.warnings:
+        console.warning(warning)
+    return code
+
+
+def _report(args: argparse.Namespace, console: Console, result: Any, query: str) -> int:
+    if result.total == 0:
+        if result.incomplete:
+            console.err(printable(f"no wiki page matches '{query}' among the pages that could be read"))
+            console.error("the search was incomplete (see the warnings below): fix them and search again")
+            return ExitCode.VAULT_ERROR
+        if args.json:
+            console.out("[]")
+        console.err(printable(f"no wiki page matches '{query}'"))
+        if len(result.keyword_counts) > 1:
+            for keyword, count in result.keyword_counts.items():
+                console.err(printable(f"  '{keyword}': {count} page{'' if count == 1 else 's'}"))
+        if args.cat:
+            console.err("--cat needs exactly one match")
+            return ExitCode.CAT_NEEDS_ONE_MATCH
+        return ExitCode.NO_MATCH
+    if args.cat:
+        if result.total == 1:
+            console.out_bytes(result.matches[0].content)
+            return ExitCode.OK
+        console.err(printable(f"--cat needs exactly one match, but {result.total} pages match '{query}'; add a keyword to narrow it:"))
+        for match in result.matches:
+            console.err(f"  {_line(match)}")
+        return ExitCode.CAT_NEEDS_ONE_MATCH
+    if args.json:
+        import json
+
+        records = [match.to_dict() for match in result.matches]
+        text = json.dumps(records, ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # undecodable bytes in a file name: keep them as \udcXX
+            text = json.dumps(records)
+        console.out(text)
+    else:
+        for match in result.matches:
+            console.out(_line(match))
+    if result.total > len(result.matches):
+        console.err(f"showing {len(result.matches)} of {result.total} matches")
+    return ExitCode.OK
+
+
+def _line(match: Any) -> str:
+    return f"{printable(match.path)} — {printable(match.title)}"

@@ -1,0 +1,83 @@
+"""Writing to the terminal: stdout for results, stderr for everything else.
+
+Results go out as UTF-8 whatever the locale, file names with undecodable bytes as those
+bytes. A reader that closes the pipe early (``| head -1``) ends the output quietly.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import IO
+
+PROG = "mnemosyne"
+# C0 and C1 controls and DEL (a title with an ANSI escape must not recolour the terminal),
+# and the surrogates that stand for undecodable bytes in file names.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\udc80-\udcff]")
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters shown as escapes (``\\x1b``), safe for one line."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _UNSAFE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code & 0xFF:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\x{code:02x}"
+
+
+class Console:
+    """The two streams a command writes to."""
+
+    def __init__(self, stdout: IO[str] | None = None, stderr: IO[str] | None = None):
+        self._stdout = stdout if stdout is not None else sys.stdout
+        self._stderr = stderr if stderr is not None else sys.stderr
+        self._stdout_closed = False
+
+    def out(self, text: str) -> None:
+        """One line of results on stdout."""
+        self.out_bytes((text + "\n").encode("utf-8", "surrogateescape"))
+
+    def out_bytes(self, data: bytes) -> None:
+        """Bytes on stdout as they are (--cat)."""
+        if self._stdout_closed:
+            return
+        try:
+            buffer = getattr(self._stdout, "buffer", None)
+            if buffer is None:
+                self._stdout.write(data.decode("utf-8", "replace"))
+            else:
+                self._stdout.flush()
+                buffer.write(data)
+            self._stdout.flush()
+        except BrokenPipeError:
+            self._close_stdout()
+
+    def _close_stdout(self) -> None:
+        # Later writes, and the interpreter's flush at exit, go nowhere instead of raising.
+        self._stdout_closed = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+
+    def err(self, text: str) -> None:
+        """One line on stderr, as given."""
+        try:
+            self._stderr.write(text + "\n")
+            self._stderr.flush()
+        except BrokenPipeError:
+            pass
+
+    def error(self, message: str) -> None:
+        """``mnemosyne: error: message``."""
+        self.err(f"{PROG}: error: {printable(message)}")
+
+    def warning(self, message: str) -> None:
+        """``mnemosyne: warning: message``."""
+        self.err(f"{PROG}: warning: {printable(message)}")

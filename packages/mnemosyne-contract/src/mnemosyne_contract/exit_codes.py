@@ -1,0 +1,30 @@
+"""Process exit codes. Agents branch on these, so a value never changes meaning."""
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Every exit code a ``mnemosyne`` command can return; nothing else ever leaks out."""
+
+    #: find/recall: one or more matches written; lint: the vault is clean; ingest: landed.
+    OK = 0
+    #: find: no page matches (stdout empty); lint: there are findings.
+    NO_MATCH = 1
+    #: find --cat: the match count is not exactly one.
+    CAT_NEEDS_ONE_MATCH = 2
+    #: The vault is unset, missing, not a directory or has none of the scanned dirs; its
+    #: config file is invalid; or the search was incomplete (a page could not be read and
+    #: nothing matched).
+    VAULT_ERROR = 3
+    #: ingest: the target page exists with different content (use --force to replace it).
+    TARGET_EXISTS = 4
+    #: ingest: the page was written but find cannot locate it by its title.
+    INGEST_UNVERIFIED = 5
+    #: Usage error: unknown flag, bad value, no subcommand, no or empty keyword.
+    USAGE = 64
+    #: ingest: the source is missing, not a regular file, empty or not UTF-8.
+    BAD_SOURCE = 65
+    #: ingest: writing the page failed (disk full, permission denied); nothing was left.
+    WRITE_FAILED = 74
+    #: Interrupted (Ctrl-C, SIGINT): 128 + 2, as shells report it. Nothing half-written.
+    INTERRUPTED = 130

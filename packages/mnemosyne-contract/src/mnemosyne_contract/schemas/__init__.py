@@ -1,0 +1,18 @@
+"""JSON Schemas (draft 2020-12) of each command's ``--json`` output, shipped as package data."""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from typing import Any
+
+SCHEMA_NAMES = ("find", "ingest", "lint", "recall")
+
+
+def load_schema(name: str) -> dict[str, Any]:
+    """Return the schema of ``mnemosyne wiki <name> --json``; ``name`` is one of SCHEMA_NAMES."""
+    if name not in SCHEMA_NAMES:
+        raise ValueError(f"unknown schema {name!r}; expected one of {', '.join(SCHEMA_NAMES)}")
+    text = files(__name__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema

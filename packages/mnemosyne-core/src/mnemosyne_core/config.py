@@ -1,0 +1,131 @@
+"""Where the vault is and which of its dirs hold pages. Nothing else hard-codes a path or
+a dir name."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from mnemosyne_core.errors import VaultError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+#: Environment variable naming the vault root, used when no --vault is given.
+VAULT_ENV_VAR = "AION_VAULT"
+#: Environment variable naming recall's memory log dir (issue: recall logs every call).
+MEMORY_DIR_ENV_VAR = "MNEMOSYNE_MEMORY_DIR"
+
+#: One dir per constellation (subsystem) of the Aion fleet, in scan order.
+CONSTELLATIONS: tuple[str, ...] = (
+    "atlas",
+    "hades",
+    "mnemosyne",
+    "proteus",
+    "metis",
+    "apollo",
+    "hermes",
+    "hephaistos",
+    "athena",
+)
+#: Dirs that belong to no single constellation.
+CROSS_CUTTING_DIRS: tuple[str, ...] = ("analyses",)
+#: What find scans when neither --dir nor the vault's config file says otherwise.
+DEFAULT_SCANNED_DIRS: tuple[str, ...] = CONSTELLATIONS + CROSS_CUTTING_DIRS
+
+#: A vault may declare its own layout in this TOML file at its root.
+VAULT_CONFIG_FILE = ".mnemosyne.toml"
+
+
+def vault_root_from_env(environ: Mapping[str, str] = os.environ) -> str | None:
+    """The vault named by AION_VAULT, or None when it is unset or empty."""
+    return environ.get(VAULT_ENV_VAR) or None
+
+
+#: The seed's module-level constant: AION_VAULT as it was when this module was imported.
+#: Commands resolve the vault per call (``vault.resolve_vault``), so tests can change it.
+VAULT_ROOT: str | None = vault_root_from_env()
+
+
+class VaultConfig:
+    """What a vault's ``.mnemosyne.toml`` declares. Missing keys are None."""
+
+    __slots__ = ("dirs", "memory_dir")
+
+    def __init__(self, dirs: tuple[str, ...] | None = None, memory_dir: str | None = None):
+        self.dirs = dirs
+        self.memory_dir = memory_dir
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, VaultConfig):
+            return NotImplemented
+        return (self.dirs, self.memory_dir) == (other.dirs, other.memory_dir)
+
+    def __repr__(self) -> str:
+        return f"VaultConfig(dirs={self.dirs!r}, memory_dir={self.memory_dir!r})"
+
+
+def check_dir_name(name: str) -> str | None:
+    """Why ``name`` cannot be a scanned dir, or None when it can: one path component,
+    not hidden, not empty."""
+    if not name or name != name.strip():
+        return "is empty or has surrounding spaces"
+    if "/" in name or "\\" in name or "\0" in name:
+        return "is not a single dir name (it contains a path separator or NUL)"
+    if name.startswith("."):
+        return "starts with '.' (hidden dirs and '..' are never scanned)"
+    return None
+
+
+def load_vault_config(vault: str) -> VaultConfig:
+    """Read ``<vault>/.mnemosyne.toml``; an absent file gives an empty config.
+
+    Raises VaultError, naming the file and the fix, when it is not valid TOML or a key has
+    the wrong shape.
+    """
+    path = os.path.join(vault, VAULT_CONFIG_FILE)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        return VaultConfig()
+    except OSError as error:
+        raise VaultError(f"cannot read {path}: {error.strerror}; fix its permissions") from None
+    import tomllib  # only vaults that carry a config file pay for the import
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise VaultError(f"{path} is not valid TOML ({error}); fix or remove it") from None
+    unknown = sorted(set(data) - {"dirs", "memory_dir"})
+    if unknown:
+        raise VaultError(
+            f"{path} has unknown key(s) {', '.join(unknown)}; allowed: dirs, memory_dir"
+        )
+    dirs = data.get("dirs")
+    if dirs is not None:
+        if not isinstance(dirs, list) or not dirs or not all(isinstance(d, str) for d in dirs):
+            raise VaultError(
+                f'{path}: dirs must be a non-empty list of dir names, e.g. dirs = ["wiki"]'
+            )
+        for name in dirs:
+            reason = check_dir_name(name)
+            if reason:
+                raise VaultError(f"{path}: dir {name!r} {reason}; list top-level dir names")
+        dirs = tuple(dict.fromkeys(dirs))
+    memory_dir = data.get("memory_dir")
+    if memory_dir is not None and (not isinstance(memory_dir, str) or not memory_dir):
+        raise VaultError(f'{path}: memory_dir must be a non-empty string, e.g. "memory"')
+    return VaultConfig(dirs, memory_dir)
+
+
+def scanned_dirs(vault: str, override: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The dirs to scan, in order: ``override`` (--dir) if given, else the vault's config
+    file, else DEFAULT_SCANNED_DIRS."""
+    if override:
+        for name in override:
+            reason = check_dir_name(name)
+            if reason:
+                raise VaultError(f"--dir {name!r} {reason}; pass a top-level dir name")
+        return tuple(dict.fromkeys(override))
+    return load_vault_config(vault).dirs or DEFAULT_SCANNED_DIRS

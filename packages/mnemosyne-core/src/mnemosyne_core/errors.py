@@ -1,0 +1,16 @@
+"""Typed errors. Callers map them to exit codes; the core never exits or prints."""
+
+
+class MnemosyneError(Exception):
+    """Base of every error the core raises on purpose. ``str(error)`` is one line: the
+    problem and the fix."""
+
+
+class VaultError(MnemosyneError):
+    """The vault is unset, missing, not a directory, has no scanned dir, or its config is
+    invalid."""
+
+
+class InvalidQueryError(MnemosyneError, ValueError):
+    """The query itself is wrong: no keyword, an empty or whitespace-only keyword, or a
+    negative limit."""

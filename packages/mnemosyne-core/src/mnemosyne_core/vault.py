@@ -1,0 +1,174 @@
+"""Which files of a vault are pages, and reading them safely.
+
+A page is a regular file directly inside a scanned dir whose name ends in ``.md`` (exact
+case) and does not start with ``.``. A symlink counts only when its target resolves
+inside the vault; one that escapes, or is broken, is skipped with a warning and never read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import TYPE_CHECKING
+
+from mnemosyne_core.config import VAULT_ENV_VAR, scanned_dirs
+from mnemosyne_core.errors import VaultError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+PAGE_SUFFIX = ".md"
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def resolve_vault(path: str | os.PathLike[str] | None, environ: Mapping[str, str] = os.environ) -> str:
+    """The vault root as a real (symlink-free) path: ``path`` if given, else AION_VAULT.
+
+    Raises VaultError with the reason and the fix when neither is set, or the path is
+    missing, unreadable or not a directory.
+    """
+    name = os.fspath(path) if path is not None else environ.get(VAULT_ENV_VAR, "")
+    if not name:
+        raise VaultError(f"no vault given: pass --vault PATH or set {VAULT_ENV_VAR}")
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        raise VaultError(f"vault {name!r} does not exist: pass --vault PATH to your vault root") from None
+    except OSError as error:
+        raise VaultError(f"cannot open vault {name!r}: {error.strerror}; check its permissions") from None
+    if not stat.S_ISDIR(mode):
+        raise VaultError(f"vault {name!r} is not a directory: pass --vault PATH to your vault root")
+    return os.path.realpath(name)
+
+
+def is_page_name(name: str) -> bool:
+    """Whether a file name is a page's: ends in ``.md`` exactly, not hidden."""
+    return name.endswith(PAGE_SUFFIX) and not name.startswith(".")
+
+
+def is_inside(real_path: str, vault_real: str) -> bool:
+    """Whether a resolved path lies inside the resolved vault root."""
+    return real_path.startswith(vault_real + os.sep)
+
+
+class PageRef:
+    """A page found by the scan: where it is shown (``rel_path``) and where it is read."""
+
+    __slots__ = ("dir", "name", "read_path", "rel_path")
+
+    def __init__(self, dir: str, name: str, read_path: str):  # noqa: A002 - a vault dir
+        self.dir = dir
+        self.name = name
+        self.rel_path = f"{dir}/{name}"
+        self.read_path = read_path
+
+    @property
+    def stem(self) -> str:
+        return self.name[: -len(PAGE_SUFFIX)]
+
+    def __repr__(self) -> str:
+        return f"PageRef({self.rel_path!r})"
+
+
+class Scan:
+    """The pages of a vault, in scan order, and the warnings met while listing them.
+
+    ``incomplete`` counts what was in scope but could not be listed (a dir that vanished
+    or could not be opened): a search over an incomplete scan cannot promise "no match".
+    """
+
+    __slots__ = ("dirs", "incomplete", "pages", "vault", "warnings")
+
+    def __init__(self, vault: str, dirs: tuple[str, ...]):
+        self.vault = vault
+        self.dirs = dirs
+        self.pages: list[PageRef] = []
+        self.warnings: list[str] = []
+        self.incomplete = 0
+
+
+def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
+    """List the pages of the vault at ``vault`` (a real path, see ``resolve_vault``).
+
+    ``dirs`` overrides the scanned dirs (--dir). Raises VaultError when none of the scanned
+    dirs exists.
+    """
+    result = Scan(vault, scanned_dirs(vault, dirs))
+    wanted = set(result.dirs)
+    try:
+        with os.scandir(vault) as entries:
+            present = {entry.name: entry for entry in entries if entry.name in wanted}
+    except OSError as error:
+        raise VaultError(f"cannot list vault {vault!r}: {error.strerror}; check its permissions") from None
+    found_any = False
+    for dir_name in result.dirs:
+        entry = present.get(dir_name)
+        if entry is None:
+            continue
+        dir_path = entry.path
+        if entry.is_symlink():
+            real = os.path.realpath(dir_path)
+            if not is_inside(real, vault):
+                result.warnings.append(f"{dir_name}/: symlink leaves the vault; skipped")
+                continue
+            if not os.path.isdir(real):
+                continue
+            dir_path = real
+        elif not entry.is_dir(follow_symlinks=False):
+            continue
+        found_any = True
+        _scan_dir(result, dir_name, dir_path)
+    if not found_any:
+        raise VaultError(
+            f"vault {vault!r} has none of the scanned dirs ({', '.join(result.dirs)}): "
+            "pass the vault root with --vault, or name its dirs with --dir"
+        )
+    return result
+
+
+def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
+    try:
+        with os.scandir(dir_path) as entries:
+            for entry in entries:
+                name = entry.name
+                if not is_page_name(name):
+                    continue
+                if entry.is_symlink():
+                    read_path = _followed_symlink(result, f"{dir_name}/{name}", entry.path)
+                    if read_path is not None:
+                        result.pages.append(PageRef(dir_name, name, read_path))
+                elif entry.is_file(follow_symlinks=False):
+                    result.pages.append(PageRef(dir_name, name, entry.path))
+    except OSError as error:
+        result.incomplete += 1
+        result.warnings.append(f"{dir_name}/: cannot list ({error.strerror}); its pages were not searched")
+
+
+def _followed_symlink(result: Scan, rel_path: str, link_path: str) -> str | None:
+    real = os.path.realpath(link_path)
+    if not os.path.exists(real):
+        result.warnings.append(f"{rel_path}: broken symlink; skipped")
+        return None
+    if not is_inside(real, result.vault):
+        result.warnings.append(f"{rel_path}: symlink leaves the vault; skipped")
+        return None
+    return real if os.path.isfile(real) else None
+
+
+def open_page(read_path: str) -> int:
+    """An fd for reading a listed page. O_NOFOLLOW: a page swapped for a symlink after the
+    scan is refused, not followed out of the vault; O_NONBLOCK: one swapped for a FIFO
+    fails instead of hanging."""
+    return os.open(read_path, _READ_FLAGS | getattr(os, "O_NOFOLLOW", 0))
+
+
+def read_page_bytes(page: PageRef) -> bytes:
+    """The whole page, as bytes."""
+    fd = open_page(page.read_path)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
