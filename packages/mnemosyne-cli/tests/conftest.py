@@ -1,0 +1,29 @@
+"""Shared fixture for CLI tests: a pyfakefs vault, and AION_VAULT cleared so no test reads
+the developer's real vault by accident."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from pyfakefs.fake_filesystem import FakeFilesystem
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_vault(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AION_VAULT", raising=False)
+    monkeypatch.delenv("MNEMOSYNE_MEMORY_DIR", raising=False)
+
+
+@pytest.fixture
+def fake_vault(fs: FakeFilesystem) -> Callable[[dict[str, str | bytes]], str]:
+    """Build a vault at /vault from {relative path: text or bytes}; returns its root."""
+
+    def build(pages: dict[str, str | bytes]) -> str:
+        fs.create_dir("/vault")
+        for rel_path, content in pages.items():
+            data = content if isinstance(content, bytes) else content.encode("utf-8")
+            fs.create_file(f"/vault/{rel_path}", contents=data)
+        return "/vault"
+
+    return build

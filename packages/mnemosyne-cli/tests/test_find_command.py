@@ -1,0 +1,271 @@
+"""``mnemosyne wiki find`` end to end through ``main``: exact stdout, stderr and exit code
+(issue 2, rules 9-14)."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+
+import pytest
+
+from mnemosyne_cli import app
+from mnemosyne_cli.app import main
+from mnemosyne_contract import ExitCode
+
+FakeVault = Callable[[dict[str, str | bytes]], str]
+
+PAGES: dict[str, str | bytes] = {
+    "analyses/mastra-framework-decision-trail.md": "---\ntitle: Mastra Framework Decision Trail\n"
+    "constellation: metis\ntype: decision\n---\nWe chose not to adopt it yet.\n",
+    "hermes/hermes-mastra-changelog-analysis.md": "---\ntitle: Hermes Mastra Changelog Safety Analysis\n"
+    "type: changelog\n---\nThe bridge posts to Slack.\n",
+    "metis/plan.md": "---\ntitle: Weekly Plan\n---\nEvaluate mastra workflows; ping slack.\n",
+    "hephaistos/kestrel-build-cache.md": "---\ntitle: Kestrel Build Cache\n---\nRemote cache.\n",
+}
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_plain_output_lines_in_order(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "mastra", "--vault", vault) == (
+        0,
+        "analyses/mastra-framework-decision-trail.md — Mastra Framework Decision Trail\n"
+        "hermes/hermes-mastra-changelog-analysis.md — Hermes Mastra Changelog Safety Analysis\n"
+        "metis/plan.md — Weekly Plan\n",
+        "",
+    )
+
+
+def test_vault_from_environment(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AION_VAULT", fake_vault(PAGES))
+    assert run(capsys, "wiki", "find", "kestrel") == (0, "hephaistos/kestrel-build-cache.md — Kestrel Build Cache\n", "")
+
+
+def test_no_match_exit_1_exact_stderr(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "nonexistent", "--vault", vault) == (1, "", "no wiki page matches 'nonexistent'\n")
+
+
+def test_no_match_lists_each_keywords_own_count(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "mastra", "xyzzy", "Slack", "--vault", vault) == (
+        1,
+        "",
+        "no wiki page matches 'mastra xyzzy Slack'\n  'mastra': 3 pages\n  'xyzzy': 0 pages\n  'Slack': 2 pages\n",
+    )
+
+
+def test_json_output(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    code, out, err = run(capsys, "wiki", "find", "mastra", "slack", "--json", "--vault", vault)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == [
+        {
+            "path": "hermes/hermes-mastra-changelog-analysis.md",
+            "title": "Hermes Mastra Changelog Safety Analysis",
+            "constellation": "hermes",
+            "type": "changelog",
+        },
+        {"path": "metis/plan.md", "title": "Weekly Plan", "constellation": "metis", "type": None},
+    ]
+    assert out.count("\n") == 1
+
+
+def test_json_no_match_is_empty_array_and_exit_1(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "xyzzy", "--json", "--vault", vault) == (
+        1,
+        "[]\n",
+        "no wiki page matches 'xyzzy'\n",
+    )
+
+
+def test_limit_says_what_it_hides(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "mastra", "--limit", "1", "--vault", vault) == (
+        0,
+        "analyses/mastra-framework-decision-trail.md — Mastra Framework Decision Trail\n",
+        "showing 1 of 3 matches\n",
+    )
+    code, out, err = run(capsys, "wiki", "find", "a", "--limit", "0", "--vault", vault)
+    assert (code, out.count("\n"), err) == (0, 4, "")
+
+
+@pytest.mark.parametrize("bad", ["-1", "abc", "1.5", "", "+-2"])
+def test_bad_limit_is_a_usage_error(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], bad: str) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "x", "--limit", bad, "--vault", vault) == (
+        64,
+        "",
+        f"mnemosyne: error: argument --limit: must be 0 (no cap) or a positive whole number, not {bad!r} "
+        "(see 'mnemosyne wiki find --help')\n",
+    )
+
+
+def test_cat_prints_the_one_page_verbatim(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = "\ufeff---\r\ntitle: Unique Café\r\n---\r\nbody — text\r\n".encode()
+    vault = fake_vault({**PAGES, "atlas/unique.md": raw})
+    assert run(capsys, "wiki", "find", "unique", "--cat", "--vault", vault) == (0, raw.decode(), "")
+
+
+def test_cat_bytes_reach_stdout_unchanged(fake_vault: FakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = b"---\ntitle: Unique\n---\nbody \xff bytes\r\n"
+    vault = fake_vault({"atlas/unique.md": raw})
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    monkeypatch.setattr("sys.stdout", stdout)
+    assert main(["wiki", "find", "unique", "--cat", "--vault", vault]) == 0
+    assert stdout.buffer.getvalue() == raw  # type: ignore[attr-defined]
+
+
+def test_cat_with_several_matches_lists_candidates(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "mastra", "--cat", "--limit", "1", "--vault", vault) == (
+        2,
+        "",
+        "--cat needs exactly one match, but 3 pages match 'mastra'; add a keyword to narrow it:\n"
+        "  analyses/mastra-framework-decision-trail.md — Mastra Framework Decision Trail\n"
+        "  hermes/hermes-mastra-changelog-analysis.md — Hermes Mastra Changelog Safety Analysis\n"
+        "  metis/plan.md — Weekly Plan\n",
+    )
+
+
+def test_cat_with_no_match_exits_2(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "xyzzy", "--cat", "--vault", vault) == (
+        2,
+        "",
+        "no wiki page matches 'xyzzy'\n--cat needs exactly one match\n",
+    )
+
+
+def test_cat_with_json_is_rejected(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "kestrel", "--cat", "--json", "--vault", vault) == (
+        64,
+        "",
+        "mnemosyne: error: --cat and --json cannot be combined: --cat prints the page itself; drop one\n",
+    )
+
+
+def test_control_characters_in_titles_are_escaped(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault({"atlas/ansi.md": '---\ntitle: "Red \\e[31mAlert\\e[0m \\x07"\n---\n'})
+    assert run(capsys, "wiki", "find", "alert", "--vault", vault) == (0, "atlas/ansi.md — Red \\x1b[31mAlert\\x1b[0m \\x07\n", "")
+    code, out, _ = run(capsys, "wiki", "find", "alert", "--json", "--vault", vault)
+    assert json.loads(out)[0]["title"] == "Red \x1b[31mAlert\x1b[0m \x07"
+
+
+def test_path_is_spelled_as_on_disk(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    nfd = "Cafe\u0301 Notes"
+    vault = fake_vault({f"atlas/{nfd}.md": "x"})
+    assert run(capsys, "wiki", "find", "caf\u00e9", "--vault", vault) == (0, f"atlas/{nfd}.md — {nfd}\n", "")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "no command given: try 'mnemosyne --help'"),
+        (["wiki"], "no command given: try 'mnemosyne wiki --help'"),
+        (["wiki", "find"], "the following arguments are required: KEYWORD (see 'mnemosyne wiki find --help')"),
+        (["wiki", "find", "x", "--bogus"], "unrecognized arguments: --bogus (see 'mnemosyne --help')"),
+        (["wiki", "find", ""], "empty keyword '': every KEYWORD must have a non-space character"),
+        (["wiki", "find", "ok", "  "], "empty keyword '  ': every KEYWORD must have a non-space character"),
+        (["nope"], "argument COMMAND: invalid choice: 'nope' (choose from 'wiki') (see 'mnemosyne --help')"),
+    ],
+)
+def test_usage_errors_exit_64_with_one_line(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    vault = fake_vault(PAGES)
+    extra = ["--vault", vault] if argv[:2] == ["wiki", "find"] and len(argv) > 2 else []
+    assert run(capsys, *argv, *extra) == (64, "", f"mnemosyne: error: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["wiki", "find", "x"], "no vault given: pass --vault PATH or set AION_VAULT"),
+        (["wiki", "find", "x", "--vault", "/missing"], "vault '/missing' does not exist: pass --vault PATH to your vault root"),
+        (["wiki", "find", "x", "--vault", "/vault/atlas/a.md"], "vault '/vault/atlas/a.md' is not a directory: pass --vault PATH to your vault root"),
+        (
+            ["wiki", "find", "x", "--vault", "/vault/atlas"],
+            "vault '/vault/atlas' has none of the scanned dirs (atlas, hades, mnemosyne, proteus, metis, apollo, "
+            "hermes, hephaistos, athena, analyses): pass the vault root with --vault, or name its dirs with --dir",
+        ),
+    ],
+)
+def test_vault_errors_exit_3_never_1(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    fake_vault({"atlas/a.md": "x"})
+    assert run(capsys, *argv) == (3, "", f"mnemosyne: error: {message}\n")
+
+
+def test_incomplete_search_with_no_match_exits_3(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = fake_vault({"atlas/locked.md": "needle", "atlas/open.md": "hay"})
+
+    def deny(path: str) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("mnemosyne_core.find.open_page", deny)
+    assert run(capsys, "wiki", "find", "needle", "--vault", vault) == (
+        3,
+        "",
+        "no wiki page matches 'needle' among the pages that could be read\n"
+        "mnemosyne: error: the search was incomplete (see the warnings below): fix them and search again\n"
+        "mnemosyne: warning: atlas/locked.md: cannot read (Permission denied); skipped\n"
+        "mnemosyne: warning: atlas/open.md: cannot read (Permission denied); skipped\n",
+    )
+
+
+def test_dir_flag_overrides_scanned_dirs(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault({**PAGES, "wiki/mastra-notes.md": "x"})
+    assert run(capsys, "wiki", "find", "mastra", "--dir", "wiki", "--vault", vault) == (0, "wiki/mastra-notes.md — mastra-notes\n", "")
+
+
+def test_closed_stdout_ends_quietly(fake_vault: FakeVault, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+
+    class ClosedPipe(io.TextIOWrapper):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    pipe = ClosedPipe(io.BytesIO(), encoding="utf-8")
+    pipe.buffer.write = pipe.write  # type: ignore[method-assign, assignment]
+    monkeypatch.setattr("sys.stdout", pipe)
+    assert main(["wiki", "find", "mastra", "--vault", vault]) == ExitCode.OK
+    assert capsys.readouterr().err == ""
+
+
+def test_ctrl_c_exits_130_without_traceback(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = fake_vault(PAGES)
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mnemosyne_core.search", interrupted)
+    assert run(capsys, "wiki", "find", "mastra", "--vault", vault) == (130, "", "\n")
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from mnemosyne_cli import __version__
+
+    assert run(capsys, "--version") == (0, f"mnemosyne {__version__}\n", "")
+
+
+def test_run_wrapper_exits_with_mains_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(app, "main", lambda argv=None: 3)
+    with pytest.raises(SystemExit) as exited:
+        app.run()
+    assert exited.value.code == 3

@@ -1,0 +1,344 @@
+"""find's rules (issue 2, rules 1-11), on pyfakefs vaults. The seed's own cases first."""
+
+from __future__ import annotations
+
+import pytest
+from vault_pages import VAULT, MakeVault, page
+from pyfakefs.fake_filesystem import FakeFilesystem
+
+from mnemosyne_core import InvalidQueryError, VaultError, find_pages, search
+from mnemosyne_core import find as find_module
+
+
+def paths(vault: str, *keywords: str, limit: int = 0) -> list[str]:
+    return [match.path for match in search(vault, keywords, limit=limit).matches]
+
+
+# --- the seed's cases -----------------------------------------------------------------
+
+
+def test_title_match(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/one.md": page("Mastra Decision"), "atlas/two.md": page("Other")})
+    assert paths(vault, "mastra") == ["atlas/one.md"]
+
+
+def test_filename_match(make_vault: MakeVault) -> None:
+    vault = make_vault({"hermes/mastra-notes.md": page("Changelog Notes"), "hermes/b.md": page("B")})
+    assert paths(vault, "mastra") == ["hermes/mastra-notes.md"]
+
+
+def test_body_match(make_vault: MakeVault) -> None:
+    vault = make_vault({"metis/plan.md": page("Plan", "We weighed Mastra workflows."), "metis/x.md": page("X")})
+    assert paths(vault, "mastra") == ["metis/plan.md"]
+
+
+def test_and_semantics_needs_every_keyword(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/both.md": page("Mastra", "posts to slack"),
+            "atlas/mastra-only.md": page("Mastra only"),
+            "atlas/slack-only.md": page("Slack only"),
+        }
+    )
+    assert paths(vault, "mastra", "slack") == ["atlas/both.md"]
+    assert set(paths(vault, "mastra", "slack")) <= set(paths(vault, "mastra")) & set(paths(vault, "slack"))
+
+
+def test_zero_match_is_an_empty_result(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": page("A", "text")})
+    result = search(vault, ["nonexistent"])
+    assert (result.matches, result.total, result.incomplete) == ([], 0, False)
+
+
+def test_limit_caps_the_list_but_total_counts_all(make_vault: MakeVault) -> None:
+    vault = make_vault({f"atlas/p{n:02}.md": page(f"Mastra {n}") for n in range(25)})
+    result = search(vault, ["mastra"])
+    assert [match.path for match in result.matches] == [f"atlas/p{n:02}.md" for n in range(20)]
+    assert result.total == 25
+    assert len(search(vault, ["mastra"], limit=3).matches) == 3
+    assert len(search(vault, ["mastra"], limit=0).matches) == 25
+
+
+def test_title_falls_back_to_stem_without_frontmatter_title(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/no-frontmatter.md": "# Heading\nmastra\n",
+            "atlas/no-title-key.md": page(None, "mastra", type="runbook"),
+        }
+    )
+    titles = {match.path: match.title for match in search(vault, ["mastra"]).matches}
+    assert titles == {"atlas/no-frontmatter.md": "no-frontmatter", "atlas/no-title-key.md": "no-title-key"}
+
+
+# --- rule 1: the vault ------------------------------------------------------------------
+
+
+def test_vault_unset_is_a_vault_error(fs: FakeFilesystem, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AION_VAULT", raising=False)
+    with pytest.raises(VaultError, match="pass --vault PATH or set AION_VAULT"):
+        search(None, ["x"])
+
+
+def test_vault_from_environment(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = make_vault({"atlas/a.md": page("Alpha")})
+    monkeypatch.setenv("AION_VAULT", vault)
+    assert find_pages(["alpha"]) == [{"path": "atlas/a.md", "title": "Alpha", "constellation": "atlas", "type": None}]
+
+
+def test_missing_vault_is_a_vault_error(fs: FakeFilesystem) -> None:
+    with pytest.raises(VaultError, match="'/nowhere' does not exist"):
+        search("/nowhere", ["x"])
+
+
+def test_vault_that_is_a_file_is_a_vault_error(fs: FakeFilesystem) -> None:
+    fs.create_file("/vault.md")
+    with pytest.raises(VaultError, match="is not a directory"):
+        search("/vault.md", ["x"])
+
+
+def test_vault_without_any_scanned_dir_is_a_vault_error(make_vault: MakeVault) -> None:
+    vault = make_vault({"notes/a.md": page("A"), "atlas.md": "not a dir"})
+    with pytest.raises(VaultError, match="has none of the scanned dirs"):
+        search(vault, ["a"])
+
+
+# --- rule 2: which files are pages -----------------------------------------------------
+
+
+def test_only_md_files_directly_inside_scanned_dirs(make_vault: MakeVault, fs: FakeFilesystem) -> None:
+    vault = make_vault(
+        {
+            "atlas/page.md": "kw",
+            "atlas/nested/deep.md": "kw",
+            "atlas/upper.MD": "kw",
+            "atlas/.hidden.md": "kw",
+            "atlas/notes.txt": "kw",
+            "atlas/page.md.bak": "kw",
+            "elsewhere/page.md": "kw",
+            "root.md": "kw",
+        }
+    )
+    fs.create_dir(f"{VAULT}/analyses/dir.md")
+    assert paths(vault, "kw") == ["atlas/page.md"]
+
+
+def test_missing_scanned_dirs_are_skipped_and_dirs_come_from_config(make_vault: MakeVault) -> None:
+    vault = make_vault({"analyses/a.md": "kw", "athena/b.md": "kw"})
+    assert paths(vault, "kw") == ["analyses/a.md", "athena/b.md"]
+
+
+def test_symlink_inside_vault_is_followed(make_vault: MakeVault, fs: FakeFilesystem) -> None:
+    vault = make_vault({"atlas/real.md": page("Real", "kw")})
+    fs.create_symlink(f"{VAULT}/hades/alias.md", f"{VAULT}/atlas/real.md")
+    result = search(vault, ["kw"])
+    assert [match.path for match in result.matches] == ["atlas/real.md", "hades/alias.md"]
+    assert result.warnings == []
+
+
+def test_escaping_and_broken_symlinks_are_skipped_with_a_warning(make_vault: MakeVault, fs: FakeFilesystem) -> None:
+    vault = make_vault({"atlas/ok.md": "kw"})
+    fs.create_file("/secret/outside.md", contents="kw")
+    fs.create_symlink(f"{VAULT}/atlas/escape.md", "/secret/outside.md")
+    fs.create_symlink(f"{VAULT}/atlas/broken.md", f"{VAULT}/atlas/missing.md")
+    result = search(vault, ["kw"])
+    assert [match.path for match in result.matches] == ["atlas/ok.md"]
+    assert sorted(result.warnings) == [
+        "atlas/broken.md: broken symlink; skipped",
+        "atlas/escape.md: symlink leaves the vault; skipped",
+    ]
+    assert not result.incomplete
+
+
+# --- rule 3: reading --------------------------------------------------------------------
+
+
+def test_invalid_utf8_is_replaced_not_fatal(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/latin1.md": b"caf\xe9 mastra\n"})
+    assert paths(vault, "caf\ufffd") == ["atlas/latin1.md"]
+    assert paths(vault, "mastra") == ["atlas/latin1.md"]
+
+
+def test_bom_and_crlf_frontmatter_are_read(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/win.md": b"\xef\xbb\xbf---\r\ntitle: Windows Page\r\n---\r\nbody\r\n"})
+    assert search(vault, ["windows"]).matches[0].title == "Windows Page"
+
+
+# --- rule 4: frontmatter ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "---\ntitle: [unclosed\n---\nkw\n",  # invalid YAML
+        "---\n- a list\n---\nkw\n",  # not a mapping
+        "---\ntitle: Never Closed\nkw\n",  # no closing line
+        "--- \ntitle: Not Frontmatter\n---\nkw\n",  # first line is not exactly ---
+        "\n---\ntitle: Late\n---\nkw\n",  # not on the first line
+        "---\ntitle: Closing With Space\n--- \nkw\n",  # closing line not exactly ---
+    ],
+)
+def test_unusable_frontmatter_still_searches_the_page_under_its_stem(make_vault: MakeVault, content: str) -> None:
+    vault = make_vault({"atlas/odd-page.md": content})
+    assert [(m.path, m.title) for m in search(vault, ["kw"]).matches] == [("atlas/odd-page.md", "odd-page")]
+
+
+def test_frontmatter_is_searched_as_text(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": page("A", tags="[kestrel]")})
+    assert paths(vault, "kestrel") == ["atlas/a.md"]
+
+
+# --- rule 5: the title ------------------------------------------------------------------
+
+
+def test_title_whitespace_is_collapsed(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": "---\ntitle: |\n  Two\n  \tLines  \n---\n"})
+    assert search(vault, ["two lines"]).matches[0].title == "Two Lines"
+
+
+@pytest.mark.parametrize("title", ['""', "'   '", "~", "42", "[a, b]", "2026-01-01", "yes"])
+def test_non_string_or_blank_title_falls_back_to_stem(make_vault: MakeVault, title: str) -> None:
+    vault = make_vault({"atlas/the-stem.md": f"---\ntitle: {title}\n---\n"})
+    assert search(vault, ["the-stem"]).matches[0].title == "the-stem"
+
+
+# --- rule 6: matching -------------------------------------------------------------------
+
+
+def test_matching_is_unicode_case_insensitive(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/de.md": page("Straße der Dinge"), "atlas/k.md": page("\u212aelvin Scale")})
+    assert paths(vault, "STRASSE") == ["atlas/de.md"]
+    assert paths(vault, "kelvin") == ["atlas/k.md"]
+
+
+def test_nfd_file_name_is_found_by_nfc_keyword(make_vault: MakeVault) -> None:
+    nfd_name = "cafe\u0301"
+    vault = make_vault({f"atlas/{nfd_name}.md": "no title here"})
+    assert paths(vault, "caf\u00e9") == [f"atlas/{nfd_name}.md"]
+
+
+def test_keywords_are_literal_not_regex_or_glob(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": "abc", "atlas/b.md": "a.c a*c"})
+    assert paths(vault, "a.c") == ["atlas/b.md"]
+    assert paths(vault, "a*c") == ["atlas/b.md"]
+    assert paths(vault, "[ab]c") == []
+
+
+@pytest.mark.parametrize("keywords", [[], [""], ["ok", "   "], ["\t\n"]])
+def test_missing_empty_or_blank_keywords_are_rejected(make_vault: MakeVault, keywords: list[str]) -> None:
+    vault = make_vault({"atlas/a.md": "x"})
+    with pytest.raises(InvalidQueryError):
+        search(vault, keywords)
+
+
+def test_keyword_may_match_title_stem_and_text_separately(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/alpha-file.md": page("Beta Title", "gamma body")})
+    assert paths(vault, "alpha", "beta", "gamma") == ["atlas/alpha-file.md"]
+
+
+# --- rule 7: I/O --------------------------------------------------------------------------
+
+
+def test_title_and_stem_decide_without_reading_the_body(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = make_vault({"atlas/mastra.md": page("Slack Bridge", "x" * 100_000)})
+    calls: list[int] = []
+    real_read_to_end = find_module._read_to_end
+    monkeypatch.setattr(find_module, "_read_to_end", lambda fd: calls.append(fd) or real_read_to_end(fd))
+    assert paths(vault, "mastra", "slack") == ["atlas/mastra.md"]
+    assert calls == []
+    assert paths(vault, "mastra", "body-word") == []
+    assert len(calls) == 1
+
+
+def test_no_file_is_opened_twice(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = make_vault({f"atlas/p{n}.md": page(f"P{n}", "mastra " * 5000) for n in range(5)})
+    opened: list[str] = []
+    real_open_page = find_module.open_page
+    monkeypatch.setattr(find_module, "open_page", lambda path: opened.append(path) or real_open_page(path))
+    search(vault, ["mastra", "absent"])
+    assert sorted(opened) == sorted(set(opened)) and len(opened) == 5
+
+
+def test_long_frontmatter_past_the_first_read_is_found(make_vault: MakeVault) -> None:
+    filler = "\n".join(f"k{n}: value" for n in range(5000))
+    vault = make_vault({"atlas/big.md": f"---\n{filler}\ntitle: Far Down\n---\nbody\n"})
+    assert search(vault, ["far down"]).matches[0].title == "Far Down"
+
+
+# --- rule 8: order --------------------------------------------------------------------------
+
+
+def test_title_or_stem_matches_first_then_by_code_point_path(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "hermes/zeta.md": page("Zeta Mastra"),
+            "analyses/b-body.md": page("B", "mastra"),
+            "analyses/a-body.md": page("A", "mastra"),
+            "atlas/mastra-stem.md": page("Stem"),
+            "atlas/Upper-mastra.md": page("Upper"),
+        }
+    )
+    assert paths(vault, "mastra") == [
+        "atlas/Upper-mastra.md",
+        "atlas/mastra-stem.md",
+        "hermes/zeta.md",
+        "analyses/a-body.md",
+        "analyses/b-body.md",
+    ]
+
+
+# --- rules 10-11: limit and JSON fields -----------------------------------------------------
+
+
+def test_negative_limit_is_rejected(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": "x"})
+    with pytest.raises(InvalidQueryError, match="negative"):
+        search(vault, ["x"], limit=-1)
+
+
+def test_constellation_and_type_fields(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/own.md": page("Own", constellation="hermes", type="runbook"),
+            "atlas/dir.md": page("Dir", type="[not, a, string]"),
+            "analyses/cross.md": page("Cross"),
+            "analyses/owned.md": page("Owned", constellation="metis", type="analysis"),
+        }
+    )
+    records = {m.path: m.to_dict() for m in search(vault, ["o", "n"], limit=0).matches}
+    assert records == {
+        "atlas/own.md": {"path": "atlas/own.md", "title": "Own", "constellation": "hermes", "type": "runbook"},
+        "analyses/owned.md": {"path": "analyses/owned.md", "title": "Owned", "constellation": "metis", "type": "analysis"},
+    } | {k: v for k, v in records.items() if k not in ("atlas/own.md", "analyses/owned.md")}
+    assert search(vault, ["dir"]).matches[0].to_dict() == {
+        "path": "atlas/dir.md",
+        "title": "Dir",
+        "constellation": "atlas",
+        "type": None,
+    }
+    assert search(vault, ["cross"]).matches[0].to_dict()["constellation"] is None
+
+
+# --- per-file failures and per-keyword counts ----------------------------------------------
+
+
+def test_unreadable_page_warns_and_the_search_goes_on(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = make_vault({"atlas/locked.md": "kw", "atlas/open.md": "kw"})
+    real_open_page = find_module.open_page
+
+    def open_or_deny(path: str) -> int:
+        if path.endswith("locked.md"):
+            raise PermissionError(13, "Permission denied")
+        return real_open_page(path)
+
+    monkeypatch.setattr(find_module, "open_page", open_or_deny)
+    result = search(vault, ["kw"])
+    assert [m.path for m in result.matches] == ["atlas/open.md"]
+    assert result.warnings == ["atlas/locked.md: cannot read (Permission denied); skipped"]
+    assert result.incomplete
+    assert search(vault, ["absent"]).incomplete
+
+
+def test_keyword_counts_show_which_keyword_emptied_the_and(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": "mastra slack", "atlas/b.md": "mastra", "atlas/c.md": "other"})
+    result = search(vault, ["Mastra", "slack", "xyzzy"])
+    assert result.keyword_counts == {"Mastra": 2, "slack": 1, "xyzzy": 0}

@@ -1,0 +1,146 @@
+"""Frontmatter: the split (rule 4), titles (rule 5), and the YAML-free path against YAML."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mnemosyne_core.frontmatter import (
+    STATUS_ABSENT,
+    STATUS_INVALID,
+    STATUS_NOT_MAPPING,
+    STATUS_OK,
+    STATUS_UNCLOSED,
+    load,
+    loads,
+    locate,
+    parse_simple,
+    parse_yaml,
+    title_of,
+)
+
+
+def test_loads_splits_metadata_and_body() -> None:
+    parsed = loads("---\ntitle: A Page\ntags: [x, y]\n---\n# Body\ntext\n")
+    assert (parsed.metadata, parsed.body, parsed.status) == ({"title": "A Page", "tags": ["x", "y"]}, "# Body\ntext\n", STATUS_OK)
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("# no frontmatter\n", STATUS_ABSENT),
+        ("---\ntitle: open\n", STATUS_UNCLOSED),
+        ("---\ntitle: [bad\n---\n", STATUS_INVALID),
+        ("---\njust a string\n---\n", STATUS_NOT_MAPPING),
+        ("---\n---\n", STATUS_NOT_MAPPING),
+        ("---\nupdated: 2026-13-45\n---\n", STATUS_INVALID),
+    ],
+)
+def test_unusable_frontmatter_has_a_status_and_no_metadata(text: str, status: str) -> None:
+    parsed = loads(text)
+    assert (parsed.metadata, parsed.status) == (None, status)
+
+
+def test_load_reads_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "p.md"
+    path.write_bytes(b"\xef\xbb\xbf---\r\ntitle: CRLF\r\n---\r\nbody\r\n")
+    parsed = load(path)
+    assert (parsed.metadata, parsed.body) == ({"title": "CRLF"}, "body\r\n")
+
+
+def test_locate_offsets() -> None:
+    data = b"---\na: 1\n---\nbody"
+    assert locate(data) == (4, 9, 13)
+    assert data[4:9] == b"a: 1\n"
+    assert locate(b"---\na: 1\n---") == (4, 9, 12)
+
+
+@pytest.mark.parametrize(
+    ("metadata", "title"),
+    [
+        ({"title": "  Many\n\t spaces  here "}, "Many spaces here"),
+        ({"title": ""}, "stem"),
+        ({"title": " \n "}, "stem"),
+        ({"title": None}, "stem"),
+        ({"title": ["a"]}, "stem"),
+        ({"title": 7}, "stem"),
+        ({}, "stem"),
+        (None, "stem"),
+    ],
+)
+def test_title_of(metadata: dict[str, object] | None, title: str) -> None:
+    assert title_of(metadata, "stem") == title
+
+
+# Blocks the YAML-free path must read exactly as YAML does, or decline (None).
+SIMPLE_BLOCKS = [
+    "title: Plain Title\n",
+    "title: Plain Title\nconstellation: atlas\ntype: decision\n",
+    "title: \"Quoted: with colon\"\n",
+    "title: 'It''s quoted'\n",
+    "title: Don't Panic\n",
+    "title: C# Notes\n",
+    "title: Über Straße — café\n",
+    "tags: [a, b-c, d.e]\ncreated: 2026-02-14\nupdated: 2026-03-01\n",
+    "tags:\n  - one\n  - two\n",
+    "tags:\n- one\n- two\n",
+    "tags:\ntitle: After Empty\n",
+    "title: First\ntitle: Second\n",
+    "count: 42\nzero: 0\n",
+    "flag: yes\nother: Off\nnothing: null\n",
+    "# a comment\ntitle: With Comment\n\n",
+    "title: yES\n",
+    "empty: []\n",
+    "tags: [yes, 12, 2026-01-02]\n",
+    "title: Trailing spaces   \n",
+    "title: Windows\r\ntype: crlf\r\n",
+]
+
+DECLINED_BLOCKS = [
+    "title: Foo: Bar\n",  # mapping in a plain scalar: invalid YAML
+    "title: Foo #comment\n",
+    "title: |\n  block\n",
+    "title: &anchor value\n",
+    "title: \"escaped \\\" quote\"\n",
+    "nested:\n  key: value\n",
+    "title: 2026-13-45\n",
+    "title: 3.14\n",
+    "yes: key is a boolean\n",
+    "title: a\ttab\n",
+    "title:\tvalue\n",
+    "title: multi\n  line\n",
+    "- a\n- b\n",
+    "plain text\n",
+    "title: trailing colon:\n",
+    "title: bell \x07 char\n",
+    "",
+    "# only a comment\n",
+]
+
+
+@pytest.mark.parametrize("block", SIMPLE_BLOCKS)
+def test_simple_blocks_read_exactly_as_yaml(block: str) -> None:
+    assert parse_simple(block) is not None, "the YAML-free path should handle this block"
+    assert parse_simple(block) == yaml.safe_load(block)
+
+
+@pytest.mark.parametrize("block", DECLINED_BLOCKS)
+def test_other_blocks_are_left_to_yaml(block: str) -> None:
+    assert parse_simple(block) is None
+
+
+def test_dates_read_as_dates() -> None:
+    assert parse_simple("updated: 2026-04-02\n") == {"updated": datetime.date(2026, 4, 2)}
+
+
+def test_yaml_path_refuses_python_tags_and_bombs() -> None:
+    assert parse_yaml("title: !!python/object/apply:os.system ['true']\n") == (None, STATUS_INVALID)
+    assert parse_yaml("title: " + "[" * 100_000 + "]" * 100_000 + "\n") == (None, STATUS_INVALID)
+    laughs = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + n)}: &{chr(98 + n)} [{', '.join(['*' + chr(97 + n)] * 9)}]\n" for n in range(8)
+    )
+    metadata, status = parse_yaml(laughs + "title: Still Bounded\n")
+    assert status == STATUS_OK and metadata is not None and metadata["title"] == "Still Bounded"
