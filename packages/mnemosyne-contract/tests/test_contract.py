@@ -1,0 +1,46 @@
+"""The contract: every schema ships, is a valid draft 2020-12 schema, and the exit codes
+never change meaning."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+
+from mnemosyne_contract import SCHEMA_NAMES, ExitCode, load_schema
+
+
+@pytest.mark.parametrize("name", SCHEMA_NAMES)
+def test_schema_ships_and_is_valid_draft_2020_12(name: str) -> None:
+    schema = load_schema(name)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def test_unknown_schema_name_is_an_error() -> None:
+    with pytest.raises(ValueError, match="unknown schema 'nope'"):
+        load_schema("nope")
+
+
+def test_find_schema_accepts_find_output_and_rejects_drift() -> None:
+    validator = jsonschema.Draft202012Validator(load_schema("find"))
+    good = {"path": "atlas/a.md", "title": "A", "constellation": None, "type": None}
+    assert validator.is_valid([]) and validator.is_valid([good])
+    assert not validator.is_valid([{k: v for k, v in good.items() if k != "type"}])
+    assert not validator.is_valid([{**good, "title": 3}])
+    assert not validator.is_valid([{**good, "extra": 1}])
+    assert not validator.is_valid([{**good, "path": "nested/dir/a.md"}])
+
+
+def test_exit_codes_are_fixed() -> None:
+    assert {code.name: int(code) for code in ExitCode} == {
+        "OK": 0,
+        "NO_MATCH": 1,
+        "CAT_NEEDS_ONE_MATCH": 2,
+        "VAULT_ERROR": 3,
+        "TARGET_EXISTS": 4,
+        "INGEST_UNVERIFIED": 5,
+        "USAGE": 64,
+        "BAD_SOURCE": 65,
+        "WRITE_FAILED": 74,
+        "INTERRUPTED": 130,
+    }
