@@ -51,14 +51,15 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over every package, its tests, the acceptance suite and this file."""
-    session.install("mypy>=1.10", "types-PyYAML", "nox", *TEST_REQUIREMENTS)
+    session.install("mypy>=1.10", "types-PyYAML", "types-jsonschema", "nox", *TEST_REQUIREMENTS)
     install_editable(session)
-    targets = session.posargs or [
-        *(f"{package}/src" for package in PACKAGES),
-        *UNIT_TEST_DIRS,
-        "noxfile.py",
-    ]
-    session.run("mypy", *targets)
+    if session.posargs:
+        session.run("mypy", *session.posargs)
+        return
+    session.run("mypy", *(f"{package}/src" for package in PACKAGES), "noxfile.py")
+    # One run per test dir: each has its own conftest.py, which mypy would see as one module.
+    for test_dir in [*UNIT_TEST_DIRS, "acceptance"]:
+        session.run("mypy", test_dir)
 
 
 def build_distributions(session: nox.Session) -> list[str]:
@@ -78,3 +79,42 @@ def build(session: nox.Session) -> None:
     """Build a wheel and an sdist of every package into dist/."""
     for wheel in build_distributions(session):
         session.log(f"built {Path(wheel).name}")
+
+
+INGEST_REPORT_SOURCE = ROOT / "fixtures" / "sources" / "agent-ecosystem-report-2026-03.md"
+INGEST_REPORT_VAULT = ROOT / "fixtures" / "vaults" / "aion"
+
+
+@nox.session(name="ingest-report", default=False)
+def ingest_report(session: nox.Session) -> None:
+    """Land the agent-ecosystem report in a vault's analyses/, owned by atlas (seed criterion 8).
+
+    Default vault: fixtures/vaults/aion. Arguments after -- go to `mnemosyne wiki ingest`:
+    `nox -s ingest-report -- --vault PATH`, or add --dry-run, --force, --json. Running it
+    again is safe: an unchanged page is reported as already ingested and not rewritten.
+    """
+    install_editable(session)
+    extra = list(session.posargs)
+    if not any(arg == "--vault" or arg.startswith("--vault=") for arg in extra):
+        extra = ["--vault", str(INGEST_REPORT_VAULT), *extra]
+    session.run(
+        "mnemosyne",
+        "wiki",
+        "ingest",
+        str(INGEST_REPORT_SOURCE),
+        "--constellation",
+        "atlas",
+        "--dir",
+        "analyses",
+        *extra,
+    )
+
+
+@nox.session
+def acceptance(session: nox.Session) -> None:
+    """The release gate: the seed's eight acceptance criteria (acceptance/) against the built
+    wheels, installed into this fresh venv; no editable install, no source tree on sys.path."""
+    wheels = build_distributions(session)
+    # One pip call, so the local wheels satisfy each other's dependencies.
+    session.install(*wheels, *TEST_REQUIREMENTS)
+    session.run("pytest", "acceptance", "-p", "no:cacheprovider", *session.posargs)

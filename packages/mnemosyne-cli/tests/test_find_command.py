@@ -46,12 +46,20 @@ def test_vault_from_environment(
     fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AION_VAULT", fake_vault(PAGES))
-    assert run(capsys, "wiki", "find", "kestrel") == (0, "hephaistos/kestrel-build-cache.md — Kestrel Build Cache\n", "")
+    assert run(capsys, "wiki", "find", "kestrel") == (
+        0,
+        "hephaistos/kestrel-build-cache.md — Kestrel Build Cache\n",
+        "",
+    )
 
 
 def test_no_match_exit_1_exact_stderr(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
     vault = fake_vault(PAGES)
-    assert run(capsys, "wiki", "find", "nonexistent", "--vault", vault) == (1, "", "no wiki page matches 'nonexistent'\n")
+    assert run(capsys, "wiki", "find", "nonexistent", "--vault", vault) == (
+        1,
+        "",
+        "no wiki page matches 'nonexistent'\n",
+    )
 
 
 def test_no_match_lists_each_keywords_own_count(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
@@ -122,7 +130,8 @@ def test_cat_bytes_reach_stdout_unchanged(fake_vault: FakeVault, monkeypatch: py
     stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     monkeypatch.setattr("sys.stdout", stdout)
     assert main(["wiki", "find", "unique", "--cat", "--vault", vault]) == 0
-    assert stdout.buffer.getvalue() == raw  # type: ignore[attr-defined]
+    assert isinstance(stdout.buffer, io.BytesIO)
+    assert stdout.buffer.getvalue() == raw
 
 
 def test_cat_with_several_matches_lists_candidates(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,8 +166,12 @@ def test_cat_with_json_is_rejected(fake_vault: FakeVault, capsys: pytest.Capture
 
 def test_control_characters_in_titles_are_escaped(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
     vault = fake_vault({"atlas/ansi.md": '---\ntitle: "Red \\e[31mAlert\\e[0m \\x07"\n---\n'})
-    assert run(capsys, "wiki", "find", "alert", "--vault", vault) == (0, "atlas/ansi.md — Red \\x1b[31mAlert\\x1b[0m \\x07\n", "")
-    code, out, _ = run(capsys, "wiki", "find", "alert", "--json", "--vault", vault)
+    assert run(capsys, "wiki", "find", "alert", "--vault", vault) == (
+        0,
+        "atlas/ansi.md — Red \\x1b[31mAlert\\x1b[0m \\x07\n",
+        "",
+    )
+    _, out, _ = run(capsys, "wiki", "find", "alert", "--json", "--vault", vault)
     assert json.loads(out)[0]["title"] == "Red \x1b[31mAlert\x1b[0m \x07"
 
 
@@ -192,8 +205,14 @@ def test_usage_errors_exit_64_with_one_line(
     ("argv", "message"),
     [
         (["wiki", "find", "x"], "no vault given: pass --vault PATH or set AION_VAULT"),
-        (["wiki", "find", "x", "--vault", "/missing"], "vault '/missing' does not exist: pass --vault PATH to your vault root"),
-        (["wiki", "find", "x", "--vault", "/vault/atlas/a.md"], "vault '/vault/atlas/a.md' is not a directory: pass --vault PATH to your vault root"),
+        (
+            ["wiki", "find", "x", "--vault", "/missing"],
+            "vault '/missing' does not exist: pass --vault PATH to your vault root",
+        ),
+        (
+            ["wiki", "find", "x", "--vault", "/vault/atlas/a.md"],
+            "vault '/vault/atlas/a.md' is not a directory: pass --vault PATH to your vault root",
+        ),
         (
             ["wiki", "find", "x", "--vault", "/vault/atlas"],
             "vault '/vault/atlas' has none of the scanned dirs (atlas, hades, mnemosyne, proteus, metis, apollo, "
@@ -229,10 +248,16 @@ def test_incomplete_search_with_no_match_exits_3(
 
 def test_dir_flag_overrides_scanned_dirs(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
     vault = fake_vault({**PAGES, "wiki/mastra-notes.md": "x"})
-    assert run(capsys, "wiki", "find", "mastra", "--dir", "wiki", "--vault", vault) == (0, "wiki/mastra-notes.md — mastra-notes\n", "")
+    assert run(capsys, "wiki", "find", "mastra", "--dir", "wiki", "--vault", vault) == (
+        0,
+        "wiki/mastra-notes.md — mastra-notes\n",
+        "",
+    )
 
 
-def test_closed_stdout_ends_quietly(fake_vault: FakeVault, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_closed_stdout_ends_quietly(
+    fake_vault: FakeVault, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     vault = fake_vault(PAGES)
 
     class ClosedPipe(io.TextIOWrapper):

@@ -47,7 +47,7 @@ def test_every_flag_has_help_and_is_documented(command: str) -> None:
         if isinstance(action, argparse._HelpAction):
             continue
         name = action.option_strings[-1] if action.option_strings else str(action.metavar or action.dest)
-        assert action.help and action.help.strip(), f"wiki {command} {name} has no help text"
+        assert (action.help or "").strip(), f"wiki {command} {name} has no help text"
         assert name in section, f"docs/commands.md '## wiki {command}' does not mention {name}"
 
 
@@ -69,4 +69,6 @@ def test_commands_doc_lists_every_exit_code() -> None:
 
     text = COMMANDS_DOC.read_text(encoding="utf-8")
     for code in ExitCode:
-        assert re.search(rf"^\| {int(code)} \| {code.name} \|", text, re.MULTILINE), f"exit code {code} is not documented"
+        assert re.search(rf"^\| {int(code)} \| {code.name} \|", text, re.MULTILINE), (
+            f"exit code {code} is not documented"
+        )

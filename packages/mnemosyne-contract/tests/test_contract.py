@@ -24,7 +24,8 @@ def test_unknown_schema_name_is_an_error() -> None:
 def test_find_schema_accepts_find_output_and_rejects_drift() -> None:
     validator = jsonschema.Draft202012Validator(load_schema("find"))
     good = {"path": "atlas/a.md", "title": "A", "constellation": None, "type": None}
-    assert validator.is_valid([]) and validator.is_valid([good])
+    assert validator.is_valid([])
+    assert validator.is_valid([good])
     assert not validator.is_valid([{k: v for k, v in good.items() if k != "type"}])
     assert not validator.is_valid([{**good, "title": 3}])
     assert not validator.is_valid([{**good, "extra": 1}])

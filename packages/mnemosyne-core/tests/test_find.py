@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from vault_pages import VAULT, MakeVault, page
 from pyfakefs.fake_filesystem import FakeFilesystem
+from vault_pages import VAULT, MakeVault, page
 
 from mnemosyne_core import InvalidQueryError, VaultError, find_pages, search
 from mnemosyne_core import find as find_module
+from mnemosyne_core.vault import open_page
 
 
 def paths(vault: str, *keywords: str, limit: int = 0) -> list[str]:
@@ -242,7 +243,12 @@ def test_title_and_stem_decide_without_reading_the_body(make_vault: MakeVault, m
     vault = make_vault({"atlas/mastra.md": page("Slack Bridge", "x" * 100_000)})
     calls: list[int] = []
     real_read_to_end = find_module._read_to_end
-    monkeypatch.setattr(find_module, "_read_to_end", lambda fd: calls.append(fd) or real_read_to_end(fd))
+
+    def counted_read_to_end(fd: int) -> bytes:
+        calls.append(fd)
+        return real_read_to_end(fd)
+
+    monkeypatch.setattr(find_module, "_read_to_end", counted_read_to_end)
     assert paths(vault, "mastra", "slack") == ["atlas/mastra.md"]
     assert calls == []
     assert paths(vault, "mastra", "body-word") == []
@@ -252,10 +258,14 @@ def test_title_and_stem_decide_without_reading_the_body(make_vault: MakeVault, m
 def test_no_file_is_opened_twice(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
     vault = make_vault({f"atlas/p{n}.md": page(f"P{n}", "mastra " * 5000) for n in range(5)})
     opened: list[str] = []
-    real_open_page = find_module.open_page
-    monkeypatch.setattr(find_module, "open_page", lambda path: opened.append(path) or real_open_page(path))
+
+    def counted_open_page(path: str) -> int:
+        opened.append(path)
+        return open_page(path)
+
+    monkeypatch.setattr(find_module, "open_page", counted_open_page)
     search(vault, ["mastra", "absent"])
-    assert sorted(opened) == sorted(set(opened)) and len(opened) == 5
+    assert len(opened) == len(set(opened)) == 5
 
 
 def test_long_frontmatter_past_the_first_read_is_found(make_vault: MakeVault) -> None:
@@ -307,7 +317,12 @@ def test_constellation_and_type_fields(make_vault: MakeVault) -> None:
     records = {m.path: m.to_dict() for m in search(vault, ["o", "n"], limit=0).matches}
     assert records == {
         "atlas/own.md": {"path": "atlas/own.md", "title": "Own", "constellation": "hermes", "type": "runbook"},
-        "analyses/owned.md": {"path": "analyses/owned.md", "title": "Owned", "constellation": "metis", "type": "analysis"},
+        "analyses/owned.md": {
+            "path": "analyses/owned.md",
+            "title": "Owned",
+            "constellation": "metis",
+            "type": "analysis",
+        },
     } | {k: v for k, v in records.items() if k not in ("atlas/own.md", "analyses/owned.md")}
     assert search(vault, ["dir"]).matches[0].to_dict() == {
         "path": "atlas/dir.md",
@@ -323,12 +338,10 @@ def test_constellation_and_type_fields(make_vault: MakeVault) -> None:
 
 def test_unreadable_page_warns_and_the_search_goes_on(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
     vault = make_vault({"atlas/locked.md": "kw", "atlas/open.md": "kw"})
-    real_open_page = find_module.open_page
-
     def open_or_deny(path: str) -> int:
         if path.endswith("locked.md"):
             raise PermissionError(13, "Permission denied")
-        return real_open_page(path)
+        return open_page(path)
 
     monkeypatch.setattr(find_module, "open_page", open_or_deny)
     result = search(vault, ["kw"])

@@ -56,7 +56,7 @@ def test_decode_drops_bom_and_replaces_invalid_bytes() -> None:
         (b"caf\xe9 latin-1", "caf"),
         (b"\xef\xbb\xbfbom first", "bom"),
         ("end with e\u0301".encode(), "e"),
-        ("ascii only".encode(), "\u00e9"),
+        (b"ascii only", "\u00e9"),
         ("\u00e9t\u00e9".encode(), "\u00c9T\u00c9"),
     ],
 )

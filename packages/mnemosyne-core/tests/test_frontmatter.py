@@ -25,7 +25,11 @@ from mnemosyne_core.frontmatter import (
 
 def test_loads_splits_metadata_and_body() -> None:
     parsed = loads("---\ntitle: A Page\ntags: [x, y]\n---\n# Body\ntext\n")
-    assert (parsed.metadata, parsed.body, parsed.status) == ({"title": "A Page", "tags": ["x", "y"]}, "# Body\ntext\n", STATUS_OK)
+    assert (parsed.metadata, parsed.body, parsed.status) == (
+        {"title": "A Page", "tags": ["x", "y"]},
+        "# Body\ntext\n",
+        STATUS_OK,
+    )
 
 
 @pytest.mark.parametrize(
@@ -79,7 +83,7 @@ def test_title_of(metadata: dict[str, object] | None, title: str) -> None:
 SIMPLE_BLOCKS = [
     "title: Plain Title\n",
     "title: Plain Title\nconstellation: atlas\ntype: decision\n",
-    "title: \"Quoted: with colon\"\n",
+    'title: "Quoted: with colon"\n',
     "title: 'It''s quoted'\n",
     "title: Don't Panic\n",
     "title: C# Notes\n",
@@ -104,7 +108,7 @@ DECLINED_BLOCKS = [
     "title: Foo #comment\n",
     "title: |\n  block\n",
     "title: &anchor value\n",
-    "title: \"escaped \\\" quote\"\n",
+    'title: "escaped \\" quote"\n',
     "nested:\n  key: value\n",
     "title: 2026-13-45\n",
     "title: 3.14\n",
@@ -143,4 +147,6 @@ def test_yaml_path_refuses_python_tags_and_bombs() -> None:
         f"{chr(98 + n)}: &{chr(98 + n)} [{', '.join(['*' + chr(97 + n)] * 9)}]\n" for n in range(8)
     )
     metadata, status = parse_yaml(laughs + "title: Still Bounded\n")
-    assert status == STATUS_OK and metadata is not None and metadata["title"] == "Still Bounded"
+    assert status == STATUS_OK
+    assert metadata is not None
+    assert metadata["title"] == "Still Bounded"
