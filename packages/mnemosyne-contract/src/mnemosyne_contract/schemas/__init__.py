@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from importlib.resources import files
 from typing import Any
 
 SCHEMA_NAMES = ("find", "ingest", "lint", "recall")
@@ -11,6 +9,10 @@ SCHEMA_NAMES = ("find", "ingest", "lint", "recall")
 
 def load_schema(name: str) -> dict[str, Any]:
     """Return the schema of ``mnemosyne wiki <name> --json``; ``name`` is one of SCHEMA_NAMES."""
+    # Imported here: every CLI call imports this package for ExitCode, few load a schema.
+    import json
+    from importlib.resources import files
+
     if name not in SCHEMA_NAMES:
         raise ValueError(f"unknown schema {name!r}; expected one of {', '.join(SCHEMA_NAMES)}")
     text = files(__name__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
