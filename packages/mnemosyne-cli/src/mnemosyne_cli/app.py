@@ -7,12 +7,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from mnemosyne_contract import ExitCode
-
 from mnemosyne_cli import __version__
 from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import PROG, Console
+from mnemosyne_contract import ExitCode
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -55,7 +54,9 @@ def build_parser() -> Parser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}", help="print the version and exit")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version and exit"
+    )
     groups = parser.add_subparsers(title="commands", dest="group", metavar="COMMAND")
     wiki = groups.add_parser(
         "wiki",

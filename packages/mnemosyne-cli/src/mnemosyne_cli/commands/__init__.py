@@ -2,6 +2,6 @@
 its parser with ``handler=run``, where ``run(args, console) -> int``. Command modules
 import their libraries inside ``run``, so building the parser stays cheap."""
 
-from mnemosyne_cli.commands import find
+from mnemosyne_cli.commands import find, ingest, lint, recall
 
-WIKI_COMMANDS = (find,)
+WIKI_COMMANDS = (find, recall, ingest, lint)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from mnemosyne_contract import ExitCode
-
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import printable
+from mnemosyne_contract import ExitCode
 
 if TYPE_CHECKING:
     from mnemosyne_cli.output import Console
@@ -27,6 +26,16 @@ def limit_value(text: str) -> int:
     return value
 
 
+def dir_name(text: str) -> str:
+    """--dir: one top-level dir name. A bad one is a usage error (64), not a vault error."""
+    from mnemosyne_core.config import check_dir_name  # only a --dir pays for the import
+
+    reason = check_dir_name(text)
+    if reason:
+        raise argparse.ArgumentTypeError(f"{text!r} {reason}; pass a top-level dir name")
+    return text
+
+
 def add_vault_arguments(parser: argparse.ArgumentParser) -> None:
     """--vault and --dir, shared by every command that reads a vault."""
     parser.add_argument("--vault", metavar="PATH", help="the vault root (default: $AION_VAULT)")
@@ -34,6 +43,7 @@ def add_vault_arguments(parser: argparse.ArgumentParser) -> None:
         "--dir",
         metavar="NAME",
         action="append",
+        type=dir_name,
         help="scan this top-level dir instead of the configured ones; repeatable",
     )
 
@@ -57,7 +67,10 @@ def register(commands: Any) -> None:
                 (ExitCode.OK, "one or more pages match; they are on stdout"),
                 (ExitCode.NO_MATCH, "no page matches; stdout is empty ([] with --json)"),
                 (ExitCode.CAT_NEEDS_ONE_MATCH, "--cat matched zero pages or more than one; stdout is empty"),
-                (ExitCode.VAULT_ERROR, "vault unset, missing or without scanned dirs, or a page could not be read and nothing matched"),
+                (
+                    ExitCode.VAULT_ERROR,
+                    "vault unset, missing or without scanned dirs, or a page could not be read and nothing matched",
+                ),
                 (ExitCode.USAGE, "usage error (unknown flag, bad --limit, empty keyword, --cat with --json)"),
                 (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
             ],
@@ -65,7 +78,9 @@ def register(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("keywords", nargs="+", metavar="KEYWORD", help="a literal substring; every one must match")
-    parser.add_argument("--cat", action="store_true", help="print the one matching page verbatim; exit 2 unless exactly one matches")
+    parser.add_argument(
+        "--cat", action="store_true", help="print the one matching page verbatim; exit 2 unless exactly one matches"
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON array of {path, title, constellation, type}")
     parser.add_argument(
         "--limit",
@@ -85,7 +100,9 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.error("--cat and --json cannot be combined: --cat prints the page itself; drop one")
         return ExitCode.USAGE
     try:
-        result = search(args.vault, args.keywords, limit=0 if args.cat else args.limit, dirs=args.dir, keep_content=args.cat)
+        result = search(
+            args.vault, args.keywords, limit=0 if args.cat else args.limit, dirs=args.dir, keep_content=args.cat
+        )
     except InvalidQueryError as error:
         console.error(str(error))
         return ExitCode.USAGE
@@ -119,7 +136,11 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         if result.total == 1:
             console.out_bytes(result.matches[0].content)
             return ExitCode.OK
-        console.err(printable(f"--cat needs exactly one match, but {result.total} pages match '{query}'; add a keyword to narrow it:"))
+        console.err(
+            printable(
+                f"--cat needs exactly one match, but {result.total} pages match '{query}'; add a keyword to narrow it:"
+            )
+        )
         for match in result.matches:
             console.err(f"  {_line(match)}")
         return ExitCode.CAT_NEEDS_ONE_MATCH

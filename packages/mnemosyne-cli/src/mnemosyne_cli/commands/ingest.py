@@ -1,0 +1,135 @@
+"""``mnemosyne wiki ingest``: land a source document in the vault as a page."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from mnemosyne_cli.help import epilog
+from mnemosyne_cli.output import printable
+from mnemosyne_contract import ExitCode
+
+if TYPE_CHECKING:
+    from mnemosyne_cli.output import Console
+
+# Kept in step with mnemosyne_core.config.CONSTELLATIONS and mnemosyne_ingest.DEFAULT_DIR
+# (tests compare them); importing those here would slow down every --help.
+_CONSTELLATIONS = "atlas, hades, mnemosyne, proteus, metis, apollo, hermes, hephaistos, athena"
+DEFAULT_DIR = "analyses"
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "ingest",
+        help="land a source document in the vault as a page",
+        description="Write SOURCE to <vault>/<dir>/<slug>.md: its frontmatter keys kept in order, "
+        "then title, constellation, type, source and ingested (today's UTC date) set; its body "
+        "copied byte for byte. The write is atomic and never replaces other content without "
+        "--force; the same page again is 'already ingested' and writes nothing. Afterwards find "
+        "must locate the page by a word of its title. Prints the page as find does: "
+        "<dir>/<file>.md — <title>.",
+        epilog=epilog(
+            [
+                "mnemosyne wiki ingest report.md --constellation atlas --vault ~/aion",
+                "mnemosyne wiki ingest fixtures/sources/agent-ecosystem-report-2026-03.md "
+                "--constellation atlas --dir analyses --vault fixtures/vaults/aion",
+                "mnemosyne wiki ingest notes.md --constellation hermes --dir hermes --type howto --slug relay-setup",
+                "mnemosyne wiki ingest report.md --constellation atlas --dry-run",
+                "mnemosyne wiki ingest report.md --constellation atlas --force --json",
+            ],
+            [
+                (ExitCode.OK, "the page landed, or was already there (stderr says 'already ingested')"),
+                (ExitCode.VAULT_ERROR, "vault unset, missing, not a directory or without scanned dirs"),
+                (ExitCode.TARGET_EXISTS, "the target exists with other content; nothing written (--force replaces it)"),
+                (ExitCode.INGEST_UNVERIFIED, "the page was written but find cannot locate it by its title"),
+                (ExitCode.USAGE, "usage error: unknown constellation, dir not scanned, unsafe slug, blank flag"),
+                (
+                    ExitCode.BAD_SOURCE,
+                    "the source is missing, not a regular file, empty, not UTF-8 or has broken frontmatter",
+                ),
+                (ExitCode.WRITE_FAILED, "the page could not be written (disk full, permissions); nothing left behind"),
+                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C); nothing half-written"),
+            ],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("source", metavar="SOURCE", help="the markdown file to ingest (UTF-8, not empty)")
+    parser.add_argument(
+        "--constellation",
+        metavar="NAME",
+        required=True,
+        help=f"the constellation that owns the page; one of {_CONSTELLATIONS}",
+    )
+    parser.add_argument(
+        "--dir",
+        metavar="NAME",
+        default=DEFAULT_DIR,
+        help=f"the scanned top-level dir to write into (default {DEFAULT_DIR})",
+    )
+    parser.add_argument(
+        "--title",
+        metavar="T",
+        help="the page title (default: the source's frontmatter title, else its first '# ' heading, else its stem)",
+    )
+    parser.add_argument(
+        "--type",
+        metavar="T",
+        help="the page type (default: the source's frontmatter type, else 'analysis' in analyses/)",
+    )
+    parser.add_argument("--slug", metavar="S", help="the page's file name without .md (default: the source's stem)")
+    parser.add_argument("--force", action="store_true", help="replace a page that exists with different content")
+    parser.add_argument("--dry-run", action="store_true", help="print the page that would be written; write nothing")
+    parser.add_argument("--vault", metavar="PATH", help="the vault root (default: $AION_VAULT)")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON object {path, title, constellation, type, status} (with --dry-run also would, page)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    from mnemosyne_core import VaultError
+    from mnemosyne_ingest import IngestError, ingest
+
+    try:
+        result = ingest(
+            args.source,
+            constellation=args.constellation,
+            vault=args.vault,
+            dir=args.dir,
+            title=args.title,
+            type=args.type,
+            slug=args.slug,
+            force=args.force,
+            dry_run=args.dry_run,
+        )
+    except IngestError as error:
+        console.error(str(error))
+        return error.exit_code
+    except VaultError as error:
+        console.error(str(error))
+        return ExitCode.VAULT_ERROR
+    if args.json:
+        import json
+
+        console.out(json.dumps(result.to_dict(), ensure_ascii=False))
+        return ExitCode.OK
+    line = f"{printable(result.path)} — {printable(result.title)}"
+    if result.status == "dry-run":
+        console.out_bytes(result.page.content)
+        console.err(f"dry run: {_WOULD[result.would or '']} {line}; nothing was written")
+    else:
+        console.out(line)
+        if result.status == "already-ingested":
+            console.err(f"already ingested: {printable(result.path)} has this content; nothing was written")
+        elif result.status == "replaced":
+            console.err(f"replaced {printable(result.path)}: its previous content differed (--force)")
+    return ExitCode.OK
+
+
+_WOULD = {
+    "ingested": "would write",
+    "replaced": "would replace (--force)",
+    "already-ingested": "already ingested, a real run would write nothing:",
+}

@@ -1,0 +1,381 @@
+"""Land a source document in a vault as ``<vault>/<dir>/<slug>.md``.
+
+Every check runs before anything is written. The write is atomic: the page goes to a
+temp file in the target dir (a hidden name not ending in ``.md``, so find never lists
+it), is fsynced, then appears under its name in one step: ``os.link`` when it must not
+replace anything, so of two racing ingests exactly one wins; ``os.replace`` with
+``force``. Every failure removes the temp file. Afterwards find must locate the page by
+a keyword of its title.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import errno
+import os
+import secrets
+import stat
+from typing import TYPE_CHECKING, Any
+
+from mnemosyne_core.config import CONSTELLATIONS, check_dir_name
+from mnemosyne_core.find import search
+from mnemosyne_core.vault import PAGE_SUFFIX, PageRef, is_inside, read_page_bytes, resolve_vault, scan
+from mnemosyne_ingest.errors import (
+    BadSourceError,
+    IngestArgumentError,
+    IngestUnverifiedError,
+    TargetExistsError,
+    WriteFailedError,
+)
+from mnemosyne_ingest.page import DEFAULT_DIR, build_page, same_ignoring_ingested, split_source
+
+if TYPE_CHECKING:
+    from mnemosyne_ingest.page import Page
+
+STATUS_INGESTED = "ingested"
+STATUS_ALREADY_INGESTED = "already-ingested"
+STATUS_REPLACED = "replaced"
+STATUS_DRY_RUN = "dry-run"
+
+_SOURCE_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+# os.link fails with these where the file system has no hard links (FAT, some FUSE mounts).
+_NO_HARD_LINKS = frozenset(
+    code for code in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, getattr(errno, "ENOSYS", None)) if code
+)
+
+
+class IngestResult:
+    """What an ingest did (``status``) to which page.
+
+    ``status`` is ``ingested`` (written), ``replaced`` (written over other content, with
+    force), ``already-ingested`` (the page was there; nothing written) or ``dry-run``
+    (nothing written; ``would`` says which of the other three a real run would do).
+    """
+
+    __slots__ = ("page", "path", "status", "target", "would")
+
+    def __init__(self, path: str, target: str, page: Page, status: str, would: str | None = None):
+        #: The page's path relative to the vault, as find prints it: ``<dir>/<slug>.md``.
+        self.path = path
+        #: Where the page is (or would be) on disk.
+        self.target = target
+        self.page = page
+        self.status = status
+        self.would = would
+
+    @property
+    def title(self) -> str:
+        return self.page.title
+
+    @property
+    def constellation(self) -> str:
+        return self.page.constellation
+
+    @property
+    def type(self) -> str:
+        return self.page.type
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as ``ingest --json`` reports it; a dry run adds ``would`` and the
+        ``page`` text."""
+        record: dict[str, Any] = {
+            "path": self.path,
+            "title": self.title,
+            "constellation": self.constellation,
+            "type": self.type,
+            "status": self.status,
+        }
+        if self.status == STATUS_DRY_RUN:
+            record["would"] = self.would
+            record["page"] = self.page.content.decode("utf-8")
+        return record
+
+    def __repr__(self) -> str:
+        return f"IngestResult({self.path!r}, status={self.status!r})"
+
+
+def check_constellation(name: str) -> None:
+    """Raise IngestArgumentError unless ``name`` is one of CONSTELLATIONS."""
+    if name not in CONSTELLATIONS:
+        raise IngestArgumentError(f"unknown constellation {name!r}: pass one of {', '.join(CONSTELLATIONS)}")
+
+
+def check_slug(slug: str, *, option: str = "--slug") -> None:
+    """Raise IngestArgumentError unless ``slug`` names exactly one visible file in the
+    target dir: no path separator, no ``..``, no leading dot, no NUL or other control
+    character, not blank, no ``.md`` of its own."""
+    what = f"{option} {slug!r}"
+    if not slug.strip() or slug != slug.strip():
+        reason = "is blank or has surrounding spaces"
+    elif "/" in slug or "\\" in slug or os.sep in slug or (os.altsep and os.altsep in slug):
+        reason = "contains a path separator"
+    elif ".." in slug:
+        reason = "contains '..'"
+    elif slug.startswith("."):
+        reason = "starts with '.' (hidden pages are never listed)"
+    elif "\0" in slug:
+        reason = "contains NUL"
+    elif any(ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 for char in slug):
+        reason = "contains a control character"
+    elif slug.endswith(PAGE_SUFFIX):
+        reason = f"ends in {PAGE_SUFFIX!r} (it is added for you)"
+    else:
+        return
+    fix = "pass --slug NAME" if option != "--slug" else "pass a plain file name without .md, e.g. --slug my-report"
+    raise IngestArgumentError(f"{what} {reason}: {fix}")
+
+
+def read_source(path: str) -> bytes:
+    """The whole source file. Raises BadSourceError when it is missing, not a regular
+    file or unreadable."""
+    try:
+        fd = os.open(path, _SOURCE_FLAGS)
+    except FileNotFoundError:
+        raise BadSourceError(f"source {path!r} does not exist: pass the path of a markdown file") from None
+    except OSError as error:
+        raise BadSourceError(f"cannot read source {path!r}: {error.strerror}; check its permissions") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise BadSourceError(f"source {path!r} is not a regular file: pass the path of a markdown file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    except OSError as error:
+        raise BadSourceError(f"cannot read source {path!r}: {error.strerror}; check the file") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def ingest(
+    source: str | os.PathLike[str],
+    *,
+    constellation: str,
+    vault: str | os.PathLike[str] | None = None,
+    dir: str = DEFAULT_DIR,  # noqa: A002 - a vault dir, named as the --dir flag
+    title: str | None = None,
+    type: str | None = None,  # noqa: A002 - the frontmatter key's name
+    slug: str | None = None,
+    force: bool = False,
+    dry_run: bool = False,
+    today: datetime.date | None = None,
+) -> IngestResult:
+    """Land ``source`` in ``vault`` (None: AION_VAULT) as ``<dir>/<slug>.md``, owned by
+    ``constellation``; ``slug`` defaults to the source's stem, ``today`` (the ``ingested``
+    date) to the current UTC date.
+
+    Raises IngestArgumentError, VaultError, BadSourceError (all before anything is
+    written), TargetExistsError, WriteFailedError (nothing left behind) or
+    IngestUnverifiedError (the page is in place but find does not locate it).
+    """
+    check_constellation(constellation)
+    reason = check_dir_name(dir)
+    if reason:
+        raise IngestArgumentError(f"--dir {dir!r} {reason}: pass a scanned dir such as {DEFAULT_DIR}")
+    if slug is not None:
+        check_slug(slug)
+    vault_real = resolve_vault(vault)
+    scanned = scan(vault_real).dirs
+    if dir not in scanned:
+        raise IngestArgumentError(
+            f"--dir {dir!r} is not a scanned dir of this vault, so find would never list the page: "
+            f"pass one of {', '.join(scanned)}"
+        )
+    source_path = os.fspath(source)
+    data = read_source(source_path)
+    source_name = os.path.basename(source_path)
+    stem = os.path.splitext(source_name)[0]
+    if slug is None:
+        slug = stem
+        check_slug(slug, option="the source's stem")
+    document = split_source(data, source_name)
+    page = build_page(
+        document,
+        stem=stem,
+        constellation=constellation,
+        dir=dir,
+        title=title,
+        type=type,
+        ingested=today or datetime.datetime.now(datetime.UTC).date(),
+    )
+    dir_path = _target_dir(vault_real, dir)
+    name = slug + PAGE_SUFFIX
+    target = os.path.join(dir_path, name)
+    rel_path = f"{dir}/{name}"
+    existing = _read_existing(target, rel_path, dir, name, force)
+    if existing is not None and same_ignoring_ingested(existing, page):
+        plan = STATUS_ALREADY_INGESTED
+    elif existing is not None and not force:
+        raise _differs(rel_path)
+    else:
+        plan = STATUS_REPLACED if existing is not None else STATUS_INGESTED
+    if dry_run:
+        return IngestResult(rel_path, target, page, STATUS_DRY_RUN, would=plan)
+    status = plan
+    if plan != STATUS_ALREADY_INGESTED:
+        status = _land(page, dir_path, target, rel_path, dir, name, replace=force, plan=plan)
+    result = IngestResult(rel_path, target, page, status)
+    _verify(vault_real, result)
+    return result
+
+
+def _target_dir(vault_real: str, dir_name: str) -> str:
+    """``<vault>/<dir>``, which may not exist yet; refuses one that is not a dir or is a
+    symlink leading out of the vault (find would skip it)."""
+    path = os.path.join(vault_real, dir_name)
+    if os.path.islink(path) and not is_inside(os.path.realpath(path), vault_real):
+        raise IngestArgumentError(
+            f"{dir_name}/ is a symlink that leaves the vault, so find skips it: pass another --dir"
+        )
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise IngestArgumentError(f"{dir_name}/ in the vault is not a directory: move it away or pass another --dir")
+    return path
+
+
+def _read_existing(target: str, rel_path: str, dir_name: str, name: str, force: bool) -> bytes | None:
+    """The bytes already at the target, or None when there is nothing."""
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise WriteFailedError(f"cannot inspect {rel_path}: {error.strerror}; check the dir's permissions") from None
+    if stat.S_ISLNK(mode):
+        raise IngestArgumentError(
+            f"{rel_path} is a symlink, so the page would resolve outside {dir_name}/: remove it or pass another --slug"
+        )
+    if not stat.S_ISREG(mode):
+        raise TargetExistsError(f"{rel_path} exists and is not a regular file: move it away or pass another --slug")
+    try:
+        return read_page_bytes(PageRef(dir_name, name, target))
+    except OSError as error:
+        if force:
+            return b""  # unreadable, so it cannot be the same page: --force replaces it
+        raise TargetExistsError(
+            f"{rel_path} exists and cannot be read ({error.strerror}): pass --force to replace it, or another --slug"
+        ) from None
+
+
+def _differs(rel_path: str) -> TargetExistsError:
+    return TargetExistsError(
+        f"{rel_path} already exists with different content: pass --force to replace it, or another --slug"
+    )
+
+
+def _land(
+    page: Page, dir_path: str, target: str, rel_path: str, dir_name: str, name: str, *, replace: bool, plan: str
+) -> str:
+    """Write the page; return the status. Without ``replace``, a page that appeared
+    meanwhile (a racing ingest) is compared instead of overwritten."""
+    created_dir = False
+    try:
+        if not os.path.isdir(dir_path):
+            try:
+                os.mkdir(dir_path)
+                created_dir = True
+            except FileExistsError:
+                pass  # a racing ingest made it
+        landed = _write_atomically(dir_path, target, page.content, replace=replace)
+    except BaseException as error:
+        if created_dir:
+            _remove_quietly(os.rmdir, dir_path)  # fails, rightly, if a racing ingest wrote there
+        if isinstance(error, OSError):
+            raise WriteFailedError(
+                f"cannot write {rel_path} ({error.strerror or error}), nothing was written: {_write_fix(error)}"
+            ) from None
+        raise
+    if landed:
+        return plan
+    # Another ingest landed the same name between our check and our link.
+    try:
+        existing = read_page_bytes(PageRef(dir_name, name, target))
+    except OSError:
+        raise _differs(rel_path) from None
+    if same_ignoring_ingested(existing, page):
+        return STATUS_ALREADY_INGESTED
+    raise _differs(rel_path)
+
+
+def _write_atomically(dir_path: str, target: str, content: bytes, *, replace: bool) -> bool:
+    """Put ``content`` at ``target`` whole or not at all. Returns False, writing nothing,
+    when ``replace`` is off and the target exists by the time it would appear."""
+    temp = os.path.join(dir_path, f".{os.path.basename(target)}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(temp, _TEMP_FLAGS, 0o666)
+    try:
+        try:
+            view = memoryview(content)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if replace:
+            os.replace(temp, target)
+        elif not _link_without_clobbering(temp, target):
+            return False
+        _fsync_dir(dir_path)
+        return True
+    finally:
+        # After os.replace the temp name is gone; after os.link (or any failure) it is
+        # still there. Either way nothing but the page may remain.
+        _remove_quietly(os.unlink, temp)
+
+
+def _link_without_clobbering(temp: str, target: str) -> bool:
+    try:
+        os.link(temp, target)
+    except FileExistsError:
+        return False
+    except OSError as error:
+        if error.errno not in _NO_HARD_LINKS:
+            raise
+        # No hard links here: fall back to check-then-rename, which two ingests racing
+        # within microseconds could both pass; the page is still never partial.
+        if os.path.lexists(target):
+            return False
+        os.replace(temp, target)
+    return True
+
+
+def _fsync_dir(dir_path: str) -> None:
+    # Makes the new name durable. Not every platform can open a dir; the page itself is
+    # already safe on disk, so this is best effort.
+    try:
+        fd = os.open(dir_path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _remove_quietly(remove: Any, path: str) -> None:
+    with contextlib.suppress(OSError):
+        remove(path)
+
+
+def _write_fix(error: OSError) -> str:
+    if error.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return "free some disk space and run it again"
+    if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "make the dir writable and run it again"
+    return "fix the cause and run it again"
+
+
+def _verify(vault_real: str, result: IngestResult) -> None:
+    """Raise IngestUnverifiedError unless find locates the page, with its title, by the
+    longest word of that title."""
+    keyword = max(result.title.split(), key=len)
+    found = search(vault_real, [keyword], limit=0)
+    if any(match.path == result.path and match.title == result.title for match in found.matches):
+        return
+    where = "wrote" if result.status != STATUS_ALREADY_INGESTED else "found"
+    raise IngestUnverifiedError(
+        f"{where} {result.path} but 'mnemosyne wiki find {keyword}' does not list it with its title: "
+        f"run that find with --vault {vault_real} to see why"
+    )
