@@ -99,15 +99,11 @@ def load_vault_config(vault: str) -> VaultConfig:
         raise VaultError(f"{path} is not valid TOML ({error}); fix or remove it") from None
     unknown = sorted(set(data) - {"dirs", "memory_dir"})
     if unknown:
-        raise VaultError(
-            f"{path} has unknown key(s) {', '.join(unknown)}; allowed: dirs, memory_dir"
-        )
+        raise VaultError(f"{path} has unknown key(s) {', '.join(unknown)}; allowed: dirs, memory_dir")
     dirs = data.get("dirs")
     if dirs is not None:
         if not isinstance(dirs, list) or not dirs or not all(isinstance(d, str) for d in dirs):
-            raise VaultError(
-                f'{path}: dirs must be a non-empty list of dir names, e.g. dirs = ["wiki"]'
-            )
+            raise VaultError(f'{path}: dirs must be a non-empty list of dir names, e.g. dirs = ["wiki"]')
         for name in dirs:
             reason = check_dir_name(name)
             if reason:

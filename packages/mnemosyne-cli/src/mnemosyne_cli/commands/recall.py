@@ -1,0 +1,162 @@
+"""``mnemosyne wiki recall``: load what the wiki knows on a topic (the harness wiki-query)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from mnemosyne_cli.commands.find import add_vault_arguments
+from mnemosyne_cli.help import epilog
+from mnemosyne_cli.output import printable
+from mnemosyne_contract import ExitCode
+
+if TYPE_CHECKING:
+    from mnemosyne_cli.output import Console
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "recall",
+        help="print the entries whose title, slug or tags mention any topic word, and read the top 3",
+        description=(
+            "Recall what the wiki knows on a TOPIC. An entry matches when ANY topic word is a\n"
+            "case-insensitive substring of its frontmatter title, slug or tags (body, file name and\n"
+            "other keys are not searched).\n\n"
+            "Prints every matching path, newest `updated` first (entries without a valid one last,\n"
+            "ties by path); then the full text of the top 3, each after a line '==> PATH <=='; then\n"
+            "a summary line: '<N> matches; read <K>: <slugs>; <M> not read'. No match prints\n"
+            "'No wiki entries matched TOPIC' and exits 0.\n\n"
+            "With a memory dir configured (--memory-dir, $MNEMOSYNE_MEMORY_DIR or memory_dir in the\n"
+            "vault's .mnemosyne.toml), every call appends an entry to <memory-dir>/<UTC-date>/log.md."
+        ),
+        epilog=epilog(
+            [
+                "mnemosyne wiki recall github auth --vault fixtures/vaults/harness",
+                "mnemosyne wiki recall sandbox --dir wiki --memory-dir ~/harness/memory",
+                "mnemosyne wiki recall mastra --json",
+            ],
+            [
+                (ExitCode.OK, "done: matches printed, or 'No wiki entries matched TOPIC' (not an error)"),
+                (
+                    ExitCode.VAULT_ERROR,
+                    "vault unset, missing or without scanned dirs, bad .mnemosyne.toml, "
+                    "or a page could not be read and nothing matched",
+                ),
+                (ExitCode.USAGE, "usage error (unknown flag, no or blank TOPIC)"),
+                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+            ],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "topic", nargs="+", metavar="TOPIC", help="topic words; an entry matches if ANY is in its title, slug or tags"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: the matches (path, title, slug, tags, updated) and the read entries' content",
+    )
+    parser.add_argument(
+        "--memory-dir",
+        metavar="PATH",
+        help="append a log entry to PATH/<UTC-date>/log.md "
+        "(default: $MNEMOSYNE_MEMORY_DIR, else memory_dir in the vault's .mnemosyne.toml)",
+    )
+    add_vault_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    from mnemosyne_core import InvalidQueryError, VaultError
+    from mnemosyne_core.recall import (
+        MemoryLogError,
+        append_log,
+        failure_observation,
+        format_log_entry,
+        observation,
+        recall,
+        resolve_memory_dir,
+        utc_now,
+    )
+
+    query = " ".join(args.topic)
+    when = utc_now()
+
+    def log(ok: bool, match_count: int, read_slugs: list[str], sentence: str) -> None:
+        memory_dir = resolve_memory_dir(args.memory_dir, args.vault)
+        if memory_dir is None:
+            return
+        entry = format_log_entry(
+            ok=ok, query=query, match_count=match_count, read_slugs=read_slugs, observation=sentence, when=when
+        )
+        try:
+            append_log(memory_dir, entry, when)
+        except MemoryLogError as error:
+            console.warning(f"{error}; the recall itself is unaffected")
+
+    try:
+        result = recall(args.vault, args.topic, dirs=args.dir)
+    except (InvalidQueryError, VaultError) as error:
+        console.error(str(error))
+        log(False, 0, [], failure_observation(error))
+        return ExitCode.USAGE if isinstance(error, InvalidQueryError) else ExitCode.VAULT_ERROR
+    if not result.matches and result.incomplete:
+        message = f"no wiki entry matched '{query}' among the pages that could be read"
+        console.err(printable(message))
+        console.error("the search was incomplete (see the warnings below): fix them and recall again")
+        log(False, 0, [], f"recall was incomplete: {message}.")
+        code: int = ExitCode.VAULT_ERROR
+    else:
+        log(True, len(result.matches), result.read_slugs, observation(result))
+        code = _report(args, console, result, query)
+    for warning in result.warnings:
+        console.warning(warning)
+    return code
+
+
+def _report(args: argparse.Namespace, console: Console, result: Any, query: str) -> int:
+    empty_message = printable(f"No wiki entries matched {query}")
+    if args.json:
+        _print_json(console, result)
+        if not result.matches:
+            console.err(empty_message)
+        return ExitCode.OK
+    if not result.matches:
+        console.out(empty_message)
+        return ExitCode.OK
+    for entry in result.matches:
+        console.out(printable(entry.path))
+    for entry in result.read:
+        console.out("")
+        console.out(f"==> {printable(entry.path)} <==")
+        content = entry.content
+        console.out_bytes(content if content.endswith(b"\n") or not content else content + b"\n")
+    console.out("")
+    console.out(printable(_summary(result)))
+    return ExitCode.OK
+
+
+def _summary(result: Any) -> str:
+    count = len(result.matches)
+    slugs = ", ".join(result.read_slugs)
+    noun = "match" if count == 1 else "matches"
+    return f"{count} {noun}; read {len(result.read)}: {slugs}; {result.not_read} not read"
+
+
+def _print_json(console: Console, result: Any) -> None:
+    import json
+
+    document = {
+        "query": result.topic,
+        "terms": list(result.terms),
+        "match_count": len(result.matches),
+        "read_slugs": result.read_slugs,
+        "not_read": result.not_read,
+        "matches": [entry.to_dict() for entry in result.matches],
+    }
+    text = json.dumps(document, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes in a file name: keep them as \udcXX
+        text = json.dumps(document)
+    console.out(text)

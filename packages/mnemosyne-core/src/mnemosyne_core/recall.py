@@ -1,0 +1,375 @@
+"""``wiki recall``: the harness wiki-query contract (seed 003) on find's scanner and parser.
+
+An entry matches when ANY term of the topic (split on whitespace) is a case-insensitive
+substring of its frontmatter ``title``, ``slug`` or ``tags``, folded as find folds
+(``fold(term) in fold(field)``). Body, file name and other keys are never searched.
+
+Matches are ranked by ``updated``, newest first: a YAML date, a YAML datetime (by its date
+as written, no time-zone conversion), or a string holding an ISO date ``YYYY-MM-DD``,
+optionally followed by ``T`` or a space and a time. Entries without a valid ``updated``
+come last; ties go by path in code-point order. The full text of the top ``READ_CAP`` is
+kept.
+
+Every call may be logged to ``<memory-dir>/<UTC-date>/log.md`` (``append_log``): one
+entry per call, written with a single ``write`` on an ``O_APPEND`` descriptor under an
+exclusive ``flock``, so concurrent calls never interleave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import errno
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, load_vault_config
+from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
+from mnemosyne_core.fold import decode, fold
+from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block
+from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from mnemosyne_core.vault import PageRef
+
+#: How many of the ranked matches are read into context. Fixed by the seed: not a flag.
+READ_CAP = 3
+#: The heading the harness memory protocol greps for; recall implements /wiki-query.
+LOG_HEADING = "/wiki-query"
+LOG_FILE_NAME = "log.md"
+#: Shown as Read-Slugs when nothing was read.
+NO_SLUGS = "—"
+
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_ISO_DATE_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ].+")
+# C0 and C1 controls: a log field or query must stay on its one line.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+class MemoryLogError(MnemosyneError):
+    """The memory log could not be written (the dir cannot be created, the file cannot be
+    opened, locked or written). A failed write is truncated away, never left half done."""
+
+
+class Entry:
+    """A wiki entry that matched: its path and the frontmatter fields recall reads."""
+
+    __slots__ = ("content", "page", "slug", "tags", "title", "updated")
+
+    def __init__(
+        self,
+        page: PageRef,
+        title: str | None,
+        slug: str | None,
+        tags: list[str],
+        updated: datetime.date | None,
+        content: bytes,
+    ):
+        self.page = page
+        #: Frontmatter title with whitespace collapsed, or None when absent or not a string.
+        self.title = title
+        #: Frontmatter slug when a string, else None.
+        self.slug = slug
+        #: Frontmatter tags: the string items of a list, or a string tag as one item.
+        self.tags = tags
+        #: The valid ``updated`` date, or None (ranked last).
+        self.updated = updated
+        #: The whole file, as bytes; dropped for entries below the read cap.
+        self.content: bytes | None = content
+
+    @property
+    def path(self) -> str:
+        """Path relative to the vault, ``<dir>/<file>.md``."""
+        return self.page.rel_path
+
+    @property
+    def file_slug(self) -> str:
+        """The seed's slug: the file name without ``.md`` (``basename $path .md``)."""
+        return self.page.stem
+
+    def to_dict(self) -> dict[str, Any]:
+        """The entry as ``recall --json`` reports it (content included when it was read)."""
+        return {
+            "path": self.path,
+            "title": self.title,
+            "slug": self.slug,
+            "tags": list(self.tags),
+            "updated": self.updated.isoformat() if self.updated is not None else None,
+            "content": decode(self.content) if self.content is not None else None,
+        }
+
+    def __repr__(self) -> str:
+        return f"Entry({self.path!r}, updated={self.updated!r})"
+
+
+class RecallResult:
+    """What a recall found: every match in rank order, the first ``READ_CAP`` with their
+    text, and what went wrong along the way."""
+
+    __slots__ = ("matches", "pages_searched", "terms", "topic", "unreadable", "vault", "warnings")
+
+    def __init__(self, vault: str, topic: str, terms: tuple[str, ...]):
+        self.vault = vault
+        #: The topic as given (terms joined by one space when given as a list).
+        self.topic = topic
+        self.terms = terms
+        self.matches: list[Entry] = []
+        self.pages_searched = 0
+        self.warnings: list[str] = []
+        #: Pages (or dirs) in scope that could not be read.
+        self.unreadable = 0
+
+    @property
+    def read(self) -> list[Entry]:
+        """The top min(READ_CAP, matches): the entries whose full text was kept."""
+        return self.matches[:READ_CAP]
+
+    @property
+    def read_slugs(self) -> list[str]:
+        return [entry.file_slug for entry in self.read]
+
+    @property
+    def not_read(self) -> int:
+        """Matches beyond the read cap."""
+        return len(self.matches) - len(self.read)
+
+    @property
+    def incomplete(self) -> bool:
+        """Whether something in scope went unread, so "no match" cannot be promised."""
+        return self.unreadable > 0
+
+
+def split_topic(topic: str | Sequence[str]) -> tuple[str, ...]:
+    """The terms of a topic: a string split on whitespace, or each item of a list split so.
+    Raises InvalidQueryError when there is no term at all."""
+    parts = [topic] if isinstance(topic, str) else list(topic)
+    terms = tuple(term for part in parts for term in part.split())
+    if not terms:
+        raise InvalidQueryError("no topic given: pass at least one TOPIC word with a non-space character")
+    return terms
+
+
+def updated_date(value: object) -> datetime.date | None:
+    """The date ``updated`` stands for, or None when it is missing or not a valid date.
+
+    A datetime counts by its date as written; a string must be ``YYYY-MM-DD``, optionally
+    followed by ``T`` or a space and a time that ``datetime.fromisoformat`` accepts.
+    """
+    if isinstance(value, datetime.datetime):
+        return value.date()
+    if isinstance(value, datetime.date):
+        return value
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    try:
+        if _ISO_DATE.fullmatch(text):
+            return datetime.date.fromisoformat(text)
+        if _ISO_DATE_TIME.fullmatch(text):
+            return datetime.datetime.fromisoformat(text).date()
+    except ValueError:
+        return None
+    return None
+
+
+def tags_of(value: object) -> list[str]:
+    """The string tags: a list's string items, or a string as one tag."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return []
+
+
+def rank_key(entry: Entry) -> tuple[int, int, str]:
+    """Newest ``updated`` first, entries without one last, ties by path (code points)."""
+    if entry.updated is None:
+        return (1, 0, entry.path)
+    return (0, -entry.updated.toordinal(), entry.path)
+
+
+def recall(
+    vault: str | os.PathLike[str] | None,
+    topic: str | Sequence[str],
+    *,
+    dirs: Sequence[str] | None = None,
+) -> RecallResult:
+    """The entries of ``vault`` (None: AION_VAULT) whose title, slug or tags hold any term
+    of ``topic``, ranked; the top READ_CAP keep their text.
+
+    Raises InvalidQueryError (no term) or VaultError; a page that cannot be read is a
+    warning and counts in ``unreadable``.
+    """
+    terms = split_topic(topic)
+    vault_real = resolve_vault(vault)
+    pages = scan(vault_real, dirs)
+    result = RecallResult(vault_real, topic if isinstance(topic, str) else " ".join(topic), terms)
+    result.warnings.extend(pages.warnings)
+    result.unreadable = pages.incomplete
+    folded_terms = tuple(dict.fromkeys(fold(term) for term in terms))
+    for page in pages.pages:
+        try:
+            data = read_page_bytes(page)
+        except OSError as error:
+            result.unreadable += 1
+            reason = "vanished during the search" if isinstance(error, FileNotFoundError) else error.strerror
+            result.warnings.append(f"{page.rel_path}: cannot read ({reason}); skipped")
+            continue
+        result.pages_searched += 1
+        entry = _entry_if_match(page, data, folded_terms)
+        if entry is not None:
+            result.matches.append(entry)
+    result.matches.sort(key=rank_key)
+    for entry in result.matches[READ_CAP:]:
+        entry.content = None
+    return result
+
+
+def _entry_if_match(page: PageRef, data: bytes, folded_terms: tuple[str, ...]) -> Entry | None:
+    span = locate(data)
+    if span is None:
+        return None
+    metadata, _status = parse_block(data[span[0] : span[1]].decode("utf-8", "replace"))
+    if not metadata:
+        return None
+    title = metadata.get("title")
+    slug = metadata.get("slug")
+    tags = tags_of(metadata.get("tags"))
+    fields = [value for value in (title, slug) if isinstance(value, str)] + tags
+    folded_fields = [fold(field) for field in fields]
+    if not any(term in field for term in folded_terms for field in folded_fields):
+        return None
+    return Entry(
+        page,
+        collapse_whitespace(title) if isinstance(title, str) else None,
+        slug if isinstance(slug, str) else None,
+        tags,
+        updated_date(metadata.get("updated")),
+        data,
+    )
+
+
+# --- the memory log ---
+
+
+def resolve_memory_dir(
+    flag: str | os.PathLike[str] | None,
+    vault: str | os.PathLike[str] | None,
+    environ: Mapping[str, str] = os.environ,
+) -> str | None:
+    """The memory dir, or None when none is configured: ``flag`` (--memory-dir), else
+    MNEMOSYNE_MEMORY_DIR, else ``memory_dir`` in the vault's config file (relative to the
+    vault root). A vault that cannot be resolved or whose config is invalid configures
+    nothing, so a failed call is still logged when the flag or the variable names a dir."""
+    if flag is not None and os.fspath(flag):
+        return os.fspath(flag)
+    from_env = environ.get(MEMORY_DIR_ENV_VAR)
+    if from_env:
+        return from_env
+    try:
+        vault_real = resolve_vault(vault, environ)
+        configured = load_vault_config(vault_real).memory_dir
+    except VaultError:
+        return None
+    return os.path.join(vault_real, configured) if configured else None
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: whitespace runs as one space, other controls as ``\\xNN``."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", collapse_whitespace(text))
+
+
+def observation(result: RecallResult) -> str:
+    """One sentence on what a successful recall found, or why it found nothing."""
+    query = one_line(result.topic)
+    count = len(result.matches)
+    if count == 0:
+        if result.pages_searched == 0 and not result.incomplete:
+            return f"the wiki has no entries to search, so nothing matched `{query}`."
+        return f"no entry among {result.pages_searched} matched `{query}` in its title, slug or tags."
+    noun = "entry" if count == 1 else "entries"
+    read = len(result.read)
+    sentence = f"matched {count} {noun} on `{query}`; "
+    if result.not_read:
+        return sentence + f"read the {read} most recently updated, {result.not_read} not read."
+    return sentence + ("it was read into context." if count == 1 else f"all {read} read into context.")
+
+
+def failure_observation(error: Exception) -> str:
+    """One sentence on why a recall failed."""
+    return f"recall failed: {one_line(str(error)).rstrip('.')}."
+
+
+def format_log_entry(
+    *,
+    ok: bool,
+    query: str,
+    match_count: int,
+    read_slugs: Sequence[str],
+    observation: str,
+    when: datetime.datetime,
+) -> str:
+    """The seed's log entry: a heading with the UTC time, then the five fields."""
+    utc = when.astimezone(datetime.UTC)
+    slugs = ", ".join(one_line(slug) for slug in read_slugs) or NO_SLUGS
+    return (
+        f"## {LOG_HEADING} -- {utc:%H:%M} UTC\n"
+        f"- **Result**: {'OP' if ok else 'FAIL'}\n"
+        f"- **Query**: {one_line(query)}\n"
+        f"- **Match-Count**: {match_count}\n"
+        f"- **Read-Slugs**: {slugs}\n"
+        f"- **Observation**: {one_line(observation)}\n"
+    )
+
+
+def log_path(memory_dir: str | os.PathLike[str], when: datetime.datetime) -> str:
+    """``<memory-dir>/<UTC-date>/log.md`` for the moment ``when``."""
+    utc = when.astimezone(datetime.UTC)
+    return os.path.join(os.fspath(memory_dir), f"{utc:%Y-%m-%d}", LOG_FILE_NAME)
+
+
+def utc_now() -> datetime.datetime:
+    """The current moment in UTC (a function so tests can fix the clock)."""
+    return datetime.datetime.now(datetime.UTC)
+
+
+def append_log(memory_dir: str | os.PathLike[str], entry: str, when: datetime.datetime) -> None:
+    """Append ``entry`` (see ``format_log_entry``) to the day's log under ``memory_dir``.
+
+    The entry goes out as one ``os.write`` on an ``O_APPEND`` descriptor while an exclusive
+    ``flock`` is held, so entries of concurrent calls never interleave; it is preceded by a
+    blank line when the file already has content. Raises MemoryLogError naming the file.
+    """
+    import fcntl  # recall's log only; POSIX
+
+    path = log_path(memory_dir, when)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as error:
+        raise MemoryLogError(f"cannot open the memory log {path}: {error.strerror}; check --memory-dir") from None
+    size_before: int | None = None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size_before = os.fstat(fd).st_size
+        data = entry.encode("utf-8", "surrogateescape")
+        if size_before > 0:
+            data = b"\n" + data
+        written = os.write(fd, data)
+        # A short write is finished under the same lock: the entry stays whole.
+        while written < len(data):
+            chunk = os.write(fd, data[written:])
+            if chunk <= 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            written += chunk
+    except OSError as error:
+        if size_before is not None:
+            # Drop what a failed write left, so the log never holds half an entry.
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size_before)
+        raise MemoryLogError(f"cannot write the memory log {path}: {error.strerror}") from None
+    finally:
+        os.close(fd)  # closing releases the lock
