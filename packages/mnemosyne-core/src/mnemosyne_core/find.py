@@ -7,19 +7,30 @@ come first, then the rest, each group by relative path in code-point order. No s
 
 from __future__ import annotations
 
+import marshal
 import os
-from typing import TYPE_CHECKING, Any
+import signal
+import sys
 
 from mnemosyne_core.config import CONSTELLATIONS
 from mnemosyne_core.errors import InvalidQueryError
 from mnemosyne_core.fold import TextMatcher, fold
-from mnemosyne_core.frontmatter import locate, opens_frontmatter, parse_block, string_field, title_of
-from mnemosyne_core.vault import open_page, resolve_vault, scan
+from mnemosyne_core.frontmatter import (
+    fast_string_fields,
+    locate,
+    opens_frontmatter,
+    parse_block,
+    string_field,
+    title_of,
+)
+from mnemosyne_core.vault import PAGE_SUFFIX, open_page, resolve_vault, scan
 
+TYPE_CHECKING = False  # typing itself costs ~5 ms of start-up; mypy reads this name the same
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
-    from mnemosyne_core.vault import PageRef
+    from mnemosyne_core.vault import Scan
 
 DEFAULT_LIMIT = 20
 #: The first read of a page. Most pages fit whole; a title match never reads past it.
@@ -110,70 +121,258 @@ def search(
         raise InvalidQueryError(f"limit {limit} is negative: pass 0 for no cap or a positive number")
     vault_real = resolve_vault(vault)
     pages = scan(vault_real, dirs)
-    result = FindResult()
-    result.warnings.extend(pages.warnings)
-    result.unreadable = pages.incomplete
     folded = tuple(dict.fromkeys(fold(keyword) for keyword in keywords))
-    pages_with: dict[str, int] = dict.fromkeys(folded, 0)
-    matches: list[Match] = []
-    for page in pages.pages:
-        try:
-            match, present = _examine(page, folded, keep_content)
-        except OSError as error:
-            result.unreadable += 1
-            reason = "vanished during the search" if isinstance(error, FileNotFoundError) else error.strerror
-            result.warnings.append(f"{page.rel_path}: cannot read ({reason}); skipped")
-            continue
-        result.pages_searched += 1
-        for keyword in present:
-            pages_with[keyword] += 1
-        if match is not None:
-            matches.append(match)
-    matches.sort(key=lambda match: (not match.in_title, match.path))
-    result.total = len(matches)
-    result.matches = matches[:limit] if limit else matches
+    task = _Task(pages, folded, limit, keep_content)
+    count = len(pages)
+    part = _run_split(task, count) if count >= PARALLEL_MIN_PAGES and _can_fork() else task.run(0, count)
+    result = FindResult()
+    result.warnings = pages.warnings + part.warnings
+    # The scan meets files in directory order, which differs between file systems; each
+    # warning starts with its path, so this orders them by path.
+    result.warnings.sort()
+    result.unreadable = pages.incomplete + part.unreadable
+    result.pages_searched = part.searched
+    result.total = part.total
+    result.matches = [Match(*fields) for fields in part.best()]
+    pages_with = dict(zip(folded, part.counts, strict=True))
     result.keyword_counts = {keyword: pages_with[fold(keyword)] for keyword in keywords}
     return result
 
 
-def _examine(page: PageRef, keywords: tuple[str, ...], keep_content: bool) -> tuple[Match | None, set[str]]:
-    """Decide one page: the Match if it holds every keyword, and which keywords it holds.
-    Reads the head once; reads on past it only when title and stem do not decide."""
-    fd = open_page(page.read_path)
-    try:
-        data = os.read(fd, HEAD_BYTES)
-        complete = False
+#: Vaults this large are searched by two processes when the machine has two cores: below
+#: it, forking costs more than it saves (measured with ``nox -s bench``).
+PARALLEL_MIN_PAGES = 5000
+
+
+def _can_fork() -> bool:
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    if not hasattr(os, "fork") or cores < 2:
+        return False
+    # Forking a process with other threads running can deadlock the child.
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
+
+
+class _Part:
+    """What one process found over a range of pages; parts merge in page order."""
+
+    __slots__ = ("counts", "kept", "limit", "searched", "total", "unreadable", "warnings")
+
+    def __init__(self, keywords: int, limit: int):
+        self.limit = limit
+        #: Match fields, the first element the sort key's "not in title"; only the best
+        #: ``limit`` are kept once there are many (0: all).
+        self.kept: list[tuple[Any, ...]] = []
+        self.total = 0
+        self.searched = 0
+        self.unreadable = 0
+        self.counts = [0] * keywords
+        self.warnings: list[str] = []
+
+    def keep(self, fields: tuple[Any, ...]) -> None:
+        self.kept.append(fields)
+        if self.limit and len(self.kept) >= 2 * self.limit + 256:
+            self.kept = self.best()
+
+    def best(self) -> list[tuple[Any, ...]]:
+        """The kept matches in find's order, capped at the limit: title-or-stem matches
+        first (in_title is the fourth field), then by path (the first)."""
+        ordered = sorted(self.kept, key=lambda fields: (not fields[4], fields[0]))
+        return ordered[: self.limit] if self.limit else ordered
+
+    def merge(self, other: _Part) -> None:
+        self.kept += other.kept
+        self.kept = self.best()
+        self.total += other.total
+        self.searched += other.searched
+        self.unreadable += other.unreadable
+        self.counts = [mine + theirs for mine, theirs in zip(self.counts, other.counts, strict=True)]
+        self.warnings += other.warnings
+
+    def dump(self) -> bytes:
+        return marshal.dumps((self.kept, self.total, self.searched, self.unreadable, self.counts, self.warnings))
+
+    @classmethod
+    def load(cls, data: bytes, keywords: int, limit: int) -> _Part:
+        part = cls(keywords, limit)
+        part.kept, part.total, part.searched, part.unreadable, part.counts, part.warnings = marshal.loads(data)
+        return part
+
+
+class _Task:
+    """One search over the listed pages, runnable over any range of them."""
+
+    def __init__(self, pages: Scan, keywords: tuple[str, ...], limit: int, keep_content: bool):
+        self.pages = pages
+        self.keywords = keywords
+        self.limit = limit
+        self.keep_content = keep_content
+        #: The keywords whose absence from a page's text proves their absence from its title
+        #: when its frontmatter has no backslash (see ``_title_cannot_hold``).
+        self.title_safe = tuple(keyword.split() == [keyword] and "'" not in keyword for keyword in keywords)
+
+    def run(self, start: int, stop: int) -> _Part:
+        """Examine pages ``start`` to ``stop`` (in scan order)."""
+        part = _Part(len(self.keywords), self.limit)
+        links = self.pages.links
+        offset = 0
+        for dir_name, dir_path, names in self.pages.listing:
+            first, last = max(start - offset, 0), min(stop - offset, len(names))
+            offset += len(names)
+            if first >= last:
+                continue
+            in_constellation = dir_name in CONSTELLATIONS
+            for name in names[first:last]:
+                rel_path = f"{dir_name}/{name}"
+                read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
+                try:
+                    found = self.examine(read_path, name[: -len(PAGE_SUFFIX)], part.counts)
+                except OSError as error:
+                    part.unreadable += 1
+                    reason = "vanished during the search" if isinstance(error, FileNotFoundError) else error.strerror
+                    part.warnings.append(f"{rel_path}: cannot read ({reason}); skipped")
+                    continue
+                part.searched += 1
+                if found is not None:
+                    title, fields, in_title, content = found
+                    constellation = string_field(fields, "constellation")
+                    if constellation is None and in_constellation:
+                        constellation = dir_name
+                    part.total += 1
+                    part.keep((rel_path, title, constellation, string_field(fields, "type"), in_title, content))
+        return part
+
+    def examine(
+        self, read_path: str, stem: str, counts: list[int]
+    ) -> tuple[str, dict[Any, Any] | None, bool, bytes | None] | None:
+        """Decide one page: (title, frontmatter fields, in_title, content) if it holds every
+        keyword, else None; adds the keywords it holds to ``counts``. Reads the head once,
+        and past it only when title and stem do not decide."""
+        keywords = self.keywords
+        fd = open_page(read_path)
+        try:
+            data = os.read(fd, HEAD_BYTES)
+            folded_stem = fold(stem)
+            if len(data) < HEAD_BYTES:
+                # The whole page is read: its text decides most pages without the title.
+                matcher = TextMatcher(data)
+                in_text = [keyword in folded_stem or matcher.contains(keyword) for keyword in keywords]
+                if not all(in_text) and self._title_cannot_hold(data, in_text):
+                    for index, present in enumerate(in_text):
+                        counts[index] += present
+                    return None
+                fields = _fields(data)
+                title = title_of(fields, stem)
+                folded_title = fold(title)
+                in_title = all(keyword in folded_title or keyword in folded_stem for keyword in keywords)
+                holds = [present or keyword in folded_title for keyword, present in zip(keywords, in_text, strict=True)]
+            else:
+                data, fields = _fields_of_long_page(fd, data)
+                title = title_of(fields, stem)
+                folded_title = fold(title)
+                holds = [keyword in folded_title or keyword in folded_stem for keyword in keywords]
+                in_title = all(holds)
+                if not in_title or self.keep_content:
+                    data += _read_to_end(fd)
+                    if not in_title:
+                        matcher = TextMatcher(data)
+                        holds = [present or matcher.contains(keyword) for keyword, present in zip(keywords, holds, strict=True)]
+        finally:
+            os.close(fd)
+        for index, present in enumerate(holds):
+            counts[index] += present
+        if not all(holds):
+            return None
+        return title, fields, in_title, data if self.keep_content else None
+
+    def _title_cannot_hold(self, data: bytes, in_text: list[bool]) -> bool:
+        """Whether the page's title surely lacks every keyword missing from its text.
+
+        Without a backslash (escape) in the frontmatter, every character of a YAML string
+        stands in the page as it is, except line breaks and whitespace (folded, collapsed)
+        and a quote doubled in single quotes. So a keyword without whitespace or ``'`` that
+        the text lacks is in no title. tests/test_fast_paths.py checks it against titles.
+        """
+        if not all(safe for safe, present in zip(self.title_safe, in_text, strict=True) if not present):
+            return False
+        backslash = data.find(b"\\")
+        if backslash < 0:
+            return True
         span = locate(data)
-        if span is None and len(data) == HEAD_BYTES and opens_frontmatter(data):
-            data, complete = data + _read_to_end(fd), True
-            span = locate(data)
-        fields = parse_block(data[span[0] : span[1]].decode("utf-8", "replace"))[0] if span else None
-        stem = page.stem
-        title = title_of(fields, stem)
-        folded_title, folded_stem = fold(title), fold(stem)
-        present = {keyword for keyword in keywords if keyword in folded_title or keyword in folded_stem}
-        in_title = len(present) == len(keywords)
-        if not in_title or keep_content:
-            if not complete:
-                data += _read_to_end(fd)
-            if not in_title:
-                present |= TextMatcher(data).present(keyword for keyword in keywords if keyword not in present)
-    finally:
-        os.close(fd)
-    if len(present) < len(keywords):
-        return None, present
-    constellation = string_field(fields, "constellation")
-    if constellation is None and page.dir in CONSTELLATIONS:
-        constellation = page.dir
-    match = Match(
-        page.rel_path,
-        title,
-        constellation,
-        string_field(fields, "type"),
-        in_title,
-        data if keep_content else None,
-    )
-    return match, present
+        return span is None or backslash >= span[1]
+
+
+def _fields(data: bytes) -> dict[Any, Any] | None:
+    """The frontmatter mapping of a page read whole (None when it has none or it is unusable);
+    only its string fields when the fast path reads it."""
+    span = locate(data)
+    if span is None:
+        return None
+    block = data[span[0] : span[1]]
+    fast = fast_string_fields(block)
+    return fast if fast is not None else parse_block(block.decode("utf-8", "replace"))[0]
+
+
+def _fields_of_long_page(fd: int, head: bytes) -> tuple[bytes, dict[Any, Any] | None]:
+    """The frontmatter of a page longer than the head, reading on only when the block may
+    close past the head; returns the bytes read so far and the fields."""
+    span = locate(head)
+    # A closing `---` at the very end of a full head may be the start of a longer line
+    # ("----", "--- x"): only the rest of the file can tell.
+    if (span is None or span[2] == len(head)) and opens_frontmatter(head):
+        head += _read_to_end(fd)
+        span = locate(head)
+    if span is None:
+        return head, None
+    block = head[span[0] : span[1]]
+    fast = fast_string_fields(block)
+    return head, fast if fast is not None else parse_block(block.decode("utf-8", "replace"))[0]
+
+
+def _run_split(task: _Task, count: int) -> _Part:
+    """Search the first half here and the second half in a forked child; if the child
+    fails, its half is searched here too, so the answer never depends on it."""
+    half = count // 2
+    reader, writer = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(reader)
+        os.close(writer)
+        return task.run(0, count)
+    if pid == 0:  # the child: never returns, never runs the caller's code
+        code = 1
+        try:
+            os.close(reader)
+            payload = task.run(half, count).dump()
+            with open(writer, "wb", closefd=True) as pipe:
+                pipe.write(payload)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writer)
+    try:
+        part = task.run(0, half)
+        with open(reader, "rb", closefd=True) as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+    except BaseException:
+        _end_child(pid)
+        raise
+    if os.waitstatus_to_exitcode(status) == 0 and payload:
+        part.merge(_Part.load(payload, len(task.keywords), task.limit))
+    else:
+        part.merge(task.run(half, count))
+    return part
+
+
+def _end_child(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (OSError, ChildProcessError):
+        pass
 
 
 def _read_to_end(fd: int) -> bytes:

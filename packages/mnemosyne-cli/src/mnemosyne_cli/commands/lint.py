@@ -1,0 +1,87 @@
+"""``mnemosyne wiki lint``: show what find cannot see, and the pages it sees only in part."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from mnemosyne_cli.commands.find import add_vault_arguments
+from mnemosyne_cli.help import epilog
+from mnemosyne_cli.output import printable
+from mnemosyne_contract import ExitCode
+
+if TYPE_CHECKING:
+    from mnemosyne_cli.output import Console
+
+#: Between the fields of a plain output line. Paths and messages go through printable(),
+#: which escapes a tab as \x09, so a line always splits into exactly three fields.
+SEPARATOR = "\t"
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "lint",
+        help="list the files find never searches and the pages it searches degraded",
+        description="Check the vault with find's own scan rules. Report .md files find never "
+        "searches (nested, in unscanned dirs or at the vault root, .MD-style suffix, hidden, "
+        "behind an escaping or broken symlink) and searched pages that are degraded (no, "
+        "unclosed or invalid frontmatter; missing title or updated date; bytes that are not "
+        "UTF-8; a duplicate title; an unknown constellation). One finding per line, sorted by "
+        "path then code: <path><TAB><code><TAB><message>. Hidden dirs (.git, .obsidian, ...) "
+        "are not walked.",
+        epilog=epilog(
+            [
+                "mnemosyne wiki lint --vault ~/aion",
+                "mnemosyne wiki lint --json",
+                "mnemosyne wiki lint --dir wiki | cut -f2 | sort | uniq -c",
+            ],
+            [
+                (ExitCode.OK, "the vault is clean: no findings, stdout empty ([] with --json)"),
+                (ExitCode.NO_MATCH, "there are findings; they are on stdout"),
+                (
+                    ExitCode.VAULT_ERROR,
+                    "vault unset, missing, not a directory, without scanned dirs, or a bad config file",
+                ),
+                (ExitCode.USAGE, "usage error (unknown flag or argument, a flag without its value)"),
+                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+            ],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON array of {path, code, message}")
+    add_vault_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    from mnemosyne_core import VaultError
+    from mnemosyne_core.lint import lint
+
+    try:
+        findings = lint(args.vault, dirs=args.dir)
+    except VaultError as error:
+        console.error(str(error))
+        return ExitCode.VAULT_ERROR
+    if args.json:
+        import json
+
+        records = [finding.to_dict() for finding in findings]
+        text = json.dumps(records, ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # undecodable bytes in a file name: keep them as \udcXX
+            text = json.dumps(records)
+        console.out(text)
+    else:
+        for finding in findings:
+            console.out(SEPARATOR.join((printable(finding.path), finding.code, printable(finding.message))))
+    if not findings:
+        console.err("no findings: every .md file is searched and every page is well-formed")
+        return ExitCode.OK
+    paths = len({finding.path for finding in findings})
+    console.err(f"{_count(len(findings), 'finding')} in {_count(paths, 'path')}")
+    return ExitCode.NO_MATCH
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -1,0 +1,375 @@
+"""``wiki lint``: what find cannot see, and the pages it sees only in part.
+
+Two kinds of finding, each a path relative to the vault ('/'-separated), a stable reason
+code and a short human reason:
+
+* pages find searches, but degraded: their frontmatter, title, ``updated``, encoding,
+  title uniqueness or constellation is off. These come from ``vault.scan`` (the very list
+  find searches) read through ``frontmatter``, so lint and find cannot disagree.
+* files find never searches: ``.md`` files nested below a scanned dir, in dirs that are
+  not scanned or at the vault root, with a ``.MD``-style suffix, hidden, or behind a
+  symlink that leaves the vault or is broken.
+
+The walk for the second kind never follows a symlinked dir (except a scanned dir that
+``scan`` itself follows, walked under its scanned name) and skips hidden dirs (``.git``,
+``.obsidian``, ``.mnemosyne``, ...) and the configured memory dir entirely: they hold
+tool state, not notes. Hidden *files* are reported.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from mnemosyne_core.config import CONSTELLATIONS
+from mnemosyne_core.fold import fold
+from mnemosyne_core.frontmatter import (
+    STATUS_ABSENT,
+    STATUS_NOT_MAPPING,
+    STATUS_OK,
+    STATUS_UNCLOSED,
+    collapse_whitespace,
+    loads_bytes,
+)
+from mnemosyne_core.recall import resolve_memory_dir, updated_date
+from mnemosyne_core.vault import PAGE_SUFFIX, is_inside, is_page_name, read_page_bytes, resolve_vault, scan
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from mnemosyne_core.vault import PageRef, Scan
+
+# --- reason codes: stable, agents branch on them -------------------------------------------
+# Pages find searches, but degraded.
+NO_FRONTMATTER = "no-frontmatter"
+UNCLOSED_FRONTMATTER = "unclosed-frontmatter"
+INVALID_FRONTMATTER = "invalid-frontmatter"
+FRONTMATTER_NOT_MAPPING = "frontmatter-not-mapping"
+MISSING_TITLE = "missing-title"
+MISSING_UPDATED = "missing-updated"
+INVALID_UPDATED = "invalid-updated"
+NOT_UTF8 = "not-utf8"
+DUPLICATE_TITLE = "duplicate-title"
+UNKNOWN_CONSTELLATION = "unknown-constellation"
+# Files find never searches.
+NESTED_FILE = "nested-file"
+UNSCANNED_DIR = "unscanned-dir"
+VAULT_ROOT_FILE = "vault-root-file"
+SUFFIX_CASE = "suffix-case"
+HIDDEN_FILE = "hidden-file"
+SYMLINK_ESCAPES = "symlink-escapes"
+BROKEN_SYMLINK = "broken-symlink"
+NOT_REGULAR_FILE = "not-regular-file"
+UNREADABLE = "unreadable"
+SKIPPED_BY_FIND = "skipped-by-find"
+
+#: Every reason code and what it means, in the order the docs list them. The contract's
+#: lint.schema.json enumerates exactly these (a test holds them equal).
+REASON_CODES: dict[str, str] = {
+    NO_FRONTMATTER: "searched, but the page has no frontmatter: find shows the file name stem as its title",
+    UNCLOSED_FRONTMATTER: "searched, but the opening --- line has no closing --- line: the frontmatter is ignored",
+    INVALID_FRONTMATTER: "searched, but the frontmatter is not valid YAML: it is ignored",
+    FRONTMATTER_NOT_MAPPING: "searched, but the frontmatter is YAML that is not a key: value mapping: it is ignored",
+    MISSING_TITLE: "searched, but the title is missing, blank or not a string: find shows the file name stem",
+    MISSING_UPDATED: "searched, but there is no updated date: recall ranks the page last",
+    INVALID_UPDATED: "searched, but updated is not a YYYY-MM-DD date (a time may follow): recall ranks the page last",
+    NOT_UTF8: "searched, but some bytes are not UTF-8: find reads them as U+FFFD",
+    DUPLICATE_TITLE: "searched, but another page has the same title (compared case- and space-insensitively)",
+    UNKNOWN_CONSTELLATION: "searched, but constellation is not one of the known constellations",
+    NESTED_FILE: "never searched: a .md file in a sub-dir of a scanned dir (find reads only direct children)",
+    UNSCANNED_DIR: "never searched: a .md file in a top-level dir that is not scanned",
+    VAULT_ROOT_FILE: "never searched: a .md file at the vault root (find reads only the scanned dirs)",
+    SUFFIX_CASE: "never searched: the name ends in .MD or another case of .md; find reads only .md",
+    HIDDEN_FILE: "never searched: the name starts with '.'",
+    SYMLINK_ESCAPES: "never searched: a symlink whose target is outside the vault",
+    BROKEN_SYMLINK: "never searched: a symlink whose target does not exist",
+    NOT_REGULAR_FILE: "never searched: a page name on something that is not a regular file (a FIFO, a link to a dir)",
+    UNREADABLE: "not searched: the page or dir could not be read (permissions, or it vanished)",
+    SKIPPED_BY_FIND: "not searched: find skipped it with a warning lint has no code for; the message quotes it",
+}
+
+# vault.scan's warnings, "<rel path>: <reason>"; a test holds every kind it emits to a code.
+_SCAN_WARNINGS = (
+    (re.compile(r"(.+?)/?: broken symlink; skipped", re.DOTALL), BROKEN_SYMLINK),
+    (re.compile(r"(.+?)/?: symlink leaves the vault; skipped", re.DOTALL), SYMLINK_ESCAPES),
+    (re.compile(r"(.+?)/: cannot list \((.*)\); its pages were not searched", re.DOTALL), UNREADABLE),
+)
+
+
+class Finding:
+    """One thing lint reports about one path."""
+
+    __slots__ = ("code", "message", "path")
+
+    def __init__(self, path: str, code: str, message: str):
+        self.path = path
+        self.code = code
+        self.message = message
+
+    def to_dict(self) -> dict[str, str]:
+        """The finding as lint --json reports it."""
+        return {"path": self.path, "code": self.code, "message": self.message}
+
+    def sort_key(self) -> tuple[str, str, str]:
+        return (self.path, self.code, self.message)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Finding):
+            return NotImplemented
+        return self.sort_key() == other.sort_key()
+
+    def __hash__(self) -> int:
+        return hash(self.sort_key())
+
+    def __repr__(self) -> str:
+        return f"Finding({self.path!r}, {self.code!r}, {self.message!r})"
+
+
+def lint(vault: str | os.PathLike[str] | None, *, dirs: Sequence[str] | None = None) -> list[Finding]:
+    """Every finding for ``vault`` (None: AION_VAULT), sorted by path, then code.
+
+    ``dirs`` overrides the scanned dirs (--dir), exactly as for find. Raises VaultError
+    when find would (no vault, none of the scanned dirs, a bad config file).
+    """
+    vault_real = resolve_vault(vault)
+    pages = scan(vault_real, dirs)
+    findings: set[Finding] = set(_scan_warning_findings(pages.warnings))
+    titled: list[tuple[PageRef, str]] = []
+    for page in pages.pages:
+        try:
+            data = read_page_bytes(page)
+        except OSError as error:
+            reason = "it vanished" if isinstance(error, FileNotFoundError) else error.strerror
+            findings.add(Finding(page.rel_path, UNREADABLE, f"cannot read the page ({reason}); find skips it"))
+            continue
+        title, page_findings = check_page(page.rel_path, data)
+        findings.update(page_findings)
+        if title is not None:
+            titled.append((page, title))
+    findings.update(_duplicate_titles(titled))
+    findings.update(_unsearched_files(pages, _memory_dir(vault_real)))
+    return sorted(findings, key=Finding.sort_key)
+
+
+def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
+    """The findings for one searched page given its bytes, and its usable frontmatter
+    title (whitespace collapsed; None when it has none)."""
+    findings: list[Finding] = []
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        findings.append(
+            Finding(path, NOT_UTF8, f"byte {error.start} is not valid UTF-8; find reads such bytes as U+FFFD")
+        )
+    parsed = loads_bytes(data)
+    if parsed.status != STATUS_OK or parsed.metadata is None:
+        findings.append(_frontmatter_finding(path, parsed.status))
+        return None, findings
+    metadata = parsed.metadata
+    title = _usable_title(metadata)
+    if title is None:
+        findings.append(Finding(path, MISSING_TITLE, _title_problem(metadata) + "; find shows the file name stem"))
+    if "updated" not in metadata or metadata["updated"] is None:
+        findings.append(Finding(path, MISSING_UPDATED, "no updated date; recall ranks the page last"))
+    elif updated_date(metadata["updated"]) is None:
+        findings.append(
+            Finding(
+                path,
+                INVALID_UPDATED,
+                f"updated {_shown(metadata['updated'])} is not a YYYY-MM-DD date; recall ranks the page last",
+            )
+        )
+    if "constellation" in metadata:
+        constellation = metadata["constellation"]
+        if not isinstance(constellation, str) or constellation not in CONSTELLATIONS:
+            findings.append(
+                Finding(
+                    path,
+                    UNKNOWN_CONSTELLATION,
+                    f"constellation {_shown(constellation)} is not one of {', '.join(CONSTELLATIONS)}",
+                )
+            )
+    return title, findings
+
+
+def _frontmatter_finding(path: str, status: str) -> Finding:
+    if status == STATUS_ABSENT:
+        return Finding(path, NO_FRONTMATTER, "no frontmatter (first line is not ---); find shows the file name stem")
+    if status == STATUS_UNCLOSED:
+        return Finding(path, UNCLOSED_FRONTMATTER, "frontmatter opened by --- is never closed; it is ignored")
+    if status == STATUS_NOT_MAPPING:
+        return Finding(path, FRONTMATTER_NOT_MAPPING, "frontmatter is not a key: value mapping; it is ignored")
+    # STATUS_INVALID, and any status a later frontmatter module may add: unusable either way.
+    return Finding(path, INVALID_FRONTMATTER, "frontmatter is not valid YAML; it is ignored")
+
+
+def _usable_title(metadata: Mapping[Any, Any]) -> str | None:
+    # The rule of frontmatter.title_of, minus its fallback to the stem.
+    title = metadata.get("title")
+    if isinstance(title, str):
+        return collapse_whitespace(title) or None
+    return None
+
+
+def _title_problem(metadata: Mapping[Any, Any]) -> str:
+    if "title" not in metadata or metadata["title"] is None:
+        return "no title"
+    title = metadata["title"]
+    if isinstance(title, str):
+        return "the title is blank"
+    return f"the title is a {_type_name(title)}, not a string"
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "mapping", list: "list", bool: "boolean", int: "number", float: "number"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _shown(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _duplicate_titles(titled: Iterable[tuple[PageRef, str]]) -> list[Finding]:
+    by_title: dict[str, list[tuple[PageRef, str]]] = {}
+    for page, title in titled:
+        by_title.setdefault(fold(title), []).append((page, title))
+    findings = []
+    for group in by_title.values():
+        if len(group) < 2:
+            continue
+        paths = sorted(page.rel_path for page, _ in group)
+        for page, title in group:
+            others = ", ".join(path for path in paths if path != page.rel_path)
+            findings.append(Finding(page.rel_path, DUPLICATE_TITLE, f"title {title!r} is also the title of {others}"))
+    return findings
+
+
+def _scan_warning_findings(warnings: Iterable[str]) -> list[Finding]:
+    findings = []
+    for warning in warnings:
+        for pattern, code in _SCAN_WARNINGS:
+            match = pattern.fullmatch(warning)
+            if match is None:
+                continue
+            path = match.group(1)
+            is_dir = warning.startswith(path + "/:")
+            if code == UNREADABLE:
+                message = f"cannot list this scanned dir ({match.group(2)}); its pages were not searched"
+            elif code == BROKEN_SYMLINK:
+                message = "broken symlink; find skips it"
+            else:
+                what = "this scanned dir is a symlink that" if is_dir else "symlink"
+                message = f"{what} leaves the vault; find skips it"
+            findings.append(Finding(path, code, message))
+            break
+        else:
+            # A kind of warning newer than this module: still reported, never a crash.
+            path = warning.split(": ", 1)[0].rstrip("/") or "."
+            findings.append(Finding(path, SKIPPED_BY_FIND, f"find skipped it: {warning}"))
+    return findings
+
+
+def _memory_dir(vault_real: str) -> str | None:
+    """Recall's memory dir (MNEMOSYNE_MEMORY_DIR, else the vault config's memory_dir),
+    resolved, when it lies inside the vault: logs, not notes, so the walk skips it."""
+    memory_dir = resolve_memory_dir(None, vault_real)
+    if not memory_dir:
+        return None
+    real = os.path.realpath(memory_dir)
+    return real if is_inside(real, vault_real) else None
+
+
+def _is_md_like(name: str) -> bool:
+    return name.lower().endswith(PAGE_SUFFIX)
+
+
+def _unsearched_files(pages: Scan, memory_dir: str | None) -> list[Finding]:
+    """Walk the whole vault (no symlinked dirs, no hidden dirs) for ``.md``-like files find
+    does not search."""
+    vault = pages.vault
+    listed = {page.rel_path for page in pages.pages}
+    walker = _Walker(vault, listed, memory_dir)
+    scanned: list[tuple[str, str]] = []
+    for dir_name in pages.dirs:
+        path = os.path.join(vault, dir_name)
+        if os.path.islink(path):
+            path = os.path.realpath(path)
+            # scan follows a scanned dir's symlink only when it stays inside the vault.
+            if not is_inside(path, vault):
+                continue
+        if os.path.isdir(path):
+            scanned.append((dir_name, path))
+    walker.skip_real = {os.path.realpath(path) for _, path in scanned}
+    for dir_name, path in scanned:
+        walker.walk(path, dir_name, depth=1, scanned=True)
+    walker.walk(vault, "", depth=0, scanned=False, skip_names=set(pages.dirs))
+    return walker.findings
+
+
+class _Walker:
+    __slots__ = ("findings", "listed", "memory_dir", "skip_real", "vault")
+
+    def __init__(self, vault: str, listed: set[str], memory_dir: str | None):
+        self.vault = vault
+        self.listed = listed
+        self.memory_dir = memory_dir
+        #: Real paths of the scanned dirs: walked under their scanned names already.
+        self.skip_real: set[str] = set()
+        self.findings: list[Finding] = []
+
+    def walk(self, path: str, rel: str, *, depth: int, scanned: bool, skip_names: set[str] | None = None) -> None:
+        try:
+            with os.scandir(path) as iterator:
+                entries = sorted(iterator, key=lambda entry: entry.name)
+        except OSError as error:
+            if not scanned or depth > 1:  # scan reports a scanned dir it cannot list
+                self.findings.append(
+                    Finding(rel or ".", UNREADABLE, f"cannot list this dir ({error.strerror}); lint could not check it")
+                )
+            return
+        for entry in entries:
+            name = entry.name
+            child_rel = f"{rel}/{name}" if rel else name
+            if entry.is_dir(follow_symlinks=False):
+                if name.startswith(".") or (skip_names and name in skip_names):
+                    continue
+                real = os.path.realpath(entry.path)
+                if real in self.skip_real or real == self.memory_dir:
+                    continue
+                self.walk(entry.path, child_rel, depth=depth + 1, scanned=scanned)
+            elif _is_md_like(name):
+                if depth == 0 and skip_names and name in skip_names:
+                    continue  # a scanned dir that is a symlink or a file: scan's to judge
+                self.findings.extend(self._file_findings(entry, child_rel, depth, scanned))
+
+    def _file_findings(self, entry: os.DirEntry[str], rel: str, depth: int, scanned: bool) -> list[Finding]:
+        name = entry.name
+        findings = []
+        if depth == 0:
+            findings.append(Finding(rel, VAULT_ROOT_FILE, "at the vault root; find reads only the scanned dirs"))
+        elif not scanned:
+            top = rel.split("/", 1)[0]
+            findings.append(
+                Finding(rel, UNSCANNED_DIR, f"in {top}/, which is not scanned; pass --dir {top} or move it")
+            )
+        elif depth > 1:
+            top = rel.split("/", 1)[0]
+            findings.append(Finding(rel, NESTED_FILE, f"in a sub-dir; find reads only files directly in {top}/"))
+        if name.startswith("."):
+            findings.append(Finding(rel, HIDDEN_FILE, "hidden (name starts with '.'); find skips it"))
+        if not name.endswith(PAGE_SUFFIX):
+            suffix = name[-len(PAGE_SUFFIX) :]
+            findings.append(Finding(rel, SUFFIX_CASE, f"ends in {suffix!r}; find reads only names ending in '.md'"))
+        if findings or rel in self.listed or not is_page_name(name):
+            return findings
+        # A page name directly in a scanned dir that scan did not list: a broken or escaping
+        # symlink (scan warned; that finding comes from its warning) or not a regular file.
+        if entry.is_symlink():
+            real = os.path.realpath(entry.path)
+            if not os.path.exists(real) or not is_inside(real, self.vault):
+                return findings
+            return [Finding(rel, NOT_REGULAR_FILE, "a symlink to something that is not a file; find skips it")]
+        return [Finding(rel, NOT_REGULAR_FILE, "not a regular file; find skips it")]

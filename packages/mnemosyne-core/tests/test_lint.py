@@ -1,0 +1,507 @@
+"""lint (issue 8): one test per reason code on pyfakefs vaults, a clean vault, and the
+rules the findings share (same scan as find, ordering, hidden dirs, the memory dir)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pytest
+from pyfakefs.fake_filesystem import FakeFilesystem
+from pyfakefs.helpers import reset_ids, set_uid
+from vault_pages import VAULT, MakeVault, page
+
+from mnemosyne_contract import load_schema
+from mnemosyne_core import VaultError, frontmatter, search
+from mnemosyne_core import lint as lint_module
+from mnemosyne_core import recall as recall_module
+from mnemosyne_core.lint import REASON_CODES, Finding, lint
+from mnemosyne_core.vault import Scan
+
+UPDATED = "2026-03-01"
+#: A dir that cannot be listed (no read bit). Not 0o000: pyfakefs then fails even to stat it.
+WRITE_ONLY_DIR = 0o300
+
+
+def good(title: str, **fields: str) -> str:
+    """A page lint has nothing to say about."""
+    return page(title, updated=UPDATED, **fields)
+
+
+def findings(vault: str, dirs: list[str] | None = None) -> list[tuple[str, str]]:
+    return [(finding.path, finding.code) for finding in lint(vault, dirs=dirs)]
+
+
+def messages(vault: str) -> dict[tuple[str, str], str]:
+    return {(finding.path, finding.code): finding.message for finding in lint(vault)}
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AION_VAULT", raising=False)
+    monkeypatch.delenv("MNEMOSYNE_MEMORY_DIR", raising=False)
+
+
+@pytest.fixture
+def as_non_root() -> Iterator[None]:
+    """pyfakefs enforces permissions only for a non-root user."""
+    set_uid(1000)
+    yield
+    reset_ids()
+
+
+# --- a clean vault ----------------------------------------------------------------------
+
+
+def test_clean_vault_has_no_findings(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/a.md": good("Alpha", constellation="atlas"),
+            "hermes/b.md": good("Beta"),
+            "analyses/c.md": page("Gamma", updated="'2026-02-28'"),
+            "analyses/d.md": page("Delta", updated="2026-02-28T10:30:00"),
+            "atlas/notes.txt": "not markdown, not lint's business",
+            ".mnemosyne.toml": "",
+            ".git/HEAD.md": "hidden dirs are tool state",
+        }
+    )
+    assert findings(vault) == []
+
+
+# --- pages find searches, but degraded ------------------------------------------------------
+
+
+def test_no_frontmatter(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/plain.md": "# Plain\n\ntext\n", "atlas/ok.md": good("Ok")})
+    assert findings(vault) == [("atlas/plain.md", "no-frontmatter")]
+
+
+def test_unclosed_frontmatter(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/open.md": "---\ntitle: Open\nupdated: 2026-03-01\n\nbody\n"})
+    assert findings(vault) == [("atlas/open.md", "unclosed-frontmatter")]
+
+
+def test_invalid_yaml(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/bad.md": "---\ntitle: [unclosed\nupdated: 2026-03-01\n---\nbody\n"})
+    assert findings(vault) == [("atlas/bad.md", "invalid-frontmatter")]
+
+
+def test_frontmatter_that_is_not_a_mapping(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/list.md": "---\n- one\n- two\n---\nbody\n", "atlas/empty.md": "---\n---\nbody\n"})
+    assert findings(vault) == [
+        ("atlas/empty.md", "frontmatter-not-mapping"),
+        ("atlas/list.md", "frontmatter-not-mapping"),
+    ]
+
+
+def test_unusable_frontmatter_is_one_finding_not_a_cascade(make_vault: MakeVault) -> None:
+    # No title and no updated follow from no frontmatter; repeating them adds nothing.
+    vault = make_vault({"atlas/plain.md": "no frontmatter at all\n"})
+    assert [code for _, code in findings(vault)] == ["no-frontmatter"]
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "message"),
+    [
+        (f"updated: {UPDATED}", "no title; find shows the file name stem"),
+        (f"title:\nupdated: {UPDATED}", "no title; find shows the file name stem"),
+        (f"title: '  '\nupdated: {UPDATED}", "the title is blank; find shows the file name stem"),
+        (f"title: [a, b]\nupdated: {UPDATED}", "the title is a list, not a string; find shows the file name stem"),
+        (f"title: 2024\nupdated: {UPDATED}", "the title is a number, not a string; find shows the file name stem"),
+        (f"title: {{a: 1}}\nupdated: {UPDATED}", "the title is a mapping, not a string; find shows the file name stem"),
+    ],
+)
+def test_missing_title(make_vault: MakeVault, frontmatter: str, message: str) -> None:
+    vault = make_vault({"atlas/untitled.md": f"---\n{frontmatter}\n---\nbody\n"})
+    assert findings(vault) == [("atlas/untitled.md", "missing-title")]
+    assert messages(vault) == {("atlas/untitled.md", "missing-title"): message}
+    # The finding is true: find really shows the stem.
+    assert [match.title for match in search(vault, ["untitled"]).matches] == ["untitled"]
+
+
+@pytest.mark.parametrize("frontmatter", ["title: T", "title: T\nupdated:", "title: T\nupdated: null"])
+def test_missing_updated(make_vault: MakeVault, frontmatter: str) -> None:
+    vault = make_vault({"atlas/t.md": f"---\n{frontmatter}\n---\n"})
+    assert findings(vault) == [("atlas/t.md", "missing-updated")]
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("March 2026", "'March 2026'"),
+        ("'2026-13-45'", "'2026-13-45'"),
+        ("'2026-3-1'", "'2026-3-1'"),
+        ("'20260301'", "'20260301'"),
+        ("20260301", "20260301"),
+        ("[2026-03-01]", "[datetime.date(2026, 3, 1)]"),
+    ],
+)
+def test_invalid_updated(make_vault: MakeVault, value: str, shown: str) -> None:
+    vault = make_vault({"atlas/t.md": page("T", updated=value)})
+    assert findings(vault) == [("atlas/t.md", "invalid-updated")]
+    assert messages(vault)[("atlas/t.md", "invalid-updated")] == (
+        f"updated {shown} is not a YYYY-MM-DD date; recall ranks the page last"
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["2026-03-01", "'2026-03-01 10:30'", "'2026-02-30'", "' 2026-03-01 '", "'2026-03-01T25:00'", "2026", "'soon'"],
+)
+def test_lint_flags_updated_exactly_when_recall_ranks_it_last(make_vault: MakeVault, value: str) -> None:
+    vault = make_vault({"atlas/t.md": page("T", updated=value)})
+    metadata = frontmatter.loads(page("T", updated=value)).metadata
+    assert metadata is not None
+    recall_ranks_last = recall_module.updated_date(metadata["updated"]) is None
+    assert findings(vault) == ([("atlas/t.md", "invalid-updated")] if recall_ranks_last else [])
+
+
+@pytest.mark.parametrize("value", ["2026-03-01", "'2026-03-01'", "2026-03-01T10:30:00", "'2026-03-01 10:30'"])
+def test_valid_updated_is_not_a_finding(make_vault: MakeVault, value: str) -> None:
+    vault = make_vault({"atlas/t.md": page("T", updated=value)})
+    assert findings(vault) == []
+
+
+def test_not_utf8(make_vault: MakeVault) -> None:
+    data = good("Latin").encode() + b"caf\xe9\n"
+    vault = make_vault({"atlas/latin1.md": data})
+    assert findings(vault) == [("atlas/latin1.md", "not-utf8")]
+    offset = data.index(b"\xe9")
+    assert messages(vault)[("atlas/latin1.md", "not-utf8")] == (
+        f"byte {offset} is not valid UTF-8; find reads such bytes as U+FFFD"
+    )
+
+
+def test_not_utf8_is_reported_beside_a_frontmatter_finding(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/x.md": b"\xff\xfe# no frontmatter\n"})
+    assert findings(vault) == [("atlas/x.md", "no-frontmatter"), ("atlas/x.md", "not-utf8")]
+
+
+def test_bom_and_crlf_are_not_findings(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/bom.md": b"\xef\xbb\xbf" + good("Bom").replace("\n", "\r\n").encode()})
+    assert findings(vault) == []
+
+
+def test_duplicate_title(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/one.md": good("Kestrel Design"),
+            "hermes/two.md": good("'kestrel   DESIGN'"),
+            "metis/three.md": good("KESTREL DESIGN"),
+            "metis/other.md": good("Kestrel Design Notes"),
+            "metis/kestrel design.md": page(None, updated=UPDATED),  # a stem is not a title
+        }
+    )
+    assert findings(vault) == [
+        ("atlas/one.md", "duplicate-title"),
+        ("hermes/two.md", "duplicate-title"),
+        ("metis/kestrel design.md", "missing-title"),
+        ("metis/three.md", "duplicate-title"),
+    ]
+    assert messages(vault)[("hermes/two.md", "duplicate-title")] == (
+        "title 'kestrel DESIGN' is also the title of atlas/one.md, metis/three.md"
+    )
+
+
+def test_duplicate_title_folds_unicode(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": good("Straße"), "atlas/b.md": good("STRASSE")})
+    assert findings(vault) == [("atlas/a.md", "duplicate-title"), ("atlas/b.md", "duplicate-title")]
+
+
+def test_unknown_constellation(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/zeus.md": good("Zeus", constellation="zeus"),
+            "atlas/upper.md": good("Upper", constellation="Atlas"),
+            "atlas/list.md": good("List", constellation="[atlas]"),
+            "atlas/known.md": good("Known", constellation="hermes"),
+            "atlas/none.md": good("None"),
+        }
+    )
+    assert findings(vault) == [
+        ("atlas/list.md", "unknown-constellation"),
+        ("atlas/upper.md", "unknown-constellation"),
+        ("atlas/zeus.md", "unknown-constellation"),
+    ]
+    assert messages(vault)[("atlas/zeus.md", "unknown-constellation")] == (
+        "constellation 'zeus' is not one of atlas, hades, mnemosyne, proteus, metis, apollo, hermes, hephaistos, athena"
+    )
+
+
+def test_unreadable_page(fs: FakeFilesystem, as_non_root: None) -> None:
+    fs.create_file(f"{VAULT}/atlas/ok.md", contents=good("Ok"))
+    fs.create_file(f"{VAULT}/atlas/locked.md", contents=good("Locked"), st_mode=0o100000)
+    assert findings(VAULT) == [("atlas/locked.md", "unreadable")]
+    assert messages(VAULT)[("atlas/locked.md", "unreadable")] == (
+        "cannot read the page (Permission denied); find skips it"
+    )
+
+
+def test_unlistable_scanned_dir_is_reported_once(fs: FakeFilesystem, as_non_root: None) -> None:
+    fs.create_file(f"{VAULT}/atlas/ok.md", contents=good("Ok"))
+    fs.create_file(f"{VAULT}/hermes/hidden-from-us.md", contents=good("H"))
+    fs.chmod(f"{VAULT}/hermes", WRITE_ONLY_DIR)
+    assert findings(VAULT) == [("hermes", "unreadable")]
+    assert messages(VAULT)[("hermes", "unreadable")] == (
+        "cannot list this scanned dir (Permission denied); its pages were not searched"
+    )
+
+
+def test_unlistable_unscanned_dir(fs: FakeFilesystem, as_non_root: None) -> None:
+    fs.create_file(f"{VAULT}/atlas/ok.md", contents=good("Ok"))
+    fs.create_file(f"{VAULT}/notes/deep/x.md", contents=good("X"))
+    fs.chmod(f"{VAULT}/notes/deep", WRITE_ONLY_DIR)
+    assert findings(VAULT) == [("notes/deep", "unreadable")]
+
+
+# --- files find never searches ------------------------------------------------------------
+
+
+def test_nested_file(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/top.md": good("Top"),
+            "atlas/sub/child.md": good("Child"),
+            "atlas/sub/deeper/grandchild.md": good("Grandchild"),
+            "atlas/x.md/inside.md": good("Inside a dir named x.md"),
+            "atlas/sub/readme.txt": "not markdown",
+        }
+    )
+    assert findings(vault) == [
+        ("atlas/sub/child.md", "nested-file"),
+        ("atlas/sub/deeper/grandchild.md", "nested-file"),
+        ("atlas/x.md/inside.md", "nested-file"),
+    ]
+    assert messages(vault)[("atlas/sub/child.md", "nested-file")] == (
+        "in a sub-dir; find reads only files directly in atlas/"
+    )
+    # The point of the finding: find really cannot see it.
+    assert search(vault, ["child"]).total == 0
+
+
+def test_unscanned_dir(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": good("A"), "notes/idea.md": good("Idea"), "notes/deep/more.md": good("More")})
+    assert findings(vault) == [("notes/deep/more.md", "unscanned-dir"), ("notes/idea.md", "unscanned-dir")]
+    assert messages(vault)[("notes/idea.md", "unscanned-dir")] == (
+        "in notes/, which is not scanned; pass --dir notes or move it"
+    )
+
+
+def test_dir_override_changes_what_is_scanned(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": good("A"), "notes/idea.md": good("Idea")})
+    assert findings(vault, dirs=["notes"]) == [("atlas/a.md", "unscanned-dir")]
+
+
+def test_vault_config_dirs_are_the_scanned_dirs(make_vault: MakeVault) -> None:
+    vault = make_vault({".mnemosyne.toml": 'dirs = ["wiki"]\n', "wiki/a.md": good("A"), "atlas/b.md": good("B")})
+    assert findings(vault) == [("atlas/b.md", "unscanned-dir")]
+
+
+def test_vault_root_file(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": good("A"), "README.md": "# Readme\n", "notes.txt": "ignored"})
+    assert findings(vault) == [("README.md", "vault-root-file")]
+
+
+def test_suffix_case(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/UPPER.MD": good("Upper"), "atlas/mixed.Md": good("Mixed"), "atlas/a.md": good("A")})
+    assert findings(vault) == [("atlas/UPPER.MD", "suffix-case"), ("atlas/mixed.Md", "suffix-case")]
+    assert messages(vault)[("atlas/UPPER.MD", "suffix-case")] == "ends in '.MD'; find reads only names ending in '.md'"
+    assert search(vault, ["upper"]).total == 0
+
+
+def test_hidden_file(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/.draft.md": good("Draft"), "atlas/a.md": good("A")})
+    assert findings(vault) == [("atlas/.draft.md", "hidden-file")]
+    assert search(vault, ["draft"]).total == 0
+
+
+def test_every_reason_a_file_has_is_reported_in_code_order(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": good("A"), ".Secret.MD": "x", "notes/sub/.x.mD": "x"})
+    assert findings(vault) == [
+        (".Secret.MD", "hidden-file"),
+        (".Secret.MD", "suffix-case"),
+        (".Secret.MD", "vault-root-file"),
+        ("notes/sub/.x.mD", "hidden-file"),
+        ("notes/sub/.x.mD", "suffix-case"),
+        ("notes/sub/.x.mD", "unscanned-dir"),
+    ]
+
+
+def test_hidden_dirs_and_the_memory_dir_are_not_walked(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            ".mnemosyne.toml": 'memory_dir = "memory"\n',
+            "atlas/a.md": good("A"),
+            ".git/x.md": "x",
+            ".obsidian/workspace.md": "x",
+            "atlas/.drafts/wip.md": "x",
+            "memory/2026-03-01/log.md": "## 10:00\n",
+            "memories/log.md": "not the memory dir",
+        }
+    )
+    assert findings(vault) == [("memories/log.md", "unscanned-dir")]
+
+
+def test_memory_dir_from_the_environment_is_not_walked(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = make_vault({"atlas/a.md": good("A"), "logs/2026-03-01/log.md": "## 10:00\n"})
+    assert findings(vault) == [("logs/2026-03-01/log.md", "unscanned-dir")]
+    monkeypatch.setenv("MNEMOSYNE_MEMORY_DIR", f"{VAULT}/logs")
+    assert findings(vault) == []
+
+
+def test_symlink_that_escapes_the_vault(fs: FakeFilesystem) -> None:
+    fs.create_file("/outside/secret.md", contents=good("Secret"))
+    fs.create_file(f"{VAULT}/atlas/a.md", contents=good("A"))
+    fs.create_symlink(f"{VAULT}/atlas/leak.md", "/outside/secret.md")
+    assert findings(VAULT) == [("atlas/leak.md", "symlink-escapes")]
+    assert messages(VAULT)[("atlas/leak.md", "symlink-escapes")] == "symlink leaves the vault; find skips it"
+
+
+def test_scanned_dir_symlink_that_escapes_the_vault(fs: FakeFilesystem) -> None:
+    fs.create_file("/outside/hermes/x.md", contents=good("X"))
+    fs.create_file(f"{VAULT}/atlas/a.md", contents=good("A"))
+    fs.create_symlink(f"{VAULT}/hermes", "/outside/hermes")
+    assert findings(VAULT) == [("hermes", "symlink-escapes")]
+    assert messages(VAULT)[("hermes", "symlink-escapes")] == (
+        "this scanned dir is a symlink that leaves the vault; find skips it"
+    )
+
+
+def test_broken_symlink(fs: FakeFilesystem) -> None:
+    fs.create_file(f"{VAULT}/atlas/a.md", contents=good("A"))
+    fs.create_symlink(f"{VAULT}/atlas/gone.md", f"{VAULT}/atlas/deleted.md")
+    assert findings(VAULT) == [("atlas/gone.md", "broken-symlink")]
+
+
+def test_symlink_inside_the_vault_is_a_page(fs: FakeFilesystem) -> None:
+    fs.create_file(f"{VAULT}/atlas/a.md", contents=good("A"))
+    fs.create_symlink(f"{VAULT}/hermes/alias.md", f"{VAULT}/atlas/a.md")
+    # Same file twice under two paths: find lists both, so its title is on two pages.
+    assert findings(VAULT) == [("atlas/a.md", "duplicate-title"), ("hermes/alias.md", "duplicate-title")]
+
+
+def test_scanned_dir_symlinked_inside_the_vault_is_walked_under_its_scanned_name(fs: FakeFilesystem) -> None:
+    fs.create_file(f"{VAULT}/store/atlas/a.md", contents=good("A"))
+    fs.create_file(f"{VAULT}/store/atlas/sub/n.md", contents=good("N"))
+    fs.create_file(f"{VAULT}/store/loose.md", contents=good("Loose"))
+    fs.create_symlink(f"{VAULT}/atlas", f"{VAULT}/store/atlas")
+    assert findings(VAULT) == [("atlas/sub/n.md", "nested-file"), ("store/loose.md", "unscanned-dir")]
+
+
+def test_symlinked_dirs_are_not_followed(fs: FakeFilesystem) -> None:
+    fs.create_file(f"{VAULT}/atlas/a.md", contents=good("A"))
+    fs.create_file("/outside/many/x.md", contents="x")
+    fs.create_symlink(f"{VAULT}/atlas/linked", "/outside/many")
+    fs.create_symlink(f"{VAULT}/atlas/loop", f"{VAULT}/atlas")
+    assert findings(VAULT) == []
+
+
+def test_not_regular_file(fs: FakeFilesystem) -> None:
+    fs.create_file(f"{VAULT}/atlas/a.md", contents=good("A"))
+    fs.create_dir(f"{VAULT}/hermes/real-dir")
+    fs.create_symlink(f"{VAULT}/atlas/dir-link.md", f"{VAULT}/hermes/real-dir")
+    assert findings(VAULT) == [("atlas/dir-link.md", "not-regular-file")]
+
+
+def test_scan_warning_of_an_unknown_kind(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = make_vault({"atlas/a.md": good("A")})
+    from mnemosyne_core.vault import scan as real_scan
+
+    def scan_with_new_warning(vault: str, dirs: Sequence[str] | None = None) -> Scan:
+        result = real_scan(vault, dirs)
+        result.warnings.append("atlas/odd.md: some future reason; skipped")
+        return result
+
+    monkeypatch.setattr(lint_module, "scan", scan_with_new_warning)
+    assert findings(vault) == [("atlas/odd.md", "skipped-by-find")]
+    assert messages(vault) == {
+        ("atlas/odd.md", "skipped-by-find"): "find skipped it: atlas/odd.md: some future reason; skipped"
+    }
+
+
+# --- shared rules ---------------------------------------------------------------------------
+
+
+def test_lint_uses_finds_scan(make_vault: MakeVault) -> None:
+    """Every page find searches is checked, and nothing lint calls unsearched is found."""
+    vault = make_vault(
+        {
+            "atlas/a.md": good("Zebra A"),
+            "atlas/sub/b.md": good("Zebra B"),
+            "atlas/C.MD": good("Zebra C"),
+            "notes/d.md": good("Zebra D"),
+            "atlas/.e.md": good("Zebra E"),
+        }
+    )
+    found = {match.path for match in search(vault, ["zebra"], limit=0).matches}
+    unsearched = {path for path, _ in findings(vault)}
+    assert found == {"atlas/a.md"}
+    assert unsearched == {"atlas/sub/b.md", "atlas/C.MD", "notes/d.md", "atlas/.e.md"}
+
+
+def test_findings_are_sorted_by_path_then_code(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "metis/z.md": page("Z", updated="never", constellation="zeus"),
+            "atlas/b.md": page(None, updated="never"),
+            "atlas/a.md": "plain",
+        }
+    )
+    result = findings(vault)
+    assert result == [
+        ("atlas/a.md", "no-frontmatter"),
+        ("atlas/b.md", "invalid-updated"),
+        ("atlas/b.md", "missing-title"),
+        ("metis/z.md", "invalid-updated"),
+        ("metis/z.md", "unknown-constellation"),
+    ]
+    assert result == sorted(result)
+
+
+def test_vault_errors_are_finds(make_vault: MakeVault) -> None:
+    vault = make_vault({"notes/a.md": good("A")})
+    with pytest.raises(VaultError, match="has none of the scanned dirs"):
+        lint(vault)
+    with pytest.raises(VaultError, match="does not exist"):
+        lint("/no/such/vault")
+
+
+def test_finding_to_dict_matches_the_schema_fields() -> None:
+    finding = Finding("atlas/a.md", "no-frontmatter", "m")
+    properties = load_schema("lint")["items"]["properties"]
+    assert set(finding.to_dict()) == set(properties)
+    assert finding.to_dict() == {"path": "atlas/a.md", "code": "no-frontmatter", "message": "m"}
+
+
+def test_schema_enumerates_exactly_the_reason_codes() -> None:
+    assert load_schema("lint")["items"]["properties"]["code"]["enum"] == list(REASON_CODES)
+    assert all(code == code.lower() and " " not in code for code in REASON_CODES)
+    assert len(set(lint_module.REASON_CODES.values())) == len(REASON_CODES)
+
+
+#: The test that makes a real vault produce each reason code.
+TEST_OF_CODE = {
+    "no-frontmatter": test_no_frontmatter,
+    "unclosed-frontmatter": test_unclosed_frontmatter,
+    "invalid-frontmatter": test_invalid_yaml,
+    "frontmatter-not-mapping": test_frontmatter_that_is_not_a_mapping,
+    "missing-title": test_missing_title,
+    "missing-updated": test_missing_updated,
+    "invalid-updated": test_invalid_updated,
+    "not-utf8": test_not_utf8,
+    "duplicate-title": test_duplicate_title,
+    "unknown-constellation": test_unknown_constellation,
+    "nested-file": test_nested_file,
+    "unscanned-dir": test_unscanned_dir,
+    "vault-root-file": test_vault_root_file,
+    "suffix-case": test_suffix_case,
+    "hidden-file": test_hidden_file,
+    "symlink-escapes": test_symlink_that_escapes_the_vault,
+    "broken-symlink": test_broken_symlink,
+    "not-regular-file": test_not_regular_file,
+    "unreadable": test_unreadable_page,
+    "skipped-by-find": test_scan_warning_of_an_unknown_kind,
+}
+
+
+def test_every_reason_code_has_a_test() -> None:
+    assert list(TEST_OF_CODE) == list(REASON_CODES)
