@@ -1,0 +1,1 @@
+"""The release gate: the seed's eight acceptance criteria against the installed wheels."""
