@@ -57,6 +57,7 @@ def typecheck(session: nox.Session) -> None:
         session.run("mypy", *session.posargs)
         return
     session.run("mypy", *(f"{package}/src" for package in PACKAGES), "noxfile.py")
+    session.run("mypy", "bench", "fixtures/generate_vault.py")
     # One run per test dir: each has its own conftest.py, which mypy would see as one module.
     for test_dir in [*UNIT_TEST_DIRS, "acceptance"]:
         session.run("mypy", test_dir)
@@ -83,6 +84,19 @@ def build(session: nox.Session) -> None:
 
 INGEST_REPORT_SOURCE = ROOT / "fixtures" / "sources" / "agent-ecosystem-report-2026-03.md"
 INGEST_REPORT_VAULT = ROOT / "fixtures" / "vaults" / "aion"
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmark `mnemosyne wiki find` against rg, grep and the naive baseline with hyperfine
+    on the fixture vault and generated 1k/10k/100k vaults (build/bench/); writes
+    docs/performance.md and docs/performance.svg. Needs hyperfine, rg and grep on PATH.
+    Options go to bench/run_bench.py: `nox -s bench -- --sizes 0 1000 --quick`."""
+    # Installed, not editable: the start-up being measured is a user's. matplotlib is for
+    # the plot and lives in this session only.
+    session.install(*PACKAGES, "matplotlib>=3.7")
+    mnemosyne = str(Path(session.bin) / "mnemosyne")
+    session.run("python", "bench/run_bench.py", "--mnemosyne", mnemosyne, *session.posargs)
 
 
 @nox.session(name="ingest-report", default=False)

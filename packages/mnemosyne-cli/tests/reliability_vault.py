@@ -61,8 +61,8 @@ def build_edge_vault(base: Path, *, big_page: bool = True) -> Path:
 
     # Names that git and some file systems cannot hold.
     proteus = os.fsencode(vault / "proteus")
-    for name in (b"bad-\xff-name.md", b"evil\n\x1b[2Jname.md"):
-        with open(os.path.join(proteus, name), "wb") as handle:
+    for raw_name in (b"bad-\xff-name.md", b"evil\n\x1b[2Jname.md"):
+        with open(os.path.join(proteus, raw_name), "wb") as handle:
             handle.write(b"A hostile file name.\n")
     deep = "[" * NESTING_DEPTH + "]" * NESTING_DEPTH
     (vault / "mnemosyne" / "deep-nesting.md").write_text(

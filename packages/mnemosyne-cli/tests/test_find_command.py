@@ -191,6 +191,7 @@ def test_path_is_spelled_as_on_disk(fake_vault: FakeVault, capsys: pytest.Captur
         (["wiki", "find", ""], "empty keyword '': every KEYWORD must have a non-space character"),
         (["wiki", "find", "ok", "  "], "empty keyword '  ': every KEYWORD must have a non-space character"),
         (["nope"], "argument COMMAND: invalid choice: 'nope' (choose from 'wiki') (see 'mnemosyne --help')"),
+        (["wiki", "find", "a\0b"], "an argument contains a NUL byte: remove it"),
     ],
 )
 def test_usage_errors_exit_64_with_one_line(

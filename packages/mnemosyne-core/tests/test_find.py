@@ -338,6 +338,7 @@ def test_constellation_and_type_fields(make_vault: MakeVault) -> None:
 
 def test_unreadable_page_warns_and_the_search_goes_on(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
     vault = make_vault({"atlas/locked.md": "kw", "atlas/open.md": "kw"})
+
     def open_or_deny(path: str) -> int:
         if path.endswith("locked.md"):
             raise PermissionError(13, "Permission denied")

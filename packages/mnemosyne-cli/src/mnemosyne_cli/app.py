@@ -4,8 +4,8 @@ under ``mnemosyne_cli.commands``; adding one is a module and a line in WIKI_COMM
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import TYPE_CHECKING, NoReturn
 
 from mnemosyne_cli import __version__
 from mnemosyne_cli.commands import WIKI_COMMANDS
@@ -13,8 +13,11 @@ from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import PROG, Console
 from mnemosyne_contract import ExitCode
 
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from types import ModuleType
+    from typing import NoReturn
 
 
 class UsageError(Exception):
@@ -38,9 +41,36 @@ class Parser(argparse.ArgumentParser):
             sys.stderr.write(message)
         raise _ParserExit(status)
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes formatters while it builds parsers, and each would import shutil
+        # (~3 ms with bz2 and lzma) for the terminal width: start-up time (issue 6).
+        formatter_class: type[argparse.HelpFormatter] = self.formatter_class  # type: ignore[assignment]
+        return formatter_class(prog=self.prog, width=_help_width())
 
-def build_parser() -> Parser:
-    """The whole command tree: ``mnemosyne wiki <command>``."""
+
+def _help_width() -> int:
+    """The width argparse wraps help to: shutil.get_terminal_size()'s columns, less 2."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0 and sys.__stdout__ is not None:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
+def command_name(command: ModuleType) -> str:
+    """The wiki command a module of WIKI_COMMANDS registers: its module name (a test holds
+    every module to that)."""
+    return command.__name__.rpartition(".")[2]
+
+
+def build_parser(only: str | None = None) -> Parser:
+    """The whole command tree: ``mnemosyne wiki <command>``; with ``only``, the tree with
+    that one wiki command, which parses a call to it exactly as the whole tree does."""
     parser = Parser(
         prog=PROG,
         description="Find pages of a markdown wiki vault by keyword, deterministically: "
@@ -69,7 +99,8 @@ def build_parser() -> Parser:
     )
     commands = wiki.add_subparsers(title="wiki commands", dest="command", metavar="COMMAND")
     for command in WIKI_COMMANDS:
-        command.register(commands)
+        if only is None or command_name(command) == only:
+            command.register(commands)
     return parser
 
 
@@ -77,9 +108,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code."""
     console = Console()
     try:
-        parser = build_parser()
+        words = sys.argv[1:] if argv is None else list(argv)
+        if any("\0" in word for word in words):
+            # No shell can pass one, but main() can be called directly; no path holds one.
+            console.error("an argument contains a NUL byte: remove it")
+            return ExitCode.USAGE
+        # A call to one wiki command builds only its parser: the others' cost ~3 ms of
+        # start-up (issue 6); anything else (help, a typo) gets the whole tree.
+        named = words[1] if len(words) > 1 and words[0] == "wiki" else None
+        parser = build_parser(named if named in {command_name(command) for command in WIKI_COMMANDS} else None)
         try:
-            args = parser.parse_args(argv)
+            args = parser.parse_args(words)
         except UsageError as error:
             console.error(str(error))
             return ExitCode.USAGE

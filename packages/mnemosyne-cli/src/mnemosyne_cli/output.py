@@ -9,7 +9,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import IO
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+if TYPE_CHECKING:
+    from typing import IO
 
 PROG = "mnemosyne"
 # C0 and C1 controls and DEL (a title with an ANSI escape must not recolour the terminal),

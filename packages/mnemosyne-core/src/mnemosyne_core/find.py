@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import signal
 import sys
 
 from mnemosyne_core.config import CONSTELLATIONS
@@ -25,7 +24,7 @@ from mnemosyne_core.frontmatter import (
 )
 from mnemosyne_core.vault import PAGE_SUFFIX, open_page, resolve_vault, scan
 
-TYPE_CHECKING = False  # typing itself costs ~5 ms of start-up; mypy reads this name the same
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
@@ -139,8 +138,9 @@ def search(
     return result
 
 
-#: Vaults this large are searched by two processes when the machine has two cores: below
-#: it, forking costs more than it saves (measured with ``nox -s bench``).
+#: Vaults this large are searched by two processes when the machine has two cores. A fork
+#: costs about a millisecond and each page tens of microseconds, so the split pays from a
+#: few hundred pages; the threshold is set well above that and has not been tuned.
 PARALLEL_MIN_PAGES = 5000
 
 
@@ -196,7 +196,9 @@ class _Part:
     @classmethod
     def load(cls, data: bytes, keywords: int, limit: int) -> _Part:
         part = cls(keywords, limit)
-        part.kept, part.total, part.searched, part.unreadable, part.counts, part.warnings = marshal.loads(data)
+        # From our own child, through a pipe only it and we hold.
+        fields = marshal.loads(data)  # noqa: S302
+        part.kept, part.total, part.searched, part.unreadable, part.counts, part.warnings = fields
         return part
 
 
@@ -211,6 +213,7 @@ class _Task:
         #: The keywords whose absence from a page's text proves their absence from its title
         #: when its frontmatter has no backslash (see ``_title_cannot_hold``).
         self.title_safe = tuple(keyword.split() == [keyword] and "'" not in keyword for keyword in keywords)
+        self.all_title_safe = all(self.title_safe)
 
     def run(self, start: int, stop: int) -> _Part:
         """Examine pages ``start`` to ``stop`` (in scan order)."""
@@ -258,7 +261,7 @@ class _Task:
                 # The whole page is read: its text decides most pages without the title.
                 matcher = TextMatcher(data)
                 in_text = [keyword in folded_stem or matcher.contains(keyword) for keyword in keywords]
-                if not all(in_text) and self._title_cannot_hold(data, in_text):
+                if False in in_text and self._title_cannot_hold(data, in_text):
                     for index, present in enumerate(in_text):
                         counts[index] += present
                     return None
@@ -277,7 +280,10 @@ class _Task:
                     data += _read_to_end(fd)
                     if not in_title:
                         matcher = TextMatcher(data)
-                        holds = [present or matcher.contains(keyword) for keyword, present in zip(keywords, holds, strict=True)]
+                        holds = [
+                            present or matcher.contains(keyword)
+                            for keyword, present in zip(keywords, holds, strict=True)
+                        ]
         finally:
             os.close(fd)
         for index, present in enumerate(holds):
@@ -294,7 +300,9 @@ class _Task:
         and a quote doubled in single quotes. So a keyword without whitespace or ``'`` that
         the text lacks is in no title. tests/test_fast_paths.py checks it against titles.
         """
-        if not all(safe for safe, present in zip(self.title_safe, in_text, strict=True) if not present):
+        if not self.all_title_safe and not all(
+            safe for safe, present in zip(self.title_safe, in_text, strict=True) if not present
+        ):
             return False
         backslash = data.find(b"\\")
         if backslash < 0:
@@ -360,14 +368,19 @@ def _run_split(task: _Task, count: int) -> _Part:
     except BaseException:
         _end_child(pid)
         raise
-    if os.waitstatus_to_exitcode(status) == 0 and payload:
-        part.merge(_Part.load(payload, len(task.keywords), task.limit))
-    else:
-        part.merge(task.run(half, count))
+    if os.waitstatus_to_exitcode(status) == 0:
+        try:
+            part.merge(_Part.load(payload, len(task.keywords), task.limit))
+            return part
+        except (ValueError, EOFError, TypeError):
+            pass  # a child that died mid-write: search its half here
+    part.merge(task.run(half, count))
     return part
 
 
 def _end_child(pid: int) -> None:
+    import signal  # only an interrupted split search needs it
+
     try:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
@@ -382,7 +395,9 @@ def _read_to_end(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def find_pages(keywords: Sequence[str], limit: int = DEFAULT_LIMIT, *, vault: str | None = None) -> list[dict[str, Any]]:
+def find_pages(
+    keywords: Sequence[str], limit: int = DEFAULT_LIMIT, *, vault: str | None = None
+) -> list[dict[str, Any]]:
     """The seed's API: the matching pages as find --json reports them, vault from AION_VAULT
     unless ``vault`` is given."""
     return [match.to_dict() for match in search(vault, keywords, limit=limit).matches]

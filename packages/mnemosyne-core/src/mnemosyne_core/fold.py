@@ -10,10 +10,9 @@ from the raw bytes whenever the bytes alone decide, and folds the decoded text o
 
 from __future__ import annotations
 
-import re
 import unicodedata
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -23,13 +22,23 @@ _BOM = b"\xef\xbb\xbf"
 #: sign -> "k", the long s -> "s", ligatures -> "ff", ...). Only these can make an ASCII
 #: keyword match text whose lowered bytes do not contain it. Generated from this
 #: interpreter's Unicode tables; tests/test_fold.py recomputes it over every code point.
-ASCII_FOLDING_CHARS = (
-    "\u00df\u0130\u0149\u017f\u037e\u1e9a\u1e9e\u1fef\u212a"
-    "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
-)
-_ASCII_FOLDING_BYTES = re.compile(
-    b"|".join(re.escape(char.encode("utf-8")) for char in ASCII_FOLDING_CHARS)
-)
+ASCII_FOLDING_CHARS = "\u00df\u0130\u0149\u017f\u037e\u1e9a\u1e9e\u1fef\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+#: Per folded keyword: the UTF-8 of the ASCII_FOLDING_CHARS whose fold shares a character
+#: with it. Only these can make it match text whose lowered bytes do not hold it.
+_folding_needles: dict[str, tuple[bytes, ...]] = {}
+_ASCII = bytes(range(0x80))
+
+
+def folding_needles(folded_keyword: str) -> tuple[bytes, ...]:
+    """The UTF-8 of each non-ASCII character whose fold shares a character with
+    ``folded_keyword``: an ASCII keyword missing from a page's lowered bytes can still be in
+    its folded text only if one of these is in the page."""
+    needles = _folding_needles.get(folded_keyword)
+    if needles is None:
+        characters = set(folded_keyword)
+        needles = tuple(char.encode("utf-8") for char in ASCII_FOLDING_CHARS if characters & set(fold(char)))
+        _folding_needles[folded_keyword] = needles
+    return needles
 
 
 def fold(text: str) -> str:
@@ -55,13 +64,14 @@ class TextMatcher:
     once each, and only when a keyword needs it.
     """
 
-    __slots__ = ("_data", "_folded", "_is_ascii", "_lowered")
+    __slots__ = ("_data", "_folded", "_is_ascii", "_lowered", "_non_ascii")
 
     def __init__(self, data: bytes):
         self._data = data
         self._is_ascii = data.isascii()
         self._lowered: bytes | None = None
         self._folded: str | None = None
+        self._non_ascii: bytes | None = None
 
     def folded_text(self) -> str:
         """The plain path: the decoded text, folded."""
@@ -87,9 +97,19 @@ class TextMatcher:
             if after == len(self._lowered) or self._lowered[after] < 0x80:
                 return True
             return folded_keyword in self.folded_text()
-        if _ASCII_FOLDING_BYTES.search(self._data) is None:
-            return False
-        return folded_keyword in self.folded_text()
+        # Matched in the folded text but not in the lowered bytes, the keyword would owe one
+        # of its characters to a character outside ASCII that folds to it (ſ -> s). They
+        # are looked for among the bytes outside ASCII only: dropping the ASCII bytes keeps
+        # every UTF-8 sequence whole (no ASCII byte is part of one) and makes the search ten
+        # times faster; joined fragments of invalid sequences can only raise a false alarm,
+        # which the plain path settles.
+        if self._non_ascii is None:
+            self._non_ascii = self._data.translate(None, _ASCII)
+        non_ascii = self._non_ascii
+        return (
+            any(needle in non_ascii for needle in folding_needles(folded_keyword))
+            and folded_keyword in self.folded_text()
+        )
 
     def present(self, folded_keywords: Iterable[str]) -> set[str]:
         """The subset of ``folded_keywords`` that occur in the text."""

@@ -228,7 +228,12 @@ def _type_name(value: Any) -> str:
 
 
 def _shown(value: Any) -> str:
-    text = repr(value) if isinstance(value, str) else str(value)
+    if isinstance(value, (list, dict)):
+        import reprlib
+
+        text = reprlib.repr(value)  # bounded: a YAML alias bomb is never spelled out
+    else:
+        text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

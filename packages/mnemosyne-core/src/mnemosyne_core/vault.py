@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import TYPE_CHECKING
 
 from mnemosyne_core.config import VAULT_ENV_VAR, scanned_dirs
 from mnemosyne_core.errors import VaultError
 
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
@@ -32,7 +32,7 @@ def resolve_vault(path: str | os.PathLike[str] | None, environ: Mapping[str, str
         raise VaultError(f"no vault given: pass --vault PATH or set {VAULT_ENV_VAR}")
     try:
         mode = os.stat(name).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, ValueError):  # ValueError: a NUL byte, which no path holds
         raise VaultError(f"vault {name!r} does not exist: pass --vault PATH to your vault root") from None
     except OSError as error:
         raise VaultError(f"cannot open vault {name!r}: {error.strerror}; check its permissions") from None
@@ -75,16 +75,38 @@ class Scan:
 
     ``incomplete`` counts what was in scope but could not be listed (a dir that vanished
     or could not be opened): a search over an incomplete scan cannot promise "no match".
+
+    The listing is kept compact (``listing``: one file name list per dir) and ``pages``
+    builds the PageRef objects on first use: at 100,000 pages they would cost ~30 MB that
+    find, which streams over ``listing``, never needs.
     """
 
-    __slots__ = ("dirs", "incomplete", "pages", "vault", "warnings")
+    __slots__ = ("_pages", "dirs", "incomplete", "links", "listing", "vault", "warnings")
 
     def __init__(self, vault: str, dirs: tuple[str, ...]):
         self.vault = vault
         self.dirs = dirs
-        self.pages: list[PageRef] = []
+        #: (dir name, path of the dir as read, page file names in scan order), per dir listed.
+        self.listing: list[tuple[str, str, list[str]]] = []
+        #: The read path of each page that is a symlink, by rel_path (its target, resolved).
+        self.links: dict[str, str] = {}
         self.warnings: list[str] = []
         self.incomplete = 0
+        self._pages: list[PageRef] | None = None
+
+    def __len__(self) -> int:
+        return sum(len(names) for _, _, names in self.listing)
+
+    @property
+    def pages(self) -> list[PageRef]:
+        if self._pages is None:
+            links = self.links
+            self._pages = [
+                PageRef(dir_name, name, links.get(f"{dir_name}/{name}") or f"{dir_path}/{name}")
+                for dir_name, dir_path, names in self.listing
+                for name in names
+            ]
+        return self._pages
 
 
 def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
@@ -127,6 +149,9 @@ def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
 
 
 def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
+    names: list[str] = []
+    # Listed first, so the pages met before a failure mid-listing are still searched.
+    result.listing.append((dir_name, dir_path, names))
     try:
         with os.scandir(dir_path) as entries:
             for entry in entries:
@@ -134,11 +159,13 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
                 if not is_page_name(name):
                     continue
                 if entry.is_symlink():
-                    read_path = _followed_symlink(result, f"{dir_name}/{name}", entry.path)
+                    rel_path = f"{dir_name}/{name}"
+                    read_path = _followed_symlink(result, rel_path, entry.path)
                     if read_path is not None:
-                        result.pages.append(PageRef(dir_name, name, read_path))
+                        result.links[rel_path] = read_path
+                        names.append(name)
                 elif entry.is_file(follow_symlinks=False):
-                    result.pages.append(PageRef(dir_name, name, entry.path))
+                    names.append(name)
     except OSError as error:
         result.incomplete += 1
         result.warnings.append(f"{dir_name}/: cannot list ({error.strerror}); its pages were not searched")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_NAMES = ("find", "ingest", "lint", "recall")
 

@@ -1,0 +1,185 @@
+"""Golden outputs of ``mnemosyne wiki find`` over the edge-case vault (issue 7).
+
+Each query runs through ``main`` twice, plain and with --json, and must reproduce
+fixtures/golden/edge/<query>.txt (exit code, stdout and stderr, byte for byte) and
+<query>.json (exit code, parsed stdout, stderr). A missing golden file fails.
+
+To regenerate after a deliberate change: ``MNEMOSYNE_REGENERATE_GOLDEN=1 pytest <this file>``
+writes the files and fails each test once, so that every new golden is read by hand
+against the rules of issue 2 (docs/spec.md) before it is accepted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jsonschema
+import pytest
+from reliability_vault import BIG_PAGE_NEEDLE, GOLDEN_DIR, UNREACHABLE, build_edge_vault
+
+from mnemosyne_cli.app import main
+from mnemosyne_contract import load_schema
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+REGENERATE = os.environ.get("MNEMOSYNE_REGENERATE_GOLDEN") == "1"
+VAULT_PLACEHOLDER = "<VAULT>"
+
+
+class Query:
+    """One golden case: the arguments after ``wiki find``; ``--vault <VAULT>`` is added
+    unless they name a vault themselves."""
+
+    def __init__(self, name: str, args: Sequence[str], *, big: bool = False, json_variant: bool = True):
+        self.name = name
+        self.args = list(args)
+        #: Run against the vault that also holds the 50 MB page (slow to search, so only here).
+        self.big = big
+        #: --cat cannot be combined with --json (exit 64, tested elsewhere).
+        self.json_variant = json_variant and "--cat" not in args
+
+
+QUERIES = [
+    # Reading: BOM, CRLF, bytes that are not UTF-8, empty files (rule 3).
+    Query("encoding-bom-crlf-latin1", ["encoding", "--dir", "atlas"]),
+    Query("empty-pages-titled-by-stem", ["empty"]),
+    Query("bom-only-page", ["only-bom"]),
+    Query("invalid-bytes-become-replacement-char", ["\ufffd"]),
+    # Titles (rule 5): empty, null, list, mapping, number, blank, block scalars, escapes.
+    Query("titles-fallback-and-collapse", ["title-", "--limit", "0"]),
+    Query("title-quoted-escapes-matched-after-collapse", ['Tab and "quotes"']),
+    Query("title-block-scalar-matched-as-title", ["literal block scalar title"]),
+    # Frontmatter (rule 4): unclosed, invalid, not a mapping, empty, not first, bad closers.
+    Query("frontmatter-structure", ["frontmatter", "--dir", "mnemosyne", "--limit", "0"]),
+    Query("unterminated-frontmatter-is-body-text", ["never closed"]),
+    Query("yaml-bombs-stay-bounded", ["bomb"]),
+    Query("python-tag-not-constructed", ["python"]),
+    # Matching in full Unicode (rule 6) and names as on disk (rule 9).
+    Query("nfc-keyword-finds-nfd-name", ["caf\u00e9"]),
+    Query("nfd-keyword-finds-nfc-title", ["cafe\u0301"]),
+    Query("sharp-s-folds-to-ss", ["STRASSE"]),
+    Query("kelvin-sign-folds-to-k", ["kelvin"]),
+    Query("long-s-folds-to-s", ["constitution"]),
+    Query("ligature-in-name", ["FINANCE"]),
+    Query("ligature-in-body", ["office"]),
+    Query("greek-final-sigma", ["\u03bf\u03b4\u03bf\u03c2"]),
+    Query("cjk-title", ["\u6771\u4eac"]),
+    Query("cyrillic-upper-case", ["\u0417\u0410\u041c\u0415\u0422\u041a\u0418"]),
+    Query("arabic-title", ["\u0645\u0644\u0627\u062d\u0638\u0627\u062a"]),
+    Query("spaces-in-name", ["with spaces"]),
+    Query("hostile-file-names-escaped", ["hostile file name"]),
+    # Scope (rule 2): hidden, .MD, nested, x.md dir, other dirs, root; symlinks.
+    Query("skipped-files-never-read", [UNREACHABLE]),
+    Query("dir-outside-default-scope", [UNREACHABLE, "--dir", "outside"]),
+    Query("symlink-inside-vault-followed", ["windows line ends"]),
+    # Control characters in titles (rule 9).
+    Query("ansi-title-escaped", ["red alert"]),
+    Query("control-character-titles", ["title", "--dir", "metis"]),
+    # constellation and type (rule 11).
+    Query("constellation-and-type-fields", ["fields"]),
+    Query("analyses-constellation", ["analysis", "--dir", "analyses"]),
+    # --cat (rule 12), --limit (rule 10), no match (rule 13).
+    Query("cat-crlf-page-verbatim", ["windows line ends", "--dir", "atlas", "--cat"]),
+    Query("cat-bom-page-verbatim", ["byte order mark", "--cat"]),
+    Query("cat-latin1-page-verbatim", ["legacy encoding", "--cat"]),
+    Query("cat-two-matches-refused", ["windows line ends", "--cat"]),
+    Query("cat-candidates-escaped", ["title", "--dir", "metis", "--cat"]),
+    Query("cat-escaping-symlink-never-read", ["secret", "--cat"]),
+    Query("limit-caps-and-says-so", ["title", "--limit", "3"]),
+    Query("and-emptied-by-one-keyword", ["encoding", UNREACHABLE]),
+    # The 50 MB page: found by its last line, and by its title.
+    Query("big-page-needle-at-the-end", [BIG_PAGE_NEEDLE], big=True),
+    Query("big-page-title", ["fifty megabytes"], big=True),
+    # Vault errors (rule 1).
+    Query("vault-missing", ["x", "--vault", f"{VAULT_PLACEHOLDER}/missing"]),
+    Query("vault-is-a-file", ["x", "--vault", f"{VAULT_PLACEHOLDER}/root-page.md"]),
+    Query("vault-without-scanned-dirs", ["x", "--vault", f"{VAULT_PLACEHOLDER}/outside"]),
+]
+
+
+@pytest.fixture(scope="module")
+def edge_vaults(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
+    """The edge vault without (False) and with (True) its 50 MB page."""
+    small = build_edge_vault(tmp_path_factory.mktemp("edge"), big_page=False)
+    big = build_edge_vault(tmp_path_factory.mktemp("edge-big"), big_page=True)
+    return {False: small, True: big}
+
+
+def _argv(query: Query, vault: Path, *, as_json: bool) -> list[str]:
+    args = [arg.replace(VAULT_PLACEHOLDER, str(vault)) for arg in query.args]
+    if "--vault" not in query.args:
+        args += ["--vault", str(vault)]
+    return ["wiki", "find", *args, *(["--json"] if as_json else [])]
+
+
+def _shown_argv(query: Query, *, as_json: bool) -> str:
+    shown = [*query.args, *([] if "--vault" in query.args else ["--vault", VAULT_PLACEHOLDER])]
+    return shlex.join(["mnemosyne", "wiki", "find", *shown, *(["--json"] if as_json else [])])
+
+
+def _run(
+    capsysbinary: pytest.CaptureFixture[bytes], query: Query, vault: Path, *, as_json: bool
+) -> tuple[int, bytes, bytes]:
+    code = main(_argv(query, vault, as_json=as_json))
+    captured = capsysbinary.readouterr()
+    real = os.path.realpath(vault)
+    outputs = []
+    for stream in (captured.out, captured.err):
+        for path in {real, str(vault)}:
+            stream = stream.replace(os.fsencode(path), VAULT_PLACEHOLDER.encode())
+        outputs.append(stream)
+    return code, outputs[0], outputs[1]
+
+
+def _check_golden(path: Path, actual: bytes) -> None:
+    if REGENERATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(actual)
+        pytest.fail(f"regenerated {path.name}: review it against docs/spec.md, then rerun without the env var")
+    if not path.exists():
+        pytest.fail(f"golden file {path} is missing: regenerate with MNEMOSYNE_REGENERATE_GOLDEN=1 and review it")
+    expected = path.read_bytes()
+    if actual != expected:
+        # Text diffs read better than bytes reprs; backslashreplace keeps invalid bytes visible.
+        assert actual.decode("utf-8", "backslashreplace") == expected.decode("utf-8", "backslashreplace")
+        assert actual == expected
+
+
+@pytest.mark.parametrize("query", QUERIES, ids=[query.name for query in QUERIES])
+def test_plain_output_matches_golden(
+    query: Query, edge_vaults: dict[bool, Path], capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    code, out, err = _run(capsysbinary, query, edge_vaults[query.big], as_json=False)
+    text = f"$ {_shown_argv(query, as_json=False)}\nexit: {code}\n--- stdout\n".encode() + out + b"--- stderr\n" + err
+    _check_golden(GOLDEN_DIR / f"{query.name}.txt", text)
+
+
+JSON_QUERIES = [query for query in QUERIES if query.json_variant]
+
+
+@pytest.mark.parametrize("query", JSON_QUERIES, ids=[query.name for query in JSON_QUERIES])
+def test_json_output_matches_golden(
+    query: Query, edge_vaults: dict[bool, Path], capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    code, out, err = _run(capsysbinary, query, edge_vaults[query.big], as_json=True)
+    stdout: Any = json.loads(out) if out else None
+    if stdout is not None:
+        jsonschema.validate(stdout, load_schema("find"))
+    record = {"argv": _shown_argv(query, as_json=True), "exit_code": code, "stdout": stdout, "stderr": err.decode()}
+    try:
+        text = json.dumps(record, indent=2, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a file name with undecodable bytes: keep its \udcXX escape
+        text = json.dumps(record, indent=2).encode()
+    _check_golden(GOLDEN_DIR / f"{query.name}.json", text + b"\n")
+
+
+def test_every_golden_file_belongs_to_a_query() -> None:
+    expected = {f"{query.name}.txt" for query in QUERIES} | {f"{query.name}.json" for query in JSON_QUERIES}
+    present = {path.name for path in GOLDEN_DIR.iterdir() if not path.name.startswith(".")}
+    assert sorted(present - expected) == [], "stale golden files: delete them or add their queries"
+    assert sorted(expected - present) == [], "missing golden files: regenerate and review them"

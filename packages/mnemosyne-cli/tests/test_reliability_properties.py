@@ -1,0 +1,240 @@
+"""Property tests (issue 7): on random vaults and random keywords, ``search`` gives exactly
+what a brute-force reference gives. The reference follows the rules of issue 2 as plainly
+as possible: read every file whole, decode, split frontmatter line by line, parse it with
+``yaml.safe_load``, fold both sides, test every keyword, sort.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import unicodedata
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from mnemosyne_core import search
+from mnemosyne_core.config import CONSTELLATIONS, DEFAULT_SCANNED_DIRS
+from mnemosyne_core.find import HEAD_BYTES
+
+# --- the reference: issue 2's rules, written plainly --------------------------------------
+
+
+def reference_fold(text: str) -> str:
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+
+
+def reference_frontmatter(text: str) -> dict[Any, Any] | None:
+    """Rule 4 over the decoded text: the first line is ``---``, the block ends at the next
+    line that is exactly ``---`` (a trailing CR ignored); used only when it is a mapping."""
+    lines = text.split("\n")
+    if lines[0].removesuffix("\r") != "---":
+        return None
+    for index in range(1, len(lines)):
+        if lines[index].removesuffix("\r") == "---":
+            block = "".join(line + "\n" for line in lines[1:index])
+            try:
+                value = yaml.safe_load(block)
+            except Exception:  # invalid YAML, whatever the parser raises: no frontmatter
+                return None
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str | None, str | None]]:
+    """Every page holding every keyword as (path, title, constellation, type), in order."""
+    folded_keywords = [reference_fold(keyword) for keyword in keywords]
+    found = []
+    for dir_name in DEFAULT_SCANNED_DIRS:
+        dir_path = os.path.join(vault, dir_name)
+        if not os.path.isdir(dir_path):
+            continue
+        for name in os.listdir(dir_path):
+            path = os.path.join(dir_path, name)
+            if not name.endswith(".md") or name.startswith(".") or not os.path.isfile(path):
+                continue
+            with open(path, "rb") as handle:
+                text = handle.read().decode("utf-8", "replace")
+            text = text.removeprefix("\ufeff")
+            metadata = reference_frontmatter(text) or {}
+            stem = name[: -len(".md")]
+            title = metadata.get("title")
+            title = " ".join(title.split()) if isinstance(title, str) else ""
+            title = title or stem
+            in_title = [
+                keyword in reference_fold(title) or keyword in reference_fold(stem) for keyword in folded_keywords
+            ]
+            if not all(
+                hit or keyword in reference_fold(text) for hit, keyword in zip(in_title, folded_keywords, strict=True)
+            ):
+                continue
+            constellation = metadata.get("constellation")
+            if not isinstance(constellation, str):
+                constellation = dir_name if dir_name in CONSTELLATIONS else None
+            page_type = metadata.get("type")
+            page_type = page_type if isinstance(page_type, str) else None
+            found.append((not all(in_title), f"{dir_name}/{name}", title, constellation, page_type))
+    return [(path, title, constellation, page_type) for _, path, title, constellation, page_type in sorted(found)]
+
+
+# --- random vaults ---------------------------------------------------------------------------
+
+#: Characters whose folding is tricky: sharp s, capital sharp s, Kelvin sign, long s,
+#: ligatures, dotted/dotless i, final sigma, combining acute, precomposed é, BOM,
+#: line and paragraph separators, NEL, and YAML's syntax characters.
+TRICKY = "aAbBeEkKsSiI \u00df\u1e9e\u212a\u017f\ufb01\ufb00\ufb03\u0130\u0131\u03a3\u03c3\u03c2\u0301\u00e9\ufeff"
+SYNTAX = ":-#[]{}\"'\\|>&*!%@`,?\t"
+LINE_BREAKS = "\u2028\u0085\r"
+words = st.text(alphabet=TRICKY, min_size=1, max_size=8)
+prose = st.text(alphabet=TRICKY + SYNTAX + LINE_BREAKS + "\n", max_size=40)
+
+
+def _normalised(text: str, form: str) -> str:
+    if form == "as-is":
+        return text
+    return unicodedata.normalize("NFC" if form == "NFC" else "NFD", text)
+
+
+forms = st.sampled_from(["as-is", "NFC", "NFD"])
+
+
+@st.composite
+def yaml_values(draw: st.DrawFn) -> str:
+    """The text after ``title:`` (or another key): every shape rule 5 distinguishes."""
+    word = draw(words)
+    return draw(
+        st.sampled_from(
+            [
+                f" {word}",
+                f' "{word}\\t{word}\\u00e9"',
+                f" '{word}'",
+                ' ""',
+                "",
+                " null",
+                " 42",
+                f" [{word}, x]",
+                f" {{k: {word}}}",
+                f" |\n  {word}\n  {word}",
+                f" >-\n  {word}\n\n  {word}",
+                f" {word}\n  continued",
+                f" {draw(prose)}",
+            ]
+        )
+    )
+
+
+@st.composite
+def page_bytes(draw: st.DrawFn) -> bytes:
+    lines: list[str] = []
+    if draw(st.booleans()):
+        lines.append("---")
+        keys = draw(st.lists(st.sampled_from(["title", "constellation", "type", "tags", "other"]), max_size=4))
+        for key in keys:
+            lines.append(f"{key}:{draw(yaml_values())}")
+        if draw(st.booleans()):
+            # Push the closing line near the end of find's first read, where a `---`
+            # cut off by the read must not pass for a closing line.
+            lines.append("pad: " + "p" * draw(st.integers(HEAD_BYTES - 60, HEAD_BYTES + 8)))
+        lines.append(draw(st.sampled_from(["---", "---", "---", "--- ", "----", "...", "---x"])))
+        if draw(st.booleans()):
+            lines.append(draw(st.sampled_from(["---", "-still: frontmatter", "title: second"])))
+    lines.append(draw(prose))
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    text = _normalised(newline.join(lines), draw(forms))
+    data = text.encode("utf-8", "surrogatepass")
+    if draw(st.booleans()):
+        data = b"\xef\xbb\xbf" + data
+    if draw(st.booleans()):
+        cut = draw(st.integers(0, len(data)))
+        data = data[:cut] + draw(st.sampled_from([b"\xff", b"\xc3", b"\xe9t\xe9", b"\xed\xa0\x80"])) + data[cut:]
+    return data
+
+
+@st.composite
+def page_names(draw: st.DrawFn) -> str:
+    stem = _normalised(
+        draw(st.text(alphabet=TRICKY.replace("\ufeff", "") + " -", min_size=1, max_size=10)), draw(forms)
+    )
+    prefix = draw(st.sampled_from(["", "", "", "."]))
+    suffix = draw(st.sampled_from([".md", ".md", ".md", ".MD", ".md.bak", ""]))
+    return prefix + stem + suffix
+
+
+vault_layouts = st.dictionaries(
+    st.tuples(st.sampled_from(["atlas", "hermes", "analyses", "outside"]), page_names()),
+    page_bytes(),
+    min_size=1,
+    max_size=8,
+)
+
+
+def draw_keywords(data: st.DataObject, layout: dict[tuple[str, str], bytes]) -> list[str]:
+    """Keywords cut from the vault's own names and texts (so that some match), or random,
+    in random case and normalisation form. Draws only small values: a strategy built over
+    the layout would have a repr too large for hypothesis to print cheaply."""
+    sources = [name for _, name in layout] + [data.decode("utf-8", "replace") for data in layout.values()]
+    keywords = []
+    for _ in range(data.draw(st.integers(1, 3), label="keyword count")):
+        source = sources[data.draw(st.integers(0, len(sources) - 1), label="source")]
+        if source and data.draw(st.booleans(), label="cut from the vault"):
+            start = data.draw(st.integers(0, len(source) - 1), label="start")
+            keyword = source[start : start + data.draw(st.integers(1, 6), label="length")]
+        else:
+            keyword = data.draw(words, label="random keyword")
+        case = data.draw(st.sampled_from(["as-is", "upper", "lower", "casefold"]), label="case")
+        cased = {"as-is": keyword, "upper": keyword.upper(), "lower": keyword.lower(), "casefold": keyword.casefold()}
+        keyword = cased[case]
+        keyword = _normalised(keyword, data.draw(forms, label="form"))
+        assume(keyword.strip())
+        keywords.append(keyword)
+    data.draw(st.just(keywords), label="keywords")
+    return keywords
+
+
+def _write_vault(root: str, layout: dict[tuple[str, str], bytes]) -> None:
+    for (dir_name, name), data in layout.items():
+        os.makedirs(os.path.join(root, dir_name), exist_ok=True)
+        with open(os.path.join(root, dir_name, name), "wb") as handle:
+            handle.write(data)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(data=st.data(), layout=vault_layouts, limit=st.integers(0, 4))
+def test_search_equals_brute_force_reference(
+    data: st.DataObject, layout: dict[tuple[str, str], bytes], limit: int
+) -> None:
+    keywords = draw_keywords(data, layout)
+    with tempfile.TemporaryDirectory() as root:
+        _write_vault(root, layout)
+        if not any(os.path.isdir(os.path.join(root, name)) for name in DEFAULT_SCANNED_DIRS):
+            return  # only the unscanned dir: a vault error, tested elsewhere
+        expected = reference_find(root, keywords)
+        result = search(root, keywords, limit=limit)
+    actual = [(match.path, match.title, match.constellation, match.type) for match in result.matches]
+    assert actual == (expected[:limit] if limit else expected)
+    assert result.total == len(expected)
+    assert not result.warnings
+    assert not result.incomplete
+
+
+@pytest.mark.parametrize(
+    "after_cut",
+    [b"-still: frontmatter\n---\nbody\n", b" x\n---\nbody\n", b"\r\n---\nbody\n", b"\rx\n---\nbody\n", b"\nbody\n"],
+    ids=["four-dashes", "dashes-then-text", "crlf-closing", "cr-then-text", "real-closing"],
+)
+def test_closing_line_cut_by_the_first_read(after_cut: bytes) -> None:
+    """A `---` that ends exactly where find's first read ends is a closing line only if the
+    line really ends there (this was a bug: the title came from a block that never closed)."""
+    head = b"---\ntitle: Real Title\npad: "
+    data = head + b"p" * (HEAD_BYTES - len(head) - len(b"\n---")) + b"\n---" + after_cut
+    assert data[:HEAD_BYTES].endswith(b"\n---")
+    with tempfile.TemporaryDirectory() as root:
+        _write_vault(root, {("atlas", "boundary.md"): data})
+        expected = reference_find(root, ["boundary"])
+        actual = [
+            (match.path, match.title, match.constellation, match.type) for match in search(root, ["boundary"]).matches
+        ]
+    assert actual == expected

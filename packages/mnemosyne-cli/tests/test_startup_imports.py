@@ -1,0 +1,65 @@
+"""Start-up stays lean (issue 6): what a find call imports, and the one-command parser.
+
+No timing here (the benchmark measures speed); these tests hold the structure that keeps
+start-up fast: heavy modules stay unimported, and building one command's parser parses a
+call exactly as the whole tree does.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mnemosyne_cli import app
+from mnemosyne_cli.commands import WIKI_COMMANDS
+
+FIXTURE_VAULT = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "aion"
+#: Each costs milliseconds to import and a find call over plain frontmatter needs none.
+HEAVY_MODULES = ("typing", "yaml", "json", "datetime", "tomllib", "importlib.resources", "multiprocessing")
+
+PROBE = """
+import sys
+from mnemosyne_cli.app import main
+code = main(sys.argv[1:])
+print(" ".join(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("keyword", ["mastra", "zyzzyva-absent"])
+def test_a_find_call_imports_no_heavy_module(keyword: str) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, "wiki", "find", keyword, "--vault", str(FIXTURE_VAULT)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    modules = set(completed.stderr.splitlines()[-1].split())
+    assert "mnemosyne_core.find" in modules  # the probe really searched
+    assert sorted(modules & set(HEAVY_MODULES)) == []
+
+
+def test_every_command_module_is_named_after_its_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """build_parser(only=...) finds a command by its module name."""
+    for command in WIKI_COMMANDS:
+        name = app.command_name(command)
+        with pytest.raises(app._ParserExit):
+            app.build_parser(only=name).parse_args(["wiki", name, "--help"])
+        assert capsys.readouterr().out.startswith(f"usage: mnemosyne wiki {name} ")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["wiki", "find", "mastra", "slack", "--limit", "3", "--json", "--vault", "/v", "--dir", "atlas"],
+        ["wiki", "find", "--cat", "kestrel"],
+    ],
+)
+def test_one_command_parser_parses_as_the_whole_tree(argv: list[str]) -> None:
+    whole = vars(app.build_parser().parse_args(argv))
+    alone = vars(app.build_parser(only=argv[1]).parse_args(argv))
+    assert alone == whole

@@ -1,0 +1,276 @@
+"""Every fast path of find against the plain, obviously correct path it stands in for.
+
+- fast_string_fields (one regex over a block's bytes) against PyYAML's safe loader;
+- TextMatcher (bytes, folding needles) against fold(decode(data));
+- search() (text before title, the no-backslash title shortcut, the two-process split,
+  the bounded list of kept matches) against a plain reference that reads every page whole,
+  parses every frontmatter with YAML and folds everything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import unicodedata
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+import mnemosyne_core.find as find_module
+from mnemosyne_core.config import CONSTELLATIONS
+from mnemosyne_core.find import search
+from mnemosyne_core.fold import ASCII_FOLDING_CHARS, TextMatcher, decode, fold, folding_needles
+from mnemosyne_core.frontmatter import (
+    _OUTSIDE_SUBSET,
+    fast_string_fields,
+    locate,
+    parse_yaml,
+    string_field,
+    title_of,
+)
+from mnemosyne_core.vault import scan
+
+
+def plain_fold(text: str) -> str:
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+
+
+# --- the character set of the YAML-free paths -----------------------------------------------
+
+
+def test_outside_subset_is_the_complement_of_what_the_subset_allows() -> None:
+    allowed = re.compile("[\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+    every_character = "".join(map(chr, range(sys.maxunicode + 1)))
+    outside = {match.start() for match in _OUTSIDE_SUBSET.finditer(every_character)}
+    not_allowed = set(range(sys.maxunicode + 1)) - {match.start() for match in allowed.finditer(every_character)}
+    assert outside == not_allowed
+
+
+# --- fast_string_fields against YAML ---------------------------------------------------------
+
+TRICKY_TEXT = st.text(
+    alphabet=st.sampled_from(
+        [
+            *"aZk -_.,:#'\"[]{}!&*?|>%@`\\/09",
+            *["\t", "\xa0", "\x85", "\u2028", "\ufeff", "\x7f", "\x9f", "é", "—", "ß", "\u212a", "\ufffe"],
+        ]
+    ),
+    max_size=12,
+)
+KEYS = st.sampled_from(["title", "type", "constellation", "tags", "yes", "Off", "null", "_k", "a-b", "Title"])
+VALUES = st.one_of(
+    TRICKY_TEXT,
+    TRICKY_TEXT.map(lambda text: f'"{text}"'),
+    TRICKY_TEXT.map(lambda text: f"'{text}'"),
+    st.sampled_from(["yes", "No", "null", "~", "2026-02-14", "2026-02-29", "2025-02-29", "2026-04-31", "2026-13-01"]),
+    st.sampled_from(["0000-01-01", "1999-12-31", "12", "3.5", "[]", "[a, b]", "[a,b]", "[yes, x.y]", "[a, 1]"]),
+    st.lists(st.sampled_from(["x", "b-c", "yes", "q.r"]), min_size=1, max_size=3).map(
+        lambda items: "[" + ", ".join(items) + "]"
+    ),
+)
+LINES = st.one_of(
+    st.tuples(KEYS, VALUES).map(lambda pair: f"{pair[0]}: {pair[1]}"),
+    st.tuples(
+        KEYS,
+        st.sampled_from(["", " ", "  "]),
+        st.lists(st.sampled_from(["a", "b-c", "yes", "1"]), min_size=1, max_size=3),
+    ).map(lambda triple: f"{triple[0]}:\n" + "\n".join(f"{triple[1]}- {item}" for item in triple[2])),
+    st.sampled_from(["# comment", "", "  - stray", "key:", "key:value", "title: a: b", "title: a #b"]),
+)
+BLOCKS = st.lists(LINES, min_size=1, max_size=6).map(lambda lines: "".join(line + "\n" for line in lines))
+
+
+def yaml_string_fields(block: str) -> dict[str, str] | None:
+    mapping, _ = parse_yaml(block)
+    if mapping is None:
+        return None
+    return {key: value for key, value in mapping.items() if isinstance(value, str)}
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "title: Plain Title\nconstellation: atlas\ntype: decision\n",
+        'title: "ADR-004: Stay on Hetzner"\ncreated: 2025-09-02\nupdated: 2025-09-30\n',
+        "title: It's fine — café\ntags: [a, b-c]\n",
+        "title: 'single'\ntags:\n  - one\n  - two\nupdated: 2026-01-31\n",
+        "title: First\ntitle: [not, a, string]\n",
+        "title: [a]\ntitle: Second\n",
+        "title: yes\n",
+    ],
+)
+def test_fast_fields_of_common_blocks_equal_yamls(block: str) -> None:
+    fields = fast_string_fields(block.encode())
+    assert fields is not None, "the fast path should read this block"
+    assert fields == yaml_string_fields(block)
+
+
+@pytest.mark.parametrize(
+    "block",
+    ["title: 2026-02-29\n", "title: a: b\n", "title: x\r\n", 'title: "a\\"b"\n', "yes: key\n", "title: a\u2028b\n"],
+)
+def test_fast_fields_leave_the_rest_to_yaml(block: str) -> None:
+    assert fast_string_fields(block.encode()) is None
+
+
+@settings(max_examples=600, deadline=None)
+@given(BLOCKS)
+def test_fast_fields_equal_yamls_whenever_they_answer(block: str) -> None:
+    fields = fast_string_fields(block.encode("utf-8", "surrogatepass"))
+    if fields is not None:
+        assert fields == yaml_string_fields(block)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=80))
+def test_fast_fields_on_any_bytes_equal_yamls_whenever_they_answer(data: bytes) -> None:
+    fields = fast_string_fields(data)
+    if fields is not None:
+        assert fields == yaml_string_fields(data.decode("utf-8", "replace"))
+
+
+# --- TextMatcher against fold(decode(data)) -----------------------------------------------
+
+TEXT_ALPHABET = st.sampled_from(
+    list("aAeEsSkKfFiItTlLn ;`-") + list(ASCII_FOLDING_CHARS) + ["\u0301", "\u0307", "é", "É", "—", "ʼ", "ʾ"]
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(TEXT_ALPHABET, max_size=20), st.binary(max_size=4), st.text(TEXT_ALPHABET, min_size=1, max_size=4))
+@example("Ma\u017fs", b"", "mass")
+@example("\u0130", b"", "i")
+def test_text_matcher_equals_the_plain_path(text: str, junk: bytes, keyword: str) -> None:
+    data = text.encode() + junk  # junk: invalid UTF-8 as well
+    folded_keyword = fold(keyword)
+    assert TextMatcher(data).contains(folded_keyword) is (folded_keyword in plain_fold(decode(data)))
+
+
+def test_folding_needles_name_every_character_that_can_fold_into_the_keyword() -> None:
+    for letter in map(chr, range(0x20, 0x7F)):
+        expected = {char.encode() for char in ASCII_FOLDING_CHARS if letter in plain_fold(char)}
+        assert expected <= set(folding_needles(letter.lower()))
+
+
+# --- search against a plain reference -----------------------------------------------------
+
+
+def reference(
+    vault: str, keywords: list[str], limit: int
+) -> tuple[list[tuple[str, str, str | None, str | None]], dict[str, int]]:
+    """find's rules done plainly: every page read whole, YAML for every frontmatter."""
+    folded = [plain_fold(keyword) for keyword in keywords]
+    found = []
+    counts = dict.fromkeys(keywords, 0)
+    for page in scan(os.path.realpath(vault)).pages:
+        with open(page.read_path, "rb") as handle:
+            data = handle.read()
+        span = locate(data)
+        fields = parse_yaml(data[span[0] : span[1]].decode("utf-8", "replace"))[0] if span else None
+        title = title_of(fields, page.stem)
+        surfaces = (plain_fold(title), plain_fold(page.stem), plain_fold(decode(data)))
+        holds = [any(keyword in surface for surface in surfaces) for keyword in folded]
+        for keyword in counts:
+            counts[keyword] += any(plain_fold(keyword) in surface for surface in surfaces)
+        if all(holds):
+            in_title = all(keyword in surfaces[0] or keyword in surfaces[1] for keyword in folded)
+            constellation = string_field(fields, "constellation")
+            if constellation is None and page.dir in CONSTELLATIONS:
+                constellation = page.dir
+            found.append((not in_title, page.rel_path, title, constellation, string_field(fields, "type")))
+    found.sort(key=lambda entry: (entry[0], entry[1]))
+    shown = found[:limit] if limit else found
+    return [entry[1:] for entry in shown], counts
+
+
+TITLE_WORDS = st.sampled_from(["Mastra", "slack", "Straße", "café", "cafe\u0301", "\u212aelvin", "it's", "a  b", "x"])
+TITLES = st.lists(TITLE_WORDS, min_size=1, max_size=3).map(" ".join)
+TITLE_LINES = st.one_of(
+    TITLES.map(lambda title: f"title: {title}"),
+    TITLES.map(lambda title: f'title: "{title}"'),
+    TITLES.map(lambda title: "title: '" + title.replace("'", "''") + "'"),
+    TITLES.map(lambda title: "title: >\n  " + title.replace(" ", "\n  ")),  # folded: words join with spaces
+    TITLES.map(lambda title: 'title: "' + title.replace("a", "\\x61").replace("s", "\\u0073") + '"'),  # escapes
+    TITLES.map(lambda title: "title: " + title.replace(" ", "\n  ")),  # a plain scalar over lines
+)
+PAGES = st.fixed_dictionaries(
+    {
+        "dir": st.sampled_from(["atlas", "hermes", "analyses"]),
+        "stem": st.sampled_from(["mastra-notes", "slack", "Straße", "plain", "kelvin-log", "x"]),
+        "frontmatter": st.one_of(st.none(), TITLE_LINES, st.just("title: [a, list]"), st.just("title: a: b")),
+        "extra": st.sampled_from(["", "constellation: metis\ntype: runbook\n", "type: [x]\n"]),
+        "body": st.lists(TITLE_WORDS | st.sampled_from(["body", "\\", "—", "ſ"]), max_size=6).map(" ".join),
+        "big": st.booleans(),
+    }
+)
+KEYWORD_LISTS = st.lists(
+    st.sampled_from(["mastra", "SLACK", "strasse", "café", "kelvin", "it's", "a b", "a  b", "x", "s", "body", "zzz"]),
+    min_size=1,
+    max_size=3,
+)
+
+
+def write_vault(root: str, pages: list[dict[str, object]]) -> None:
+    for number, page in enumerate(pages):
+        os.makedirs(os.path.join(root, str(page["dir"])), exist_ok=True)
+        text = ""
+        if page["frontmatter"] is not None:
+            text = f"---\n{page['frontmatter']}\n{page['extra']}---\n"
+        text += f"{page['body']}\n"
+        if page["big"]:
+            text += "filler line\n" * 2000  # past the first read
+        with open(os.path.join(root, str(page["dir"]), f"{page['stem']}-{number}.md"), "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(PAGES, min_size=1, max_size=8), KEYWORD_LISTS, st.sampled_from([0, 1, 3]), st.booleans())
+def test_search_equals_the_plain_reference(
+    monkeypatch: pytest.MonkeyPatch, pages: list[dict[str, object]], keywords: list[str], limit: int, split: bool
+) -> None:
+    # split: the two-process path even on a small vault (it is the same code on a big one).
+    monkeypatch.setattr(find_module, "PARALLEL_MIN_PAGES", 1 if split else 10**9)
+    with tempfile.TemporaryDirectory() as vault:
+        write_vault(vault, pages)
+        result = search(vault, keywords, limit=limit)
+        expected, counts = reference(vault, keywords, limit)
+        got = [(match.path, match.title, match.constellation, match.type) for match in result.matches]
+        assert got == expected
+        assert result.keyword_counts == counts
+        assert result.total == len(reference(vault, keywords, 0)[0])
+
+
+def test_bounded_kept_matches_equal_a_full_sort(monkeypatch: pytest.MonkeyPatch) -> None:
+    """More matches than the kept list holds before it trims itself, in both processes."""
+    monkeypatch.setattr(find_module, "PARALLEL_MIN_PAGES", 1)
+    with tempfile.TemporaryDirectory() as vault:
+        for number in range(700):
+            os.makedirs(os.path.join(vault, "atlas"), exist_ok=True)
+            title = "Needle" if number % 7 == 0 else "Other"
+            with open(os.path.join(vault, "atlas", f"p{(number * 37) % 700:03d}.md"), "w", encoding="utf-8") as handle:
+                handle.write(f"---\ntitle: {title} {number}\n---\nneedle\n")
+        for limit in (0, 1, 20):
+            result = search(vault, ["needle"], limit=limit)
+            expected, _ = reference(vault, ["needle"], limit)
+            assert [match.path for match in result.matches] == [entry[0] for entry in expected]
+            assert result.total == 700
+
+
+@pytest.mark.parametrize("payload", [b"not marshal data", b""])
+def test_a_failed_child_leaves_the_answer_whole(monkeypatch: pytest.MonkeyPatch, payload: bytes) -> None:
+    monkeypatch.setattr(find_module, "PARALLEL_MIN_PAGES", 1)
+    monkeypatch.setattr(find_module._Part, "dump", lambda self: payload)
+    with tempfile.TemporaryDirectory() as vault:
+        os.makedirs(os.path.join(vault, "atlas"))
+        for name in ("a", "b", "c", "d"):
+            with open(os.path.join(vault, "atlas", f"{name}.md"), "w", encoding="utf-8") as handle:
+                handle.write("needle\n")
+        result = search(vault, ["needle"])
+        assert [match.path for match in result.matches] == ["atlas/a.md", "atlas/b.md", "atlas/c.md", "atlas/d.md"]
+        assert result.total == 4
+        assert result.keyword_counts == {"needle": 4}
