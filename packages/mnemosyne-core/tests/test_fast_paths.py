@@ -27,7 +27,7 @@ from mnemosyne_core.frontmatter import (
     _OUTSIDE_SUBSET,
     fast_string_fields,
     locate,
-    parse_yaml,
+    parse_block,
     string_field,
     title_of,
 )
@@ -84,7 +84,7 @@ BLOCKS = st.lists(LINES, min_size=1, max_size=6).map(lambda lines: "".join(line 
 
 
 def yaml_string_fields(block: str) -> dict[str, str] | None:
-    mapping, _ = parse_yaml(block)
+    mapping, _ = parse_block(block)
     if mapping is None:
         return None
     return {key: value for key, value in mapping.items() if isinstance(value, str)}
@@ -169,7 +169,7 @@ def reference(
         with open(page.read_path, "rb") as handle:
             data = handle.read()
         span = locate(data)
-        fields = parse_yaml(data[span[0] : span[1]].decode("utf-8", "replace"))[0] if span else None
+        fields = parse_block(data[span[0] : span[1]].decode("utf-8", "replace"))[0] if span else None
         title = title_of(fields, page.stem)
         surfaces = (plain_fold(title), plain_fold(page.stem), plain_fold(decode(data)))
         holds = [any(keyword in surface for surface in surfaces) for keyword in folded]

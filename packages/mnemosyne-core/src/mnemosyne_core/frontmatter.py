@@ -2,9 +2,9 @@
 is exactly ``---`` (a trailing CR ignored).
 
 ``loads`` is pure over text, ``load`` a thin wrapper over a file, as in python-frontmatter.
-Pages whose frontmatter is plain ``key: value`` lines are read without importing YAML
-(``parse_simple``); anything else goes to PyYAML's safe loader (``parse_yaml``). Both give
-the same mapping; tests/test_frontmatter.py holds them to that on generated blocks.
+Everything is parsed by PyYAML's safe loader (``parse_block``), except that find reads the
+string fields of common ``key: value`` blocks from the raw bytes without importing YAML
+(``fast_string_fields``); tests/test_fast_paths.py holds the two to the same answers.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ _CLOSING_LINE = re.compile(rb"^---\r?$", re.MULTILINE)
 
 #: Larger frontmatter is treated as invalid: parsing one title must stay bounded.
 MAX_BLOCK_BYTES = 1 << 20
-#: Deeper flow nesting ([[[...) is invalid unless libyaml bounds it itself (see parse_yaml).
+#: Deeper flow nesting ([[[...) is invalid unless libyaml bounds it itself (see parse_block).
 MAX_FLOW_DEPTH = 64
 
 # Why a page's frontmatter could not be used (lint reports these; find only searches).
@@ -92,16 +92,8 @@ def load(path: str | os.PathLike[str]) -> Frontmatter:
 
 
 def parse_block(block: str) -> tuple[dict[Any, Any] | None, str]:
-    """The mapping a frontmatter block holds and its status; None unless a mapping."""
-    simple = parse_simple(block)
-    if simple is not None:
-        return simple, STATUS_OK
-    return parse_yaml(block)
-
-
-def parse_yaml(block: str) -> tuple[dict[Any, Any] | None, str]:
-    """The plain path: PyYAML's safe loader (its C loader when built), bounded in size and
-    nesting."""
+    """The mapping a frontmatter block holds and its status (None unless a mapping), by
+    PyYAML's safe loader (its C loader when built), bounded in size and nesting."""
     if len(block) > MAX_BLOCK_BYTES:
         return None, STATUS_INVALID
     import yaml  # lazy: ~20 ms that a query over plain frontmatter never pays
@@ -173,123 +165,12 @@ def string_field(metadata: Mapping[Any, Any] | None, key: str) -> str | None:
 # \u202a-\ud7ff, \ue000-\ufefe, \uff00-\ufffd, \U00010000-\U0010ffff): the same set, but
 # a negated class with astral ranges takes ~8 ms to compile, on every run of the command.
 _OUTSIDE_SUBSET = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(.*)")
-_ITEM_LINE = re.compile(r"( *)- (.*)")
-_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
-_INT = re.compile(r"0|[1-9][0-9]{0,17}")
-_FLOW_ITEM = re.compile(r"[A-Za-z][A-Za-z0-9 ._/-]*")
 # PyYAML's implicit resolvers for words (YAML 1.1 booleans and null).
 _WORDS: dict[str, Any] = {
     **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
     **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
     **dict.fromkeys(("null", "Null", "NULL"), None),
 }
-_NOT_SIMPLE = object()
-
-
-def parse_simple(block: str) -> dict[str, Any] | None:
-    """The mapping ``block`` holds when every line is a plain ``key: value``, a list item or
-    a comment, exactly as PyYAML's safe loader would build it; None for anything else
-    (meaning: ask YAML), including blocks with no key at all."""
-    result: dict[str, Any] = {}
-    open_key = ""  # the last `key:` line with no value: its items follow, or it is null
-    open_list: list[Any] | None = None
-    list_indent: int | None = None
-    for raw_line in block.split("\n"):
-        line = raw_line[:-1] if raw_line.endswith("\r") else raw_line
-        if _OUTSIDE_SUBSET.search(line):
-            return None
-        stripped = line.strip(" ")
-        if not stripped or stripped.startswith("#"):
-            continue
-        item = _ITEM_LINE.fullmatch(line)
-        if item is not None:
-            indent = len(item.group(1))
-            if open_list is None or (list_indent is not None and indent != list_indent):
-                return None
-            value = _scalar(item.group(2).strip(" "), in_flow=False)
-            if value is _NOT_SIMPLE:
-                return None
-            open_list.append(value)
-            list_indent = indent
-            continue
-        key_line = _KEY_LINE.fullmatch(line)
-        if key_line is None:
-            return None
-        key, rest = key_line.groups()
-        if key in _WORDS or (rest and not rest.startswith(" ")):
-            return None
-        if open_list is not None and not open_list:
-            result[open_key] = None  # `key:` with no items under it is null
-        open_list, list_indent = None, None
-        text = rest.strip(" ")
-        if not text:
-            open_key, open_list = key, []
-            result[key] = open_list
-            continue
-        value = _value(text)
-        if value is _NOT_SIMPLE:
-            return None
-        result[key] = value
-    if open_list is not None and not open_list:
-        result[open_key] = None
-    return result or None
-
-
-def _value(text: str) -> Any:
-    if text.startswith("[") and text.endswith("]"):
-        inner = text[1:-1].strip(" ")
-        if not inner:
-            return []
-        items = [_scalar(part.strip(" "), in_flow=True) for part in inner.split(",")]
-        return _NOT_SIMPLE if any(item is _NOT_SIMPLE for item in items) else items
-    return _scalar(text, in_flow=False)
-
-
-def _scalar(text: str, *, in_flow: bool) -> Any:
-    if not text:
-        return _NOT_SIMPLE
-    first = text[0]
-    if first == '"':
-        inner = text[1:-1]
-        if len(text) < 2 or not text.endswith('"') or '"' in inner or "\\" in inner:
-            return _NOT_SIMPLE
-        return inner
-    if first == "'":
-        inner = text[1:-1]
-        if len(text) < 2 or not text.endswith("'") or "'" in inner.replace("''", ""):
-            return _NOT_SIMPLE
-        return inner.replace("''", "'")
-    if first.isdigit():
-        return _number_or_date(text)
-    if in_flow and not _FLOW_ITEM.fullmatch(text):
-        return _NOT_SIMPLE
-    if (
-        not first.isalpha()
-        or " #" in text
-        or ": " in text
-        or text.endswith(":")
-        or any(char in text for char in "[]{}")
-    ):
-        return _NOT_SIMPLE
-    return _WORDS.get(text, text)
-
-
-def _number_or_date(text: str) -> Any:
-    if _INT.fullmatch(text):
-        return int(text)
-    date = _DATE.fullmatch(text)
-    if date is None:
-        return _NOT_SIMPLE
-    import datetime  # only pages with dates pay for it
-
-    try:
-        return datetime.date(*(int(part) for part in date.groups()))
-    except ValueError:
-        return _NOT_SIMPLE  # YAML raises on it; let the plain path say so
-
-
-# --- the fastest path: one regex over the raw bytes of a block in a narrower subset ---
 #
 # find needs only a page's string fields (title, constellation, type), and most vaults write
 # every frontmatter line as `key: value` with a word, a quoted string, a date or a flow list
