@@ -27,6 +27,11 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+def page_line(path: str, title: str) -> str:
+    """find's line for a page, ``<dir>/<file>.md — <title>``; ingest prints the same."""
+    return f"{printable(path)} — {printable(title)}"
+
+
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code & 0xFF:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\x{code:02x}"
@@ -43,6 +48,17 @@ class Console:
     def out(self, text: str) -> None:
         """One line of results on stdout."""
         self.out_bytes((text + "\n").encode("utf-8", "surrogateescape"))
+
+    def out_json(self, value: object) -> None:
+        """``value`` as one line of JSON on stdout."""
+        import json  # only --json calls pay for it
+
+        text = json.dumps(value, ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # undecodable bytes in a file name: keep them as \udcXX
+            text = json.dumps(value)
+        self.out(text)
 
     def out_bytes(self, data: bytes) -> None:
         """Bytes on stdout as they are (--cat)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from mnemosyne_cli.help import epilog
-from mnemosyne_cli.output import printable
+from mnemosyne_cli.output import page_line, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -147,15 +147,7 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
             console.err(f"  {_line(match)}")
         return ExitCode.CAT_NEEDS_ONE_MATCH
     if args.json:
-        import json
-
-        records = [match.to_dict() for match in result.matches]
-        text = json.dumps(records, ensure_ascii=False)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # undecodable bytes in a file name: keep them as \udcXX
-            text = json.dumps(records)
-        console.out(text)
+        console.out_json([match.to_dict() for match in result.matches])
     else:
         for match in result.matches:
             console.out(_line(match))
@@ -165,4 +157,4 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
 
 
 def _line(match: Any) -> str:
-    return f"{printable(match.path)} — {printable(match.title)}"
+    return page_line(match.path, match.title)

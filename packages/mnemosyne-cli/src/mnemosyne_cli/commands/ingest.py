@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from mnemosyne_cli.help import epilog
-from mnemosyne_cli.output import printable
+from mnemosyne_cli.output import page_line, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -113,11 +113,9 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
     if args.json:
-        import json
-
-        console.out(json.dumps(result.to_dict(), ensure_ascii=False))
+        console.out_json(result.to_dict())
         return ExitCode.OK
-    line = f"{printable(result.path)} — {printable(result.title)}"
+    line = page_line(result.path, result.title)
     if result.status == "dry-run":
         console.out_bytes(result.page.content)
         console.err(f"dry run: {_WOULD[result.would or '']} {line}; nothing was written")

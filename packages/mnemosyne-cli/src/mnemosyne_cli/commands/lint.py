@@ -65,15 +65,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
     if args.json:
-        import json
-
-        records = [finding.to_dict() for finding in findings]
-        text = json.dumps(records, ensure_ascii=False)
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # undecodable bytes in a file name: keep them as \udcXX
-            text = json.dumps(records)
-        console.out(text)
+        console.out_json([finding.to_dict() for finding in findings])
     else:
         for finding in findings:
             console.out(SEPARATOR.join((printable(finding.path), finding.code, printable(finding.message))))

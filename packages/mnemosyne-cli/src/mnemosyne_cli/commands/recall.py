@@ -146,8 +146,6 @@ def _summary(result: Any) -> str:
 
 
 def _print_json(console: Console, result: Any) -> None:
-    import json
-
     document = {
         "query": result.topic,
         "terms": list(result.terms),
@@ -156,9 +154,4 @@ def _print_json(console: Console, result: Any) -> None:
         "not_read": result.not_read,
         "matches": [entry.to_dict() for entry in result.matches],
     }
-    text = json.dumps(document, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # undecodable bytes in a file name: keep them as \udcXX
-        text = json.dumps(document)
-    console.out(text)
+    console.out_json(document)
