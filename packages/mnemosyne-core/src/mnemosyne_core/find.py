@@ -22,7 +22,7 @@ from mnemosyne_core.frontmatter import (
     string_field,
     title_of,
 )
-from mnemosyne_core.vault import PAGE_SUFFIX, open_page, resolve_vault, scan
+from mnemosyne_core.vault import PAGE_SUFFIX, open_page, resolve_vault, scan, unreadable_warning
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
@@ -233,8 +233,7 @@ class _Task:
                     found = self.examine(read_path, name[: -len(PAGE_SUFFIX)], part.counts)
                 except OSError as error:
                     part.unreadable += 1
-                    reason = "vanished during the search" if isinstance(error, FileNotFoundError) else error.strerror
-                    part.warnings.append(f"{rel_path}: cannot read ({reason}); skipped")
+                    part.warnings.append(unreadable_warning(rel_path, error))
                     continue
                 part.searched += 1
                 if found is not None:

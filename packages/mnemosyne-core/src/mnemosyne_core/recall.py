@@ -28,7 +28,7 @@ from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, load_vault_config
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
 from mnemosyne_core.fold import decode, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block
-from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan
+from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan, unreadable_warning
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -215,8 +215,7 @@ def recall(
             data = read_page_bytes(page)
         except OSError as error:
             result.unreadable += 1
-            reason = "vanished during the search" if isinstance(error, FileNotFoundError) else error.strerror
-            result.warnings.append(f"{page.rel_path}: cannot read ({reason}); skipped")
+            result.warnings.append(unreadable_warning(page.rel_path, error))
             continue
         result.pages_searched += 1
         entry = _entry_if_match(page, data, folded_terms)

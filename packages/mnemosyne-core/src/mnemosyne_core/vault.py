@@ -182,6 +182,12 @@ def _followed_symlink(result: Scan, rel_path: str, link_path: str) -> str | None
     return real if os.path.isfile(real) else None
 
 
+def unreadable_warning(rel_path: str, error: OSError) -> str:
+    """The warning for a listed page that could not be read; the search goes on."""
+    reason = "vanished during the search" if isinstance(error, FileNotFoundError) else error.strerror
+    return f"{rel_path}: cannot read ({reason}); skipped"
+
+
 def open_page(read_path: str) -> int:
     """An fd for reading a listed page. O_NOFOLLOW: a page swapped for a symlink after the
     scan is refused, not followed out of the vault; O_NONBLOCK: one swapped for a FIFO
