@@ -107,7 +107,7 @@ def test_limit_says_what_it_hides(fake_vault: FakeVault, capsys: pytest.CaptureF
     assert (code, out.count("\n"), err) == (0, 4, "")
 
 
-@pytest.mark.parametrize("bad", ["-1", "abc", "1.5", "", "+-2"])
+@pytest.mark.parametrize("bad", ["-1", "abc", "1.5", "", "+-2", " 3", "\u0663"])
 def test_bad_limit_is_a_usage_error(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], bad: str) -> None:
     vault = fake_vault(PAGES)
     assert run(capsys, "wiki", "find", "x", "--limit", bad, "--vault", vault) == (
@@ -187,11 +187,13 @@ def test_path_is_spelled_as_on_disk(fake_vault: FakeVault, capsys: pytest.Captur
         ([], "no command given: try 'mnemosyne --help'"),
         (["wiki"], "no command given: try 'mnemosyne wiki --help'"),
         (["wiki", "find"], "the following arguments are required: KEYWORD (see 'mnemosyne wiki find --help')"),
-        (["wiki", "find", "x", "--bogus"], "unrecognized arguments: --bogus (see 'mnemosyne --help')"),
+        (["wiki", "find", "x", "--bogus"], "unrecognized arguments: --bogus (see 'mnemosyne wiki find --help')"),
         (["wiki", "find", ""], "empty keyword '': every KEYWORD must have a non-space character"),
         (["wiki", "find", "ok", "  "], "empty keyword '  ': every KEYWORD must have a non-space character"),
         (["nope"], "argument COMMAND: invalid choice: 'nope' (choose from 'wiki') (see 'mnemosyne --help')"),
         (["wiki", "find", "a\0b"], "an argument contains a NUL byte: remove it"),
+        (["wiki", "find", "x", "--c"], "unrecognized arguments: --c (see 'mnemosyne wiki find --help')"),
+        (["wiki", "lint", "extra"], "unrecognized arguments: extra (see 'mnemosyne wiki lint --help')"),
     ],
 )
 def test_usage_errors_exit_64_with_one_line(
@@ -295,3 +297,31 @@ def test_run_wrapper_exits_with_mains_code(monkeypatch: pytest.MonkeyPatch) -> N
     with pytest.raises(SystemExit) as exited:
         app.run()
     assert exited.value.code == 3
+
+
+def test_stdout_that_cannot_be_written_exits_74_not_1(
+    fake_vault: FakeVault, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault(PAGES)
+
+    class FullDisk(io.TextIOWrapper):
+        def write(self, text: str) -> int:
+            raise OSError(28, "No space left on device")
+
+    full = FullDisk(io.BytesIO(), encoding="utf-8")
+    full.buffer.write = full.write  # type: ignore[method-assign, assignment]
+    monkeypatch.setattr("sys.stdout", full)
+    assert main(["wiki", "find", "mastra", "--vault", vault]) == ExitCode.WRITE_FAILED
+    assert capsys.readouterr().err == (
+        "mnemosyne: error: cannot write the results to stdout: [Errno 28] No space left on device\n"
+    )
+
+
+def test_closed_stdout_and_stderr_never_read_as_no_match(
+    fake_vault: FakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = fake_vault(PAGES)
+    monkeypatch.setattr("sys.stdout", None)
+    monkeypatch.setattr("sys.stderr", None)
+    assert main(["wiki", "find", "mastra", "--vault", vault]) == ExitCode.WRITE_FAILED
+    assert main(["wiki", "find", "xyzzy", "--vault", vault]) == ExitCode.NO_MATCH

@@ -226,7 +226,10 @@ def test_an_invalid_config_file_exits_3(tmp_path: Path, capsys: pytest.CaptureFi
     ("argv", "message"),
     [
         (["wiki", "recall"], "the following arguments are required: TOPIC (see 'mnemosyne wiki recall --help')"),
-        (["wiki", "recall", "auth", "--limit", "3"], "unrecognized arguments: --limit 3 (see 'mnemosyne --help')"),
+        (
+            ["wiki", "recall", "auth", "--limit", "3"],
+            "unrecognized arguments: --limit 3 (see 'mnemosyne wiki recall --help')",
+        ),
         (["wiki", "recall", " ", "\t"], "no topic given: pass at least one TOPIC word with a non-space character"),
     ],
 )

@@ -29,7 +29,7 @@ def edge_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ([], "no command given: try 'mnemosyne --help'"),
         (["wiki"], "no command given: try 'mnemosyne wiki --help'"),
         (["--bogus"], "unrecognized arguments: --bogus (see 'mnemosyne --help')"),
-        (["wiki", "find", "mastra", "--bogus"], "unrecognized arguments: --bogus (see 'mnemosyne --help')"),
+        (["wiki", "find", "mastra", "--bogus"], "unrecognized arguments: --bogus (see 'mnemosyne wiki find --help')"),
         (["wiki", "find"], f"the following arguments are required: KEYWORD {FIND_HELP}"),
         (["wiki", "find", ""], "empty keyword '': every KEYWORD must have a non-space character"),
         (["wiki", "find", "mastra", " \t"], "empty keyword ' \\t': every KEYWORD must have a non-space character"),

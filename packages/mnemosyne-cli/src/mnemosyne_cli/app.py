@@ -10,14 +10,14 @@ import sys
 from mnemosyne_cli import __version__
 from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.help import epilog
-from mnemosyne_cli.output import PROG, Console
+from mnemosyne_cli.output import PROG, Console, OutputError
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import ModuleType
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
 
 class UsageError(Exception):
@@ -32,6 +32,11 @@ class _ParserExit(Exception):
 class Parser(argparse.ArgumentParser):
     """argparse, except that errors become UsageError (exit 64, one line) instead of exit 2,
     which means something else here."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        # An abbreviation (--c for --cat) is a guess; agents should get an error instead.
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see '{self.prog} --help')")
@@ -118,21 +123,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         named = words[1] if len(words) > 1 and words[0] == "wiki" else None
         parser = build_parser(named if named in {command_name(command) for command in WIKI_COMMANDS} else None)
         try:
-            args = parser.parse_args(words)
+            args, extras = parser.parse_known_args(words)
         except UsageError as error:
             console.error(str(error))
             return ExitCode.USAGE
         except _ParserExit as done:
             return done.status
+        # Named by the command they were given to, so the pointer goes to the right --help.
+        where = " ".join(word for word in (PROG, args.group, getattr(args, "command", None)) if word)
+        if extras:
+            console.error(f"unrecognized arguments: {' '.join(extras)} (see '{where} --help')")
+            return ExitCode.USAGE
         handler = getattr(args, "handler", None)
         if handler is None:
-            where = "mnemosyne wiki" if args.group == "wiki" else "mnemosyne"
             console.error(f"no command given: try '{where} --help'")
             return ExitCode.USAGE
         return int(handler(args, console))
     except KeyboardInterrupt:
         console.err("")  # end the ^C line the terminal echoed
         return ExitCode.INTERRUPTED
+    except OutputError as error:
+        console.error(str(error))
+        return ExitCode.WRITE_FAILED
 
 
 def run() -> NoReturn:

@@ -1,7 +1,8 @@
 """Writing to the terminal: stdout for results, stderr for everything else.
 
-Results go out as UTF-8 whatever the locale, file names with undecodable bytes as those
-bytes. A reader that closes the pipe early (``| head -1``) ends the output quietly.
+Results go out as UTF-8 whatever the locale. A reader that closes the pipe early
+(``| head -1``) ends the output quietly; any other failure to write stdout (closed, disk
+full) is an OutputError, which main turns into exit 74, never into "no match".
 """
 
 from __future__ import annotations
@@ -37,12 +38,17 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code & 0xFF:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\x{code:02x}"
 
 
+class OutputError(Exception):
+    """stdout cannot take the results (closed, or the write failed other than EPIPE)."""
+
+
 class Console:
     """The two streams a command writes to."""
 
     def __init__(self, stdout: IO[str] | None = None, stderr: IO[str] | None = None):
-        self._stdout = stdout if stdout is not None else sys.stdout
-        self._stderr = stderr if stderr is not None else sys.stderr
+        # None when the process started with the stream closed (sys.stdout is None then).
+        self._stdout: IO[str] | None = stdout if stdout is not None else sys.stdout
+        self._stderr: IO[str] | None = stderr if stderr is not None else sys.stderr
         self._stdout_closed = False
 
     def out(self, text: str) -> None:
@@ -64,6 +70,8 @@ class Console:
         """Bytes on stdout as they are (--cat)."""
         if self._stdout_closed:
             return
+        if self._stdout is None:  # started with stdout closed (>&-)
+            raise OutputError("cannot write the results: stdout is closed")
         try:
             buffer = getattr(self._stdout, "buffer", None)
             if buffer is None:
@@ -74,10 +82,14 @@ class Console:
             self._stdout.flush()
         except BrokenPipeError:
             self._close_stdout()
+        except (OSError, ValueError) as error:  # ValueError: a stream closed under us
+            raise OutputError(f"cannot write the results to stdout: {error}") from None
 
     def _close_stdout(self) -> None:
         # Later writes, and the interpreter's flush at exit, go nowhere instead of raising.
         self._stdout_closed = True
+        if self._stdout is None:
+            return
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, self._stdout.fileno())
@@ -87,11 +99,13 @@ class Console:
 
     def err(self, text: str) -> None:
         """One line on stderr, as given."""
+        if self._stderr is None:  # started with stderr closed (2>&-)
+            return
         try:
             self._stderr.write(text + "\n")
             self._stderr.flush()
-        except BrokenPipeError:
-            pass
+        except (OSError, ValueError):
+            pass  # nowhere left to say it; the exit code still tells
 
     def error(self, message: str) -> None:
         """``mnemosyne: error: message``."""

@@ -6,7 +6,8 @@ from enum import IntEnum
 class ExitCode(IntEnum):
     """Every exit code a ``mnemosyne`` command can return; nothing else ever leaks out."""
 
-    #: find/recall: one or more matches written; lint: the vault is clean; ingest: landed.
+    #: find: one or more matches written; recall: done (no match included); lint: the vault
+    #: is clean; ingest: landed.
     OK = 0
     #: find: no page matches (stdout empty); lint: there are findings.
     NO_MATCH = 1
@@ -25,6 +26,7 @@ class ExitCode(IntEnum):
     #: ingest: the source is missing, not a regular file, empty or not UTF-8.
     BAD_SOURCE = 65
     #: ingest: writing the page failed (disk full, permission denied); nothing was left.
+    #: Any command: stdout could not take the results (closed, disk full).
     WRITE_FAILED = 74
     #: Interrupted (Ctrl-C, SIGINT): 128 + 2, as shells report it. Nothing half-written.
     INTERRUPTED = 130

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from mnemosyne_cli.arguments import add_vault_arguments
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import page_line, printable
 from mnemosyne_contract import ExitCode
@@ -18,36 +19,10 @@ DEFAULT_LIMIT = 20
 
 
 def limit_value(text: str) -> int:
-    """--limit: 0 (no cap) or a positive whole number."""
-    try:
-        value = int(text, 10)
-    except ValueError:
-        value = -1
-    if value < 0 or not text.strip().isdigit():
+    """--limit: 0 (no cap) or a positive whole number, in ASCII digits."""
+    if not (text.isascii() and text.isdigit()):
         raise argparse.ArgumentTypeError(f"must be 0 (no cap) or a positive whole number, not {text!r}")
-    return value
-
-
-def dir_name(text: str) -> str:
-    """--dir: one top-level dir name. A bad one is a usage error (64), not a vault error."""
-    from mnemosyne_core.config import check_dir_name  # only a --dir pays for the import
-
-    reason = check_dir_name(text)
-    if reason:
-        raise argparse.ArgumentTypeError(f"{text!r} {reason}; pass a top-level dir name")
-    return text
-
-
-def add_vault_arguments(parser: argparse.ArgumentParser) -> None:
-    """--vault and --dir, shared by every command that reads a vault."""
-    parser.add_argument("--vault", metavar="PATH", help="the vault root (default: $AION_VAULT)")
-    parser.add_argument(
-        "--dir",
-        metavar="NAME",
-        action="append",
-        type=dir_name,
-        help="scan this top-level dir instead of the configured ones; repeatable",
-    )
+    return int(text)
 
 
 def register(commands: Any) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from mnemosyne_cli.arguments import add_vault_argument, dir_name
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import page_line, printable
 from mnemosyne_contract import ExitCode
@@ -66,6 +67,7 @@ def register(commands: Any) -> None:
         "--dir",
         metavar="NAME",
         default=DEFAULT_DIR,
+        type=dir_name,
         help=f"the scanned top-level dir to write into (default {DEFAULT_DIR})",
     )
     parser.add_argument(
@@ -81,7 +83,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--slug", metavar="S", help="the page's file name without .md (default: the source's stem)")
     parser.add_argument("--force", action="store_true", help="replace a page that exists with different content")
     parser.add_argument("--dry-run", action="store_true", help="print the page that would be written; write nothing")
-    parser.add_argument("--vault", metavar="PATH", help="the vault root (default: $AION_VAULT)")
+    add_vault_argument(parser)
     parser.add_argument(
         "--json",
         action="store_true",

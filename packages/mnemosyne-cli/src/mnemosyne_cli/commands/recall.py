@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from mnemosyne_cli.commands.find import add_vault_arguments
+from mnemosyne_cli.arguments import add_vault_arguments
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode

@@ -1,0 +1,32 @@
+"""Arguments several commands share, defined once so they parse and read alike."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def dir_name(text: str) -> str:
+    """--dir: one top-level dir name. A bad one is a usage error (64), not a vault error."""
+    from mnemosyne_core.config import check_dir_name  # only a --dir pays for the import
+
+    reason = check_dir_name(text)
+    if reason:
+        raise argparse.ArgumentTypeError(f"{text!r} {reason}; pass a top-level dir name")
+    return text
+
+
+def add_vault_argument(parser: argparse.ArgumentParser) -> None:
+    """--vault PATH, for every command that works on a vault."""
+    parser.add_argument("--vault", metavar="PATH", help="the vault root (default: $AION_VAULT)")
+
+
+def add_vault_arguments(parser: argparse.ArgumentParser) -> None:
+    """--vault, and --dir (repeatable) for the commands that read the scanned dirs."""
+    add_vault_argument(parser)
+    parser.add_argument(
+        "--dir",
+        metavar="NAME",
+        action="append",
+        type=dir_name,
+        help="scan this top-level dir instead of the configured ones; repeatable",
+    )
