@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 from vault_pages import VAULT, MakeVault, page
 
 from mnemosyne_core import InvalidQueryError, VaultError, find_pages, search
 from mnemosyne_core import find as find_module
-from mnemosyne_core.vault import open_page
+from mnemosyne_core.vault import open_page, read_to_end
 
 
 def paths(vault: str, *keywords: str, limit: int = 0) -> list[str]:
@@ -242,13 +245,12 @@ def test_keyword_may_match_title_stem_and_text_separately(make_vault: MakeVault)
 def test_title_and_stem_decide_without_reading_the_body(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
     vault = make_vault({"atlas/mastra.md": page("Slack Bridge", "x" * 100_000)})
     calls: list[int] = []
-    real_read_to_end = find_module._read_to_end
 
     def counted_read_to_end(fd: int) -> bytes:
         calls.append(fd)
-        return real_read_to_end(fd)
+        return read_to_end(fd)
 
-    monkeypatch.setattr(find_module, "_read_to_end", counted_read_to_end)
+    monkeypatch.setattr(find_module, "read_to_end", counted_read_to_end)
     assert paths(vault, "mastra", "slack") == ["atlas/mastra.md"]
     assert calls == []
     assert paths(vault, "mastra", "body-word") == []
@@ -356,3 +358,37 @@ def test_keyword_counts_show_which_keyword_emptied_the_and(make_vault: MakeVault
     vault = make_vault({"atlas/a.md": "mastra slack", "atlas/b.md": "mastra", "atlas/c.md": "other"})
     result = search(vault, ["Mastra", "slack", "xyzzy"])
     assert result.keyword_counts == {"Mastra": 2, "slack": 1, "xyzzy": 0}
+
+
+def test_broken_symlink_scanned_dir_is_skipped_with_a_warning(make_vault: MakeVault, fs: FakeFilesystem) -> None:
+    vault = make_vault({"atlas/a.md": "kw"})
+    fs.create_symlink(f"{VAULT}/hades", f"{VAULT}/nowhere")
+    result = search(vault, ["kw"])
+    assert ([m.path for m in result.matches], result.warnings) == (["atlas/a.md"], ["hades/: broken symlink; skipped"])
+
+
+def test_cat_keeps_bytes_only_while_a_single_match_is_possible(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/one.md": "unique kw", "atlas/a.md": "kw", "atlas/b.md": "kw", "atlas/c.md": "kw"})
+    single = search(vault, ["unique"], keep_content=True, limit=0)
+    assert [m.content for m in single.matches] == [b"unique kw"]
+    several = search(vault, ["kw"], keep_content=True, limit=0)
+    assert several.total == 4
+    assert [m.content for m in several.matches] == [None] * 4
+
+
+def test_vault_config_file_that_is_not_a_regular_file_is_a_vault_error(tmp_path: Path) -> None:
+    (tmp_path / "atlas").mkdir()
+    os.mkfifo(tmp_path / ".mnemosyne.toml")  # opened non-blocking: must not hang
+    with pytest.raises(VaultError, match="is not a regular file"):
+        search(str(tmp_path), ["x"])
+
+
+@pytest.mark.parametrize(
+    "config",
+    ["dirs = [" + "[" * 3000 + "]" * 3000 + "]\n", "dirs = ['atlas']\n" + "# pad\n" * 20_000],
+)
+def test_hostile_vault_config_is_a_vault_error(tmp_path: Path, config: str) -> None:
+    (tmp_path / "atlas").mkdir()
+    (tmp_path / ".mnemosyne.toml").write_text(config)
+    with pytest.raises(VaultError):
+        search(str(tmp_path), ["x"])

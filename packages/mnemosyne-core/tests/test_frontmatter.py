@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from mnemosyne_core.frontmatter import (
+    MAX_BLOCK_BYTES,
     STATUS_ABSENT,
     STATUS_INVALID,
     STATUS_NOT_MAPPING,
@@ -157,3 +158,24 @@ def test_yaml_path_refuses_python_tags_and_bombs() -> None:
     assert status == STATUS_OK
     assert metadata is not None
     assert metadata["title"] == "Still Bounded"
+
+
+@pytest.mark.parametrize("tagged", ["flag: !!bool maybe", "when: !!timestamp nope", "n: !!int x"])
+def test_yaml_constructor_errors_of_any_type_mean_invalid(tagged: str) -> None:
+    assert parse_block(f"title: T\n{tagged}\n") == (None, STATUS_INVALID)
+
+
+def test_flow_nesting_limit_ignores_quotes_and_holds_for_every_loader() -> None:
+    deep = "[" * 100 + "]" * 100
+    assert parse_block(f"title: Deep\nx: {deep}\n") == (None, STATUS_INVALID)
+    assert parse_block(f"title: Don't\nx: {deep}\n") == (None, STATUS_INVALID)
+    assert parse_block(f'title: "{"[" * 100}"\n') == ({"title": "[" * 100}, STATUS_OK)
+    assert parse_block(f"title: '{'{' * 100}'\n") == ({"title": "{" * 100}, STATUS_OK)
+
+
+def test_blocks_over_the_size_limit_are_invalid_on_both_paths() -> None:
+    block = "title: Big\n" + "k: value\n" * (MAX_BLOCK_BYTES // 9 + 1)
+    assert fast_string_fields(block.encode()) is None
+    assert parse_block(block) == (None, STATUS_INVALID)
+    wide = "title: Wide\nk: " + "\u20ac" * (MAX_BLOCK_BYTES // 3) + "\n"  # 3 bytes a character
+    assert parse_block(wide) == (None, STATUS_INVALID)

@@ -4,6 +4,7 @@ rules the findings share (same scan as find, ordering, hidden dirs, the memory d
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
@@ -505,3 +506,16 @@ TEST_OF_CODE = {
 
 def test_every_reason_code_has_a_test() -> None:
     assert list(TEST_OF_CODE) == list(REASON_CODES)
+
+
+def test_a_tree_nested_deeper_than_the_walk_limit_is_one_finding(tmp_path: Path) -> None:
+    from mnemosyne_core.lint import MAX_WALK_DEPTH
+
+    page_dir = tmp_path / "atlas"
+    page_dir.mkdir()
+    (page_dir / "a.md").write_text("---\ntitle: A\nupdated: 2026-01-01\n---\n")
+    deep = page_dir.joinpath(*["d"] * (MAX_WALK_DEPTH + 5))
+    deep.mkdir(parents=True)
+    (deep / "x.md").write_text("x")
+    findings = lint(str(tmp_path))
+    assert [(f.path.count("/"), f.code) for f in findings] == [(MAX_WALK_DEPTH, "unreadable")]

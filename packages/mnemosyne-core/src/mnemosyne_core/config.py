@@ -77,6 +77,25 @@ def check_dir_name(name: str) -> str | None:
     return None
 
 
+#: A config file is a few lines; anything larger is refused rather than read.
+MAX_CONFIG_BYTES = 1 << 16
+
+
+def _read_config_file(path: str) -> bytes | None:
+    """The file's bytes, or None unless it is a regular file within MAX_CONFIG_BYTES. Opened
+    non-blocking, so a FIFO in its place cannot hang the command."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG_BYTES:
+            return None
+        return os.read(fd, MAX_CONFIG_BYTES + 1)
+    finally:
+        os.close(fd)
+
+
 def load_vault_config(vault: str) -> VaultConfig:
     """Read ``<vault>/.mnemosyne.toml``; an absent file gives an empty config.
 
@@ -85,17 +104,18 @@ def load_vault_config(vault: str) -> VaultConfig:
     """
     path = os.path.join(vault, VAULT_CONFIG_FILE)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = _read_config_file(path)
     except FileNotFoundError:
         return VaultConfig()
     except OSError as error:
         raise VaultError(f"cannot read {path}: {error.strerror}; fix its permissions") from None
+    if raw is None:
+        raise VaultError(f"{path} is not a regular file of at most {MAX_CONFIG_BYTES} bytes; replace it")
     import tomllib  # only vaults that carry a config file pay for the import
 
     try:
         data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as error:
         raise VaultError(f"{path} is not valid TOML ({error}); fix or remove it") from None
     unknown = sorted(set(data) - {"dirs", "memory_dir"})
     if unknown:

@@ -22,7 +22,7 @@ from mnemosyne_core.frontmatter import (
     string_field,
     title_of,
 )
-from mnemosyne_core.vault import PAGE_SUFFIX, open_page, resolve_vault, scan, unreadable_warning
+from mnemosyne_core.vault import PAGE_SUFFIX, open_page, read_to_end, resolve_vault, scan, unreadable_warning
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from mnemosyne_core.vault import Scan
 
 DEFAULT_LIMIT = 20
-#: The first read of a page. Most pages fit whole; a title match never reads past it.
+#: The first read of a page. Most pages fit whole; past it, a page is read on only when
+#: its frontmatter closes later, its title and stem do not decide, or --cat needs it.
 HEAD_BYTES = 1 << 14
 
 
@@ -161,7 +162,7 @@ class _Part:
 
     def __init__(self, keywords: int, limit: int):
         self.limit = limit
-        #: Match fields, the first element the sort key's "not in title"; only the best
+        #: Match fields (path, title, constellation, type, in_title, content); only the best
         #: ``limit`` are kept once there are many (0: all).
         self.kept: list[tuple[Any, ...]] = []
         self.total = 0
@@ -177,7 +178,7 @@ class _Part:
 
     def best(self) -> list[tuple[Any, ...]]:
         """The kept matches in find's order, capped at the limit: title-or-stem matches
-        first (in_title is the fourth field), then by path (the first)."""
+        first (in_title, index 4), then by path (index 0)."""
         ordered = sorted(self.kept, key=lambda fields: (not fields[4], fields[0]))
         return ordered[: self.limit] if self.limit else ordered
 
@@ -242,6 +243,12 @@ class _Task:
                     if constellation is None and in_constellation:
                         constellation = dir_name
                     part.total += 1
+                    if self.keep_content and part.total > 1:
+                        # --cat prints a page only when it is the one match: from a second
+                        # match on, no page's bytes are needed, nor read.
+                        self.keep_content = False
+                        part.kept = [(*kept[:5], None) for kept in part.kept]
+                        content = None
                     part.keep((rel_path, title, constellation, string_field(fields, "type"), in_title, content))
         return part
 
@@ -276,7 +283,7 @@ class _Task:
                 holds = [keyword in folded_title or keyword in folded_stem for keyword in keywords]
                 in_title = all(holds)
                 if not in_title or self.keep_content:
-                    data += _read_to_end(fd)
+                    data += read_to_end(fd)
                     if not in_title:
                         matcher = TextMatcher(data)
                         holds = [
@@ -311,8 +318,8 @@ class _Task:
 
 
 def _fields(data: bytes) -> dict[Any, Any] | None:
-    """The frontmatter mapping of a page read whole (None when it has none or it is unusable);
-    only its string fields when the fast path reads it."""
+    """The frontmatter mapping of a page read whole (None when it has none or it is
+    unusable); only its string fields when the fast path reads it."""
     span = locate(data)
     if span is None:
         return None
@@ -328,13 +335,8 @@ def _fields_of_long_page(fd: int, head: bytes) -> tuple[bytes, dict[Any, Any] | 
     # A closing `---` at the very end of a full head may be the start of a longer line
     # ("----", "--- x"): only the rest of the file can tell.
     if (span is None or span[2] == len(head)) and opens_frontmatter(head):
-        head += _read_to_end(fd)
-        span = locate(head)
-    if span is None:
-        return head, None
-    block = head[span[0] : span[1]]
-    fast = fast_string_fields(block)
-    return head, fast if fast is not None else parse_block(block.decode("utf-8", "replace"))[0]
+        head += read_to_end(fd)
+    return head, _fields(head)
 
 
 def _run_split(task: _Task, count: int) -> _Part:
@@ -359,14 +361,14 @@ def _run_split(task: _Task, count: int) -> _Part:
         finally:
             os._exit(code)
     os.close(writer)
-    try:
-        part = task.run(0, half)
-        with open(reader, "rb", closefd=True) as pipe:
+    with open(reader, "rb", closefd=True) as pipe:
+        try:
+            part = task.run(0, half)
             payload = pipe.read()
-        _, status = os.waitpid(pid, 0)
-    except BaseException:
-        _end_child(pid)
-        raise
+            _, status = os.waitpid(pid, 0)
+        except BaseException:
+            _end_child(pid)
+            raise
     if os.waitstatus_to_exitcode(status) == 0:
         try:
             part.merge(_Part.load(payload, len(task.keywords), task.limit))
@@ -385,13 +387,6 @@ def _end_child(pid: int) -> None:
         os.waitpid(pid, 0)
     except (OSError, ChildProcessError):
         pass
-
-
-def _read_to_end(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 1 << 16):
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def find_pages(

@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import unicodedata
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-
-_BOM = b"\xef\xbb\xbf"
+#: The UTF-8 byte order mark, ignored at the start of a page.
+BOM = b"\xef\xbb\xbf"
 
 #: The non-ASCII characters whose fold contains an ASCII character (ß -> "ss", the Kelvin
 #: sign -> "k", the long s -> "s", ligatures -> "ff", ...). Only these can make an ASCII
@@ -52,7 +49,7 @@ def fold(text: str) -> str:
 def decode(data: bytes) -> str:
     """Page bytes as text: UTF-8 with invalid bytes replaced by U+FFFD, a leading BOM
     dropped."""
-    if data.startswith(_BOM):
+    if data.startswith(BOM):
         data = data[3:]
     return data.decode("utf-8", "replace")
 
@@ -110,7 +107,3 @@ class TextMatcher:
             any(needle in non_ascii for needle in folding_needles(folded_keyword))
             and folded_keyword in self.folded_text()
         )
-
-    def present(self, folded_keywords: Iterable[str]) -> set[str]:
-        """The subset of ``folded_keywords`` that occur in the text."""
-        return {keyword for keyword in folded_keywords if self.contains(keyword)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from mnemosyne_core.fold import decode
+from mnemosyne_core.fold import BOM, decode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
@@ -19,13 +19,12 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-_BOM = b"\xef\xbb\xbf"
 _OPENING_LINE = re.compile(rb"---\r?\n")
 _CLOSING_LINE = re.compile(rb"^---\r?$", re.MULTILINE)
 
 #: Larger frontmatter is treated as invalid: parsing one title must stay bounded.
 MAX_BLOCK_BYTES = 1 << 20
-#: Deeper flow nesting ([[[...) is invalid unless libyaml bounds it itself (see parse_block).
+#: Deeper flow nesting ([[[...) outside quotes is treated as invalid (see _flow_depth_exceeds).
 MAX_FLOW_DEPTH = 64
 
 # Why a page's frontmatter could not be used (lint reports these; find only searches).
@@ -39,7 +38,7 @@ STATUS_NOT_MAPPING = "not-mapping"
 def locate(data: bytes) -> tuple[int, int, int] | None:
     """Byte offsets ``(block_start, block_end, body_start)`` of the frontmatter in ``data``,
     or None when ``data`` has none or it is not closed."""
-    start = 3 if data.startswith(_BOM) else 0
+    start = 3 if data.startswith(BOM) else 0
     opening = _OPENING_LINE.match(data, start)
     if opening is None:
         return None
@@ -52,7 +51,7 @@ def locate(data: bytes) -> tuple[int, int, int] | None:
 
 def opens_frontmatter(data: bytes) -> bool:
     """Whether ``data`` starts with the ``---`` line, so its frontmatter may close later."""
-    return _OPENING_LINE.match(data, 3 if data.startswith(_BOM) else 0) is not None
+    return _OPENING_LINE.match(data, 3 if data.startswith(BOM) else 0) is not None
 
 
 class Frontmatter:
@@ -94,44 +93,59 @@ def load(path: str | os.PathLike[str]) -> Frontmatter:
 def parse_block(block: str) -> tuple[dict[Any, Any] | None, str]:
     """The mapping a frontmatter block holds and its status (None unless a mapping), by
     PyYAML's safe loader (its C loader when built), bounded in size and nesting."""
-    if len(block) > MAX_BLOCK_BYTES:
+    if _too_large(block) or _flow_depth_exceeds(block, MAX_FLOW_DEPTH):
         return None, STATUS_INVALID
     import yaml  # lazy: ~20 ms that a query over plain frontmatter never pays
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    # Deep flow nesting would exhaust the C stack of a libyaml older than 0.2.5 (which stops
-    # at depth 1000) and takes the pure-Python loader seconds; the bracket count is only a
-    # hint (a quoted title may hold many), so only those loaders refuse on it.
-    if _flow_depth_exceeds(block, MAX_FLOW_DEPTH) and not _libyaml_limits_depth(yaml, loader):
-        return None, STATUS_INVALID
     try:
         value = yaml.load(block, Loader=loader)  # noqa: S506 - a safe loader, always
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError):
-        # ValueError: dates such as 2026-13-45 match the timestamp pattern but do not exist.
+    except Exception:
+        # The safe constructors raise more than YAMLError: ValueError for 2026-13-45,
+        # KeyError for `!!bool maybe`, AttributeError for `!!timestamp nope`, ...
         return None, STATUS_INVALID
     if not isinstance(value, dict):
         return None, STATUS_NOT_MAPPING
     return value, STATUS_OK
 
 
-def _libyaml_limits_depth(yaml: Any, loader: Any) -> bool:
-    if loader is yaml.SafeLoader:
-        return False
-    version: tuple[int, ...] = yaml._yaml.get_version()
-    return version >= (0, 2, 5)
+def _too_large(block: str) -> bool:
+    # MAX_BLOCK_BYTES counts bytes; a character is at most 4 of them.
+    return len(block) * 4 > MAX_BLOCK_BYTES and len(block.encode("utf-8", "surrogatepass")) > MAX_BLOCK_BYTES
+
+
+_OPENS_QUOTE_AFTER = frozenset("\n:[{,-")
 
 
 def _flow_depth_exceeds(block: str, limit: int) -> bool:
+    """Whether ``[``/``{`` nest deeper than ``limit`` outside quoted scalars. Deep nesting
+    takes the pure-Python loader seconds and stops libyaml (>= 0.2.5) only at 1000, so one
+    limit, whatever the build, keeps the answer the same on every machine."""
     if block.count("[") + block.count("{") <= limit:
         return False
     depth = 0
+    quote = ""
+    previous = "\n"  # the last character outside a quote that is not a space
+    escaped = False
     for char in block:
-        if char in "[{":
+        if quote:
+            if escaped:
+                escaped = False
+            elif quote == '"' and char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+            continue
+        if char in "\"'" and previous in _OPENS_QUOTE_AFTER:
+            quote = char
+        elif char in "[{":
             depth += 1
             if depth > limit:
                 return True
         elif char in "]}" and depth:
             depth -= 1
+        if char != " ":
+            previous = char
     return False
 
 
@@ -159,8 +173,9 @@ def string_field(metadata: Mapping[Any, Any] | None, key: str) -> str | None:
 
 # --- the fast path: a strict subset of YAML whose meaning is certain without a parser ---
 
-# Characters YAML either rejects (controls, U+FEFF for libyaml), treats as line breaks
-# (U+0085, U+2028, U+2029) or that the subset does not handle (tab, lone CR).
+# Characters YAML either rejects (controls), treats as line breaks (U+0085, U+2028, U+2029)
+# or reads differently by build (U+FEFF: older libyaml rejects it), or that the subset
+# does not handle (tab, lone CR).
 # Spelled as the complement of what the subset allows (LF, \x20-\x7e, \xa0-\u2027,
 # \u202a-\ud7ff, \ue000-\ufefe, \uff00-\ufffd, \U00010000-\U0010ffff): the same set, but
 # a negated class with astral ranges takes ~8 ms to compile, on every run of the command.
@@ -211,7 +226,7 @@ def fast_string_fields(block: bytes) -> dict[str, str] | None:
     Only string values are kept: ``title_of`` and ``string_field`` give the same answers
     from this mapping as from the whole one.
     """
-    if _FAST_BLOCK.fullmatch(block) is None:
+    if len(block) > MAX_BLOCK_BYTES or _FAST_BLOCK.fullmatch(block) is None:
         return None
     if not block.isascii() and _OUTSIDE_SUBSET.search(block.decode("utf-8", "replace")):
         return None  # a character YAML rejects or reads as a line break

@@ -97,6 +97,10 @@ _SCAN_WARNINGS = (
 )
 
 
+#: How deep lint walks below the vault root; far more than any vault nests.
+MAX_WALK_DEPTH = 200
+
+
 class Finding:
     """One thing lint reports about one path."""
 
@@ -326,6 +330,11 @@ class _Walker:
         self.findings: list[Finding] = []
 
     def walk(self, path: str, rel: str, *, depth: int, scanned: bool, skip_names: set[str] | None = None) -> None:
+        if depth > MAX_WALK_DEPTH:  # the walk recurses; Python's stack is the limit otherwise
+            self.findings.append(
+                Finding(rel, UNREADABLE, f"nested more than {MAX_WALK_DEPTH} dirs deep; lint did not look inside")
+            )
+            return
         try:
             with os.scandir(path) as iterator:
                 entries = sorted(iterator, key=lambda entry: entry.name)

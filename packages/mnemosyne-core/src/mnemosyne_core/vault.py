@@ -130,6 +130,9 @@ def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
         dir_path = entry.path
         if entry.is_symlink():
             real = os.path.realpath(dir_path)
+            if not os.path.exists(real):
+                result.warnings.append(f"{dir_name}/: broken symlink; skipped")
+                continue
             if not is_inside(real, vault):
                 result.warnings.append(f"{dir_name}/: symlink leaves the vault; skipped")
                 continue
@@ -195,13 +198,18 @@ def open_page(read_path: str) -> int:
     return os.open(read_path, _READ_FLAGS | getattr(os, "O_NOFOLLOW", 0))
 
 
+def read_to_end(fd: int) -> bytes:
+    """Everything left to read from ``fd``."""
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def read_page_bytes(page: PageRef) -> bytes:
     """The whole page, as bytes."""
     fd = open_page(page.read_path)
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
+        return read_to_end(fd)
     finally:
         os.close(fd)

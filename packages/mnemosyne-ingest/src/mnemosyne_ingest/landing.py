@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from mnemosyne_core.config import CONSTELLATIONS, check_dir_name
 from mnemosyne_core.find import search
-from mnemosyne_core.vault import PAGE_SUFFIX, PageRef, is_inside, read_page_bytes, resolve_vault, scan
+from mnemosyne_core.vault import PAGE_SUFFIX, PageRef, is_inside, read_page_bytes, read_to_end, resolve_vault, scan
 from mnemosyne_ingest.errors import (
     BadSourceError,
     IngestArgumentError,
@@ -38,6 +38,7 @@ STATUS_ALREADY_INGESTED = "already-ingested"
 STATUS_REPLACED = "replaced"
 STATUS_DRY_RUN = "dry-run"
 
+# Unlike a page, a source may be a symlink: the user named it. Non-blocking: a FIFO fails.
 _SOURCE_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
 # os.link fails with these where the file system has no hard links (FAT, some FUSE mounts).
@@ -139,14 +140,11 @@ def read_source(path: str) -> bytes:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise BadSourceError(f"source {path!r} is not a regular file: pass the path of a markdown file")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
+        return read_to_end(fd)
     except OSError as error:
         raise BadSourceError(f"cannot read source {path!r}: {error.strerror}; check the file") from None
     finally:
         os.close(fd)
-    return b"".join(chunks)
 
 
 def ingest(

@@ -11,6 +11,7 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
+from mnemosyne_core.fold import BOM
 from mnemosyne_core.frontmatter import (
     STATUS_NOT_MAPPING,
     STATUS_OK,
@@ -32,7 +33,6 @@ DEFAULT_TYPES: dict[str, str] = {"analyses": "analysis"}
 #: The key holding the ingest date; two pages that differ only in its value are the same.
 INGESTED_KEY = "ingested"
 
-_BOM = b"\xef\xbb\xbf"
 # Wide enough that PyYAML never folds a long title onto a second line.
 _YAML_WIDTH = 1 << 30
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -82,8 +82,8 @@ def split_source(data: bytes, name: str) -> SourceDocument:
     Raises BadSourceError when the source is empty, not UTF-8, or opens a frontmatter
     block that is not closed, not valid YAML or not a mapping.
     """
-    if data.startswith(_BOM):
-        data = data[len(_BOM) :]
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
     if not data.strip():
         raise BadSourceError(f"source {name!r} is empty: pass a markdown file with content")
     try:
