@@ -1,5 +1,6 @@
-"""Sessions of the mnemosyne monorepo. Plain ``nox`` runs every default session; the slow
-ones (bench, ingest-report) run only when named."""
+"""Sessions of the mnemosyne monorepo. Plain ``nox`` runs tests, lint, typecheck and
+acceptance (which builds the wheels it tests). build, bench (slow) and ingest-report
+(writes into a vault) run only when named."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def build_distributions(session: nox.Session) -> list[str]:
     return wheels
 
 
-@nox.session
+@nox.session(default=False)
 def build(session: nox.Session) -> None:
     """Build a wheel and an sdist of every package into dist/."""
     for wheel in build_distributions(session):

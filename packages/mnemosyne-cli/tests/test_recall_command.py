@@ -43,7 +43,8 @@ def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
 def harness(tmp_path: Path) -> Path:
     """A copy of the harness fixture vault: its config logs to <vault>/memory."""
     vault = tmp_path / "harness"
-    shutil.copytree(HARNESS_FIXTURE, vault)
+    # Without memory/: running the documented recall example logs into the fixture itself.
+    shutil.copytree(HARNESS_FIXTURE, vault, ignore=shutil.ignore_patterns("memory"))
     return vault
 
 
@@ -494,4 +495,4 @@ def test_recall_help_ends_with_examples_and_exit_codes(capsys: pytest.CaptureFix
     out = capsys.readouterr().out
     assert "examples:\n  mnemosyne wiki recall github auth --vault fixtures/vaults/harness\n" in out
     tail = out[out.index("exit codes:") :].splitlines()
-    assert [line.split()[0] for line in tail[1:]] == ["0", "3", "64", "130"]
+    assert [line.split()[0] for line in tail[1:]] == ["0", "3", "64", "74", "130"]

@@ -131,6 +131,7 @@ def test_the_vault_config_decides_the_scanned_dirs(vault: Path, write_source: Wr
         ({"slug": "a..b"}, IngestArgumentError, r"^--slug 'a\.\.b' contains '\.\.'"),
         ({"slug": ".hidden"}, IngestArgumentError, r"^--slug '\.hidden' starts with '\.'"),
         ({"slug": "nul\0byte"}, IngestArgumentError, r"^--slug 'nul\\x00byte' contains NUL"),
+        ({"slug": "a" * 253}, IngestArgumentError, r"is too long: with \.md it must fit in 255 bytes"),
         ({"slug": "bell\a"}, IngestArgumentError, r"contains a control character"),
         ({"slug": ""}, IngestArgumentError, r"^--slug '' is blank"),
         ({"slug": " padded"}, IngestArgumentError, r"^--slug ' padded' is blank or has surrounding spaces"),
@@ -503,7 +504,7 @@ def test_the_temp_file_is_hidden_and_not_a_page(
     run(write_source(), vault)
     temp_names = [name for name in seen[0] if name not in {"vector-stores.md"}]
     assert len(temp_names) == 1
-    assert temp_names[0].startswith(".report.md.")
+    assert temp_names[0].startswith(".mnemosyne-ingest-")
     assert temp_names[0].endswith(".tmp")
     assert not temp_names[0].endswith(".md")
 

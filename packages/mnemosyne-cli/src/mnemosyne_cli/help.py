@@ -13,8 +13,8 @@ EXIT_CODE_MEANINGS: dict[ExitCode, str] = {
     ExitCode.TARGET_EXISTS: "the target page exists with other content (--force replaces it)",
     ExitCode.INGEST_UNVERIFIED: "the page was written but find cannot locate it",
     ExitCode.USAGE: "usage error: unknown flag, bad value, no command or keyword",
-    ExitCode.BAD_SOURCE: "the source is missing, not a regular file, empty or not UTF-8",
-    ExitCode.WRITE_FAILED: "the page could not be written; nothing was left behind",
+    ExitCode.BAD_SOURCE: "the source is missing, not a regular file, empty, not UTF-8 or has broken frontmatter",
+    ExitCode.WRITE_FAILED: "stdout could not take the results, or the page could not be written",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
 }
 

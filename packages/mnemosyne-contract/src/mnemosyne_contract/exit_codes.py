@@ -23,7 +23,8 @@ class ExitCode(IntEnum):
     INGEST_UNVERIFIED = 5
     #: Usage error: unknown flag, bad value, no subcommand, no or empty keyword.
     USAGE = 64
-    #: ingest: the source is missing, not a regular file, empty or not UTF-8.
+    #: ingest: the source is missing, not a regular file, empty, not UTF-8, or its
+    #: frontmatter is broken.
     BAD_SOURCE = 65
     #: ingest: writing the page failed (disk full, permission denied); nothing was left.
     #: Any command: stdout could not take the results (closed, disk full).

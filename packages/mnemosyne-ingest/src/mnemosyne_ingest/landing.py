@@ -103,6 +103,10 @@ def check_constellation(name: str) -> None:
         raise IngestArgumentError(f"unknown constellation {name!r}: pass one of {', '.join(CONSTELLATIONS)}")
 
 
+#: The longest file name (NAME_MAX) of common Linux and macOS file systems, in bytes.
+MAX_NAME_BYTES = 255
+
+
 def check_slug(slug: str, *, option: str = "--slug") -> None:
     """Raise IngestArgumentError unless ``slug`` names exactly one visible file in the
     target dir: no path separator, no ``..``, no leading dot, no NUL or other control
@@ -122,6 +126,8 @@ def check_slug(slug: str, *, option: str = "--slug") -> None:
         reason = "contains a control character"
     elif slug.endswith(PAGE_SUFFIX):
         reason = f"ends in {PAGE_SUFFIX!r} (it is added for you)"
+    elif len((slug + PAGE_SUFFIX).encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        reason = f"is too long: with {PAGE_SUFFIX} it must fit in {MAX_NAME_BYTES} bytes"
     else:
         return
     fix = "pass --slug NAME" if option != "--slug" else "pass a plain file name without .md, e.g. --slug my-report"
@@ -299,7 +305,9 @@ def _land(
 def _write_atomically(dir_path: str, target: str, content: bytes, *, replace: bool) -> bool:
     """Put ``content`` at ``target`` whole or not at all. Returns False, writing nothing,
     when ``replace`` is off and the target exists by the time it would appear."""
-    temp = os.path.join(dir_path, f".{os.path.basename(target)}.{secrets.token_hex(8)}.tmp")
+    # Hidden and not ending in .md, so find never lists it; not built from the slug, so a
+    # name that fits NAME_MAX as a page also fits as a temp file.
+    temp = os.path.join(dir_path, f".mnemosyne-ingest-{secrets.token_hex(8)}.tmp")
     fd = os.open(temp, _TEMP_FLAGS, 0o666)
     try:
         try:

@@ -49,6 +49,7 @@ def register(commands: Any) -> None:
                     "vault unset, missing or without scanned dirs, or a page could not be read and nothing matched",
                 ),
                 (ExitCode.USAGE, "usage error (unknown flag, bad --limit, empty keyword, --cat with --json)"),
+                (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
                 (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
             ],
         ),

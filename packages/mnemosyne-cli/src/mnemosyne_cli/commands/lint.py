@@ -45,6 +45,7 @@ def register(commands: Any) -> None:
                     "vault unset, missing, not a directory, without scanned dirs, or a bad config file",
                 ),
                 (ExitCode.USAGE, "usage error (unknown flag or argument, a flag without its value)"),
+                (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
                 (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
             ],
         ),

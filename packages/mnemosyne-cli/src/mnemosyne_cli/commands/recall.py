@@ -45,6 +45,7 @@ def register(commands: Any) -> None:
                     "or a page could not be read and nothing matched",
                 ),
                 (ExitCode.USAGE, "usage error (unknown flag, no or blank TOPIC)"),
+                (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
                 (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
             ],
         ),
