@@ -258,18 +258,23 @@ def test_dir_flag_overrides_scanned_dirs(fake_vault: FakeVault, capsys: pytest.C
     )
 
 
+def failing_stream(error: OSError) -> io.TextIOWrapper:
+    """A stdout whose every write, text or bytes, raises ``error``."""
+
+    class Failing(io.TextIOWrapper):
+        def write(self, text: str) -> int:
+            raise error
+
+    stream = Failing(io.BytesIO(), encoding="utf-8")
+    stream.buffer.write = stream.write  # type: ignore[method-assign, assignment]
+    return stream
+
+
 def test_closed_stdout_ends_quietly(
     fake_vault: FakeVault, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     vault = fake_vault(PAGES)
-
-    class ClosedPipe(io.TextIOWrapper):
-        def write(self, text: str) -> int:
-            raise BrokenPipeError(32, "Broken pipe")
-
-    pipe = ClosedPipe(io.BytesIO(), encoding="utf-8")
-    pipe.buffer.write = pipe.write  # type: ignore[method-assign, assignment]
-    monkeypatch.setattr("sys.stdout", pipe)
+    monkeypatch.setattr("sys.stdout", failing_stream(BrokenPipeError(32, "Broken pipe")))
     assert main(["wiki", "find", "mastra", "--vault", vault]) == ExitCode.OK
     assert capsys.readouterr().err == ""
 
@@ -303,14 +308,7 @@ def test_stdout_that_cannot_be_written_exits_74_not_1(
     fake_vault: FakeVault, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     vault = fake_vault(PAGES)
-
-    class FullDisk(io.TextIOWrapper):
-        def write(self, text: str) -> int:
-            raise OSError(28, "No space left on device")
-
-    full = FullDisk(io.BytesIO(), encoding="utf-8")
-    full.buffer.write = full.write  # type: ignore[method-assign, assignment]
-    monkeypatch.setattr("sys.stdout", full)
+    monkeypatch.setattr("sys.stdout", failing_stream(OSError(28, "No space left on device")))
     assert main(["wiki", "find", "mastra", "--vault", vault]) == ExitCode.WRITE_FAILED
     assert capsys.readouterr().err == (
         "mnemosyne: error: cannot write the results to stdout: [Errno 28] No space left on device\n"
