@@ -57,7 +57,7 @@ class SourceDocument:
 class Page:
     """The page to write: its frontmatter mapping, body and resolved fields."""
 
-    __slots__ = ("body", "constellation", "metadata", "title", "type")
+    __slots__ = ("body", "constellation", "content", "metadata", "title", "type")
 
     def __init__(self, metadata: dict[Any, Any], body: bytes, title: str, constellation: str, type: str):  # noqa: A002
         self.metadata = metadata
@@ -65,11 +65,9 @@ class Page:
         self.title = title
         self.constellation = constellation
         self.type = type
-
-    @property
-    def content(self) -> bytes:
-        """The page's bytes, exactly as written."""
-        return render(self.metadata, self.body)
+        #: The page's bytes, exactly as written: rendered once, read by the write, the
+        #: comparison with an existing page and --dry-run alike.
+        self.content = render(metadata, body)
 
     def __repr__(self) -> str:
         return f"Page({self.title!r}, metadata={self.metadata!r})"
