@@ -16,6 +16,7 @@ from reliability_vault import build_edge_vault
 
 from mnemosyne_cli.app import main
 from mnemosyne_contract import ExitCode, load_schema
+from mnemosyne_core.lint import REASON_CODES
 from mnemosyne_core.vault import scan
 
 CLEAN_STDERR = "no findings: every .md file is searched and every page is well-formed\n"
@@ -46,6 +47,17 @@ def valid_lint_json(stdout: str) -> list[dict[str, Any]]:
 
 
 CLEAN = {"atlas/a.md": good("Alpha"), "analyses/b.md": good("Beta"), ".git/config.md": "tool state"}
+DEFAULT_DIRS = (
+    '"atlas", "hades", "mnemosyne", "proteus", "metis", "apollo", "hermes", "hephaistos", "athena", "analyses"'
+)
+
+
+def unscanned(top: str) -> str:
+    """The unscanned-dir message of a vault without .mnemosyne.toml."""
+    line = f'dirs = [{DEFAULT_DIRS}, "{top}"]'
+    return f"in {top}/, which is not scanned; to scan it, set {line} in .mnemosyne.toml, or move it"
+
+
 DIRTY = {
     "atlas/a.md": good("Alpha"),
     "atlas/plain.md": "# no frontmatter\n",
@@ -60,7 +72,7 @@ DIRTY_LINES = [
     ("atlas/plain.md", "no-frontmatter", "no frontmatter (first line is not ---); find shows the file name stem"),
     ("atlas/sub/nested.md", "nested-file", "in a sub-dir; find reads only files directly in atlas/"),
     ("hermes/dup.md", "duplicate-title", "title 'alpha' is also the title of atlas/a.md"),
-    ("notes/idea.md", "unscanned-dir", "in notes/, which is not scanned; pass --dir notes or move it"),
+    ("notes/idea.md", "unscanned-dir", unscanned("notes")),
 ]
 
 
@@ -109,7 +121,7 @@ def test_dir_flag_sets_the_scanned_dirs(tmp_path: Path, capsys: pytest.CaptureFi
     vault = make_vault(tmp_path, {"notes/idea.md": good("Idea"), "atlas/a.md": good("A")})
     assert run(capsys, "wiki", "lint", "--vault", vault, "--dir", "notes") == (
         1,
-        "atlas/a.md\tunscanned-dir\tin atlas/, which is not scanned; pass --dir atlas or move it\n",
+        "atlas/a.md\tunscanned-dir\tin atlas/, which this run's --dir leaves out; add --dir atlas\n",
         "1 finding in 1 path\n",
     )
     assert run(capsys, "wiki", "lint", "--vault", vault, "--dir", "notes", "--dir", "atlas") == (0, "", CLEAN_STDERR)
@@ -133,7 +145,7 @@ def test_hostile_file_names_stay_three_fields_on_one_line(tmp_path: Path, capsys
         with open(os.path.join(os.fsencode(vault), b"notes", name), "wb") as handle:
             handle.write(b"x")
     code, out, err = run(capsys, "wiki", "lint", "--vault", vault)
-    message = "in notes/, which is not scanned; pass --dir notes or move it"
+    message = unscanned("notes")
     assert (code, err) == (1, "3 findings in 3 paths\n")
     assert out.splitlines() == [
         f"notes/bad-\\xff.md\tunscanned-dir\t{message}",
@@ -188,6 +200,131 @@ def test_usage_errors_exit_64(argv: list[str], message: str, capsys: pytest.Capt
     assert (code, out) == (ExitCode.USAGE, "")
     assert err.startswith(f"mnemosyne: error: {message}")
     assert err.count("\n") == 1
+
+
+# --- choosing the codes: --select, --ignore, [lint] ignore (issue 12) ---------------------
+
+#: A vault dated with `date`, not `updated`: every page is missing-updated (the issue's 991).
+DATED = {
+    "atlas/a.md": "---\ntitle: Alpha\ndate: 2026-03-01\n---\n",
+    "atlas/b.md": "---\ntitle: Beta\ndate: 2026-03-02\n---\n",
+    "notes/n.md": good("Note"),
+}
+MISSING_UPDATED = "missing-updated\tno updated date; recall ranks the page last\n"
+NOTES_UNSCANNED = f"notes/n.md\tunscanned-dir\t{unscanned('notes')}\n"
+IGNORED = "ignored (--select, --ignore, [lint] ignore)"
+KNOWN_CODES = ", ".join(REASON_CODES)
+
+
+def test_ignore_leaves_out_a_code_and_the_exit_code_follows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = make_vault(tmp_path, DATED)
+    assert run(capsys, "wiki", "lint", "--vault", vault) == (
+        1,
+        f"atlas/a.md\t{MISSING_UPDATED}atlas/b.md\t{MISSING_UPDATED}{NOTES_UNSCANNED}",
+        "3 findings in 3 paths\n",
+    )
+    assert run(capsys, "wiki", "lint", "--vault", vault, "--ignore", "missing-updated") == (
+        1,
+        NOTES_UNSCANNED,
+        f"1 finding in 1 path; 2 {IGNORED}\n",
+    )
+    # Nothing reported: exit 0, even though the vault has findings.
+    expected = (0, "", f"no findings reported; 3 {IGNORED}\n")
+    assert run(capsys, "wiki", "lint", "--vault", vault, "--ignore", "missing-updated,unscanned-dir") == expected
+    assert run(capsys, "wiki", "lint", "--vault", vault, "--ignore", "missing-updated", "--ignore=unscanned-dir") == (
+        expected
+    )
+    assert run(capsys, "wiki", "lint", "--vault", vault, "--ignore", "missing-updated,unscanned-dir", "--json") == (
+        0,
+        "[]\n",
+        f"no findings reported; 3 {IGNORED}\n",
+    )
+
+
+def test_select_reports_only_the_codes_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = make_vault(tmp_path, DATED)
+    assert run(capsys, "wiki", "lint", "--vault", vault, "--select", "unscanned-dir") == (
+        1,
+        NOTES_UNSCANNED,
+        f"1 finding in 1 path; 2 {IGNORED}\n",
+    )
+    assert run(
+        capsys, "wiki", "lint", "--vault", vault, "--select", "hidden-file,unscanned-dir", "--select", "nested-file"
+    ) == (
+        1,
+        NOTES_UNSCANNED,
+        f"1 finding in 1 path; 2 {IGNORED}\n",
+    )
+    assert run(capsys, "wiki", "lint", "--vault", vault, "--select", "nested-file") == (
+        0,
+        "",
+        f"no findings reported; 3 {IGNORED}\n",
+    )
+    # --ignore wins over --select for a code both name; "a," is the list a.
+    assert run(capsys, "wiki", "lint", "--vault", vault, "--select", "unscanned-dir,", "--ignore", "unscanned-dir") == (
+        0,
+        "",
+        f"no findings reported; 3 {IGNORED}\n",
+    )
+
+
+def test_config_ignore_and_select_naming_a_code_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = make_vault(tmp_path, {**DATED, ".mnemosyne.toml": '[lint]\nignore = ["missing-updated"]\n'})
+    assert run(capsys, "wiki", "lint", "--vault", vault) == (1, NOTES_UNSCANNED, f"1 finding in 1 path; 2 {IGNORED}\n")
+    assert run(capsys, "wiki", "lint", "--vault", vault, "--ignore", "unscanned-dir") == (
+        0,
+        "",
+        f"no findings reported; 3 {IGNORED}\n",
+    )
+    assert run(capsys, "wiki", "lint", "--vault", vault, "--select", "missing-updated") == (
+        1,
+        f"atlas/a.md\t{MISSING_UPDATED}atlas/b.md\t{MISSING_UPDATED}",
+        f"2 findings in 2 paths; 1 {IGNORED}\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "problem"),
+    [
+        (["--select", "bogus"], f"argument --select: unknown lint code 'bogus'; known codes: {KNOWN_CODES}"),
+        (
+            ["--ignore", "missing-updated,Missing-Title,zz"],
+            f"argument --ignore: unknown lint codes 'Missing-Title', 'zz'; known codes: {KNOWN_CODES}",
+        ),
+        (["--ignore", ","], "argument --ignore: expected a lint code, e.g. missing-updated"),
+        (["--select"], "argument --select: expected one argument"),
+    ],
+)
+def test_unknown_code_is_a_usage_error(argv: list[str], problem: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # Checked before the vault: none is given here.
+    assert run(capsys, "wiki", "lint", *argv) == (
+        ExitCode.USAGE,
+        "",
+        f"mnemosyne: error: {problem} (see 'mnemosyne wiki lint --help')\n",
+    )
+
+
+def test_unknown_code_in_config_is_a_vault_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = make_vault(tmp_path, {**DATED, ".mnemosyne.toml": '[lint]\nignore = ["missing-update"]\n'})
+    assert run(capsys, "wiki", "lint", "--vault", vault) == (
+        ExitCode.VAULT_ERROR,
+        "",
+        f"mnemosyne: error: {vault}/.mnemosyne.toml: lint.ignore has unknown lint code 'missing-update'; "
+        f"known codes: {KNOWN_CODES}\n",
+    )
+
+
+def test_following_the_unscanned_dir_hint_scans_the_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The hint's line, pasted into .mnemosyne.toml, scans notes/ and keeps atlas/."""
+    vault = make_vault(tmp_path, {"atlas/a.md": good("Alpha"), "notes/n.md": good("Note")})
+    code, out, _ = run(capsys, "wiki", "lint", "--vault", vault)
+    assert (code, out) == (1, NOTES_UNSCANNED)
+    line = out.split("\t")[2].partition("set ")[2].partition(" in .mnemosyne.toml")[0]
+    (tmp_path / ".mnemosyne.toml").write_text(line + "\n", encoding="utf-8")
+    assert run(capsys, "wiki", "lint", "--vault", vault) == (0, "", CLEAN_STDERR)
+    assert run(capsys, "wiki", "find", "alpha", "note", "--vault", vault)[0] == ExitCode.NO_MATCH
+    assert run(capsys, "wiki", "find", "note", "--vault", vault)[:2] == (0, "notes/n.md — Note\n")
+    assert run(capsys, "wiki", "find", "alpha", "--vault", vault)[:2] == (0, "atlas/a.md — Alpha\n")
 
 
 # --- the edge-case vault (fixtures/vaults/edge, made whole with real symlinks) -------------

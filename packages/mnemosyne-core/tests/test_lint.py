@@ -283,8 +283,50 @@ def test_unscanned_dir(make_vault: MakeVault) -> None:
     vault = make_vault({"atlas/a.md": good("A"), "notes/idea.md": good("Idea"), "notes/deep/more.md": good("More")})
     assert findings(vault) == [("notes/deep/more.md", "unscanned-dir"), ("notes/idea.md", "unscanned-dir")]
     assert messages(vault)[("notes/idea.md", "unscanned-dir")] == (
-        "in notes/, which is not scanned; pass --dir notes or move it"
+        "in notes/, which is not scanned; to scan it, set dirs = "
+        '["atlas", "hades", "mnemosyne", "proteus", "metis", "apollo", "hermes", "hephaistos", "athena", '
+        '"analyses", "notes"] in .mnemosyne.toml, or move it'
     )
+
+
+def dirs_line(message: str) -> str:
+    return message.partition("set ")[2].partition(" in .mnemosyne.toml")[0]
+
+
+@pytest.mark.parametrize("config", ["", 'dirs = ["wiki", "atlas"]\nmemory_dir = "memory"\n'])
+def test_unscanned_dir_hint_is_a_config_line_that_keeps_the_scanned_dirs(make_vault: MakeVault, config: str) -> None:
+    """Following the hint scans the dir and every dir scanned before: lint then has
+    nothing left to say."""
+    import tomllib
+
+    from mnemosyne_core.config import load_vault_config
+    from mnemosyne_core.vault import scan
+
+    vault = make_vault(
+        {".mnemosyne.toml": config, "atlas/a.md": good("A"), "wiki/w.md": good("W"), 'no"tes/idea.md': good("Idea")}
+    )
+    before = scan(vault).dirs
+    message = messages(vault)[('no"tes/idea.md', "unscanned-dir")]
+    line = dirs_line(message)
+    assert tomllib.loads(line)["dirs"] == [*before, 'no"tes']
+    Path(vault, ".mnemosyne.toml").write_text(f"{line}\n" + config.partition("\n")[2] if config else f"{line}\n")
+    assert load_vault_config(vault).dirs == (*before, 'no"tes')
+    assert [code for _, code in findings(vault)] == (["unscanned-dir"] if not config else [])
+
+
+def test_unscanned_dir_hint_when_only_dir_flag_left_it_out(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": good("A"), "notes/idea.md": good("Idea")})
+    assert {f.path: f.message for f in lint(vault, dirs=["notes"])} == {
+        "atlas/a.md": "in atlas/, which this run's --dir leaves out; add --dir atlas"
+    }
+
+
+def test_unscanned_dir_hint_escapes_what_toml_must() -> None:
+    import tomllib
+
+    name = 'q"b\\t\tdel\x7f'
+    line = dirs_line(lint_module.unscanned_dir_message(name, ("atlas",)))
+    assert tomllib.loads(line)["dirs"] == ["atlas", name]
 
 
 def test_dir_override_changes_what_is_scanned(make_vault: MakeVault) -> None:
@@ -519,3 +561,105 @@ def test_a_tree_nested_deeper_than_the_walk_limit_is_one_finding(tmp_path: Path)
     (deep / "x.md").write_text("x")
     findings = lint(str(tmp_path))
     assert [(f.path.count("/"), f.code) for f in findings] == [(MAX_WALK_DEPTH, "unreadable")]
+
+
+# --- choosing the codes: select, ignore, [lint] ignore ----------------------------------
+
+#: One page with no updated date, one with no title and no date, one unscanned file.
+SELECTION_VAULT: dict[str, str | bytes] = {
+    "atlas/a.md": page("A"),
+    "atlas/b.md": "---\nupdated: 2026-03-01\n---\n",
+    "notes/n.md": good("N"),
+}
+ALL_SELECTION_FINDINGS = [
+    ("atlas/a.md", "missing-updated"),
+    ("atlas/b.md", "missing-title"),
+    ("notes/n.md", "unscanned-dir"),
+]
+
+
+def selected(vault: str, **options: list[str]) -> tuple[list[tuple[str, str]], int]:
+    report = lint_module.lint_report(vault, **options)
+    return [(finding.path, finding.code) for finding in report.findings], report.ignored
+
+
+def with_config(config: str) -> dict[str, str | bytes]:
+    return {**SELECTION_VAULT, ".mnemosyne.toml": config}
+
+
+def test_selection_is_a_filter_over_every_finding(make_vault: MakeVault) -> None:
+    """Whatever the selection, the reported findings are exactly the full list's with a
+    reported code, and ignored counts the rest."""
+    vault = make_vault(SELECTION_VAULT)
+    assert selected(vault) == (ALL_SELECTION_FINDINGS, 0)
+    cases: list[dict[str, list[str]]] = [
+        {"select": ["missing-updated"]},
+        {"select": ["missing-updated", "unscanned-dir"]},
+        {"ignore": ["unscanned-dir"]},
+        {"select": ["missing-title", "missing-updated"], "ignore": ["missing-title"]},
+        {"select": ["hidden-file"]},
+    ]
+    for options in cases:
+        reported = set(options.get("select") or REASON_CODES) - set(options.get("ignore", []))
+        expected = [item for item in ALL_SELECTION_FINDINGS if item[1] in reported]
+        assert selected(vault, **options) == (expected, len(ALL_SELECTION_FINDINGS) - len(expected)), options
+
+
+def test_config_ignore(make_vault: MakeVault) -> None:
+    vault = make_vault(with_config('[lint]\nignore = ["missing-updated", "unscanned-dir"]\n'))
+    assert selected(vault) == ([("atlas/b.md", "missing-title")], 2)
+    # --ignore adds to it; --select names a code back in, the more specific wish.
+    assert selected(vault, ignore=["missing-title"]) == ([], 3)
+    assert selected(vault, select=["missing-updated", "missing-title"]) == (
+        [("atlas/a.md", "missing-updated"), ("atlas/b.md", "missing-title")],
+        1,
+    )
+    # lint() is the same list without the count.
+    assert [(f.path, f.code) for f in lint(vault)] == [("atlas/b.md", "missing-title")]
+
+
+@pytest.mark.parametrize("config", ["[lint]\nignore = []\n", "[lint]\n"])
+def test_config_empty_lint_table_ignores_nothing(make_vault: MakeVault, config: str) -> None:
+    vault = make_vault(with_config(config))
+    assert selected(vault) == (ALL_SELECTION_FINDINGS, 0)
+
+
+@pytest.mark.parametrize("option", ["select", "ignore"])
+def test_unknown_code_lists_the_known_codes(make_vault: MakeVault, option: str) -> None:
+    from mnemosyne_core.errors import UnknownLintCodeError
+
+    vault = make_vault(SELECTION_VAULT)
+    with pytest.raises(UnknownLintCodeError) as raised:
+        lint_module.lint_report(vault, **{option: ["missing-updated", "bogus"]})
+    assert str(raised.value) == f"--{option}: unknown lint code 'bogus'; known codes: {', '.join(REASON_CODES)}"
+
+
+def test_unknown_code_is_checked_before_the_vault() -> None:
+    from mnemosyne_core.errors import UnknownLintCodeError
+
+    with pytest.raises(UnknownLintCodeError):
+        lint("/no/such/vault", select=["bogus"])
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ('[lint]\nignore = ["bogus", "zz"]\n', "lint.ignore has unknown lint codes 'bogus', 'zz'; known codes: "),
+        ('[lint]\nignore = "missing-updated"\n', "lint.ignore must be a list of lint codes"),
+        ("[lint]\nignore = [1]\n", "lint.ignore must be a list of lint codes"),
+        ('[lint]\nselect = ["x"]\n', "has unknown key(s) lint.select; allowed: lint.ignore"),
+        ('lint = "x"\n', "lint must be a table"),
+        ('[lints]\nignore = ["x"]\n', "has unknown key(s) lints; allowed: dirs, memory_dir, [lint]"),
+    ],
+)
+def test_bad_lint_config_is_a_vault_error(make_vault: MakeVault, config: str, message: str) -> None:
+    vault = make_vault(with_config(config))
+    with pytest.raises(VaultError) as raised:
+        lint(vault)
+    assert str(raised.value).startswith(f"{vault}/.mnemosyne.toml")
+    assert message in str(raised.value)
+
+
+def test_find_ignores_the_lint_table(make_vault: MakeVault) -> None:
+    vault = make_vault(with_config('[lint]\nignore = ["missing-updated"]\n'))
+    assert search(vault, ["a"]).total >= 1

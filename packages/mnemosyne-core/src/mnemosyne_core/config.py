@@ -48,21 +48,37 @@ VAULT_ROOT: str | None = vault_root_from_env()
 
 
 class VaultConfig:
-    """What a vault's ``.mnemosyne.toml`` declares. Missing keys are None."""
+    """What a vault's ``.mnemosyne.toml`` declares. Missing keys are None.
 
-    __slots__ = ("dirs", "memory_dir")
+    ``lint_ignore`` is ``[lint] ignore``: lint codes never reported for this vault. Only
+    its shape is checked here; ``lint`` checks the codes against its own list.
+    """
 
-    def __init__(self, dirs: tuple[str, ...] | None = None, memory_dir: str | None = None):
+    __slots__ = ("dirs", "lint_ignore", "memory_dir", "path")
+
+    def __init__(
+        self,
+        dirs: tuple[str, ...] | None = None,
+        memory_dir: str | None = None,
+        lint_ignore: tuple[str, ...] | None = None,
+        path: str | None = None,
+    ):
         self.dirs = dirs
         self.memory_dir = memory_dir
+        self.lint_ignore = lint_ignore
+        #: The file it was read from; None when the vault has none.
+        self.path = path
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.dirs, self.memory_dir, self.lint_ignore)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, VaultConfig):
             return NotImplemented
-        return (self.dirs, self.memory_dir) == (other.dirs, other.memory_dir)
+        return self._key() == other._key()
 
     def __repr__(self) -> str:
-        return f"VaultConfig(dirs={self.dirs!r}, memory_dir={self.memory_dir!r})"
+        return f"VaultConfig(dirs={self.dirs!r}, memory_dir={self.memory_dir!r}, lint_ignore={self.lint_ignore!r})"
 
 
 def check_dir_name(name: str) -> str | None:
@@ -117,9 +133,9 @@ def load_vault_config(vault: str) -> VaultConfig:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as error:
         raise VaultError(f"{path} is not valid TOML ({error}); fix or remove it") from None
-    unknown = sorted(set(data) - {"dirs", "memory_dir"})
+    unknown = sorted(set(data) - {"dirs", "memory_dir", "lint"})
     if unknown:
-        raise VaultError(f"{path} has unknown key(s) {', '.join(unknown)}; allowed: dirs, memory_dir")
+        raise VaultError(f"{path} has unknown key(s) {', '.join(unknown)}; allowed: dirs, memory_dir, [lint]")
     dirs = data.get("dirs")
     if dirs is not None:
         if not isinstance(dirs, list) or not dirs or not all(isinstance(d, str) for d in dirs):
@@ -132,7 +148,26 @@ def load_vault_config(vault: str) -> VaultConfig:
     memory_dir = data.get("memory_dir")
     if memory_dir is not None and (not isinstance(memory_dir, str) or not memory_dir):
         raise VaultError(f'{path}: memory_dir must be a non-empty string, e.g. "memory"')
-    return VaultConfig(dirs, memory_dir)
+    return VaultConfig(dirs, memory_dir, _lint_ignore(path, data.get("lint")), path)
+
+
+def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
+    """``[lint] ignore``, checked for shape: a list of code strings (possibly empty)."""
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise VaultError(f'{path}: lint must be a table, e.g. [lint] then ignore = ["missing-updated"]')
+    unknown = sorted(set(table) - {"ignore"})
+    if unknown:
+        raise VaultError(
+            f"{path} has unknown key(s) {', '.join(f'lint.{key}' for key in unknown)}; allowed: lint.ignore"
+        )
+    ignore = table.get("ignore")
+    if ignore is None:
+        return None
+    if not isinstance(ignore, list) or not all(isinstance(code, str) for code in ignore):
+        raise VaultError(f'{path}: lint.ignore must be a list of lint codes, e.g. ignore = ["missing-updated"]')
+    return tuple(dict.fromkeys(ignore))
 
 
 def scanned_dirs(vault: str, override: Sequence[str] | None = None) -> tuple[str, ...]:

@@ -14,3 +14,8 @@ class VaultError(MnemosyneError):
 class InvalidQueryError(MnemosyneError, ValueError):
     """The query itself is wrong: no keyword, an empty or whitespace-only keyword, or a
     negative limit."""
+
+
+class UnknownLintCodeError(MnemosyneError, ValueError):
+    """A lint code to select or ignore that lint does not have; the message lists the
+    known codes."""

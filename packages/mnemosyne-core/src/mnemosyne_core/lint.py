@@ -22,7 +22,8 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from mnemosyne_core.config import CONSTELLATIONS
+from mnemosyne_core.config import CONSTELLATIONS, DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, load_vault_config
+from mnemosyne_core.errors import UnknownLintCodeError, VaultError
 from mnemosyne_core.fold import fold
 from mnemosyne_core.frontmatter import (
     STATUS_ABSENT,
@@ -130,13 +131,80 @@ class Finding:
         return f"Finding({self.path!r}, {self.code!r}, {self.message!r})"
 
 
-def lint(vault: str | os.PathLike[str] | None, *, dirs: Sequence[str] | None = None) -> list[Finding]:
-    """Every finding for ``vault`` (None: AION_VAULT), sorted by path, then code.
+class LintReport:
+    """What lint reports (``findings``, sorted by path, then code) and how many findings
+    the selection left out (``ignored``: --select, --ignore, ``[lint] ignore``)."""
 
-    ``dirs`` overrides the scanned dirs (--dir), exactly as for find. Raises VaultError
-    when find would (no vault, none of the scanned dirs, a bad config file).
+    __slots__ = ("findings", "ignored")
+
+    def __init__(self, findings: list[Finding], ignored: int):
+        self.findings = findings
+        self.ignored = ignored
+
+    def __repr__(self) -> str:
+        return f"LintReport({len(self.findings)} findings, ignored={self.ignored})"
+
+
+def check_codes(codes: Iterable[str], option: str) -> None:
+    """Raise UnknownLintCodeError, listing the known codes, unless every code is one of
+    REASON_CODES. ``option`` names where they came from (``--select``)."""
+    unknown = [code for code in dict.fromkeys(codes) if code not in REASON_CODES]
+    if unknown:
+        raise UnknownLintCodeError(f"{option}: {_unknown_codes(unknown)}")
+
+
+def _unknown_codes(unknown: Sequence[str]) -> str:
+    what = "unknown lint code" + ("s " if len(unknown) > 1 else " ")
+    return f"{what}{', '.join(map(repr, unknown))}; known codes: {', '.join(REASON_CODES)}"
+
+
+def lint(
+    vault: str | os.PathLike[str] | None,
+    *,
+    dirs: Sequence[str] | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+) -> list[Finding]:
+    """The findings ``lint_report`` reports, sorted by path, then code."""
+    return lint_report(vault, dirs=dirs, select=select, ignore=ignore).findings
+
+
+def lint_report(
+    vault: str | os.PathLike[str] | None,
+    *,
+    dirs: Sequence[str] | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+) -> LintReport:
+    """Lint ``vault`` (None: AION_VAULT) and report the findings whose code is selected.
+
+    ``dirs`` overrides the scanned dirs (--dir), exactly as for find. A finding is
+    reported when its code is in ``select`` (None or empty: every code) and is neither in
+    ``ignore`` nor in the vault config's ``[lint] ignore``; a code named in ``select``
+    overrides the config's ignore (the command line is the more specific wish), but not
+    ``ignore``. Raises UnknownLintCodeError for a code of ``select`` or ``ignore`` that
+    does not exist, and VaultError when find would (no vault, none of the scanned dirs, a
+    bad config file, an unknown code in ``[lint] ignore``).
     """
+    selected = tuple(select or ())
+    ignored = tuple(ignore or ())
+    check_codes(selected, "--select")
+    check_codes(ignored, "--ignore")
     vault_real = resolve_vault(vault)
+    config = load_vault_config(vault_real)
+    config_ignore = config.lint_ignore or ()
+    unknown = [code for code in config_ignore if code not in REASON_CODES]
+    if unknown:
+        raise VaultError(f"{config.path}: lint.ignore has {_unknown_codes(unknown)}")
+    hidden = set(REASON_CODES).difference(selected) if selected else set()
+    hidden.update(ignored)
+    hidden.update(set(config_ignore).difference(selected))
+    findings = _all_findings(vault_real, dirs, config.dirs or DEFAULT_SCANNED_DIRS)
+    reported = [finding for finding in findings if finding.code not in hidden]
+    return LintReport(reported, len(findings) - len(reported))
+
+
+def _all_findings(vault_real: str, dirs: Sequence[str] | None, config_dirs: tuple[str, ...]) -> list[Finding]:
     pages = scan(vault_real, dirs)
     findings: set[Finding] = set(_scan_warning_findings(pages.warnings))
     titled: list[tuple[PageRef, str]] = []
@@ -152,7 +220,7 @@ def lint(vault: str | os.PathLike[str] | None, *, dirs: Sequence[str] | None = N
         if title is not None:
             titled.append((page, title))
     findings.update(_duplicate_titles(titled))
-    findings.update(_unsearched_files(pages, _memory_dir(vault_real)))
+    findings.update(_unsearched_files(pages, _memory_dir(vault_real), config_dirs))
     return sorted(findings, key=Finding.sort_key)
 
 
@@ -295,12 +363,12 @@ def _is_md_like(name: str) -> bool:
     return name.lower().endswith(PAGE_SUFFIX)
 
 
-def _unsearched_files(pages: Scan, memory_dir: str | None) -> list[Finding]:
+def _unsearched_files(pages: Scan, memory_dir: str | None, config_dirs: tuple[str, ...]) -> list[Finding]:
     """Walk the whole vault (no symlinked dirs, no hidden dirs) for ``.md``-like files find
-    does not search."""
+    does not search. ``config_dirs``: what the vault scans without --dir, for the hint."""
     vault = pages.vault
     listed = {page.rel_path for page in pages.pages}
-    walker = _Walker(vault, listed, memory_dir)
+    walker = _Walker(vault, listed, memory_dir, config_dirs)
     scanned: list[tuple[str, str]] = []
     for dir_name in pages.dirs:
         path = os.path.join(vault, dir_name)
@@ -318,13 +386,30 @@ def _unsearched_files(pages: Scan, memory_dir: str | None) -> list[Finding]:
     return walker.findings
 
 
-class _Walker:
-    __slots__ = ("findings", "listed", "memory_dir", "skip_real", "vault")
+def unscanned_dir_message(top: str, config_dirs: Sequence[str]) -> str:
+    """The unscanned-dir message for a file in the top-level dir ``top``: the line of
+    .mnemosyne.toml that scans it as well as ``config_dirs`` (what the vault scans without
+    --dir), or, when only --dir left it out, the --dir to add."""
+    if top in config_dirs:
+        return f"in {top}/, which this run's --dir leaves out; add --dir {top}"
+    line = "dirs = [" + ", ".join(_toml_string(name) for name in (*config_dirs, top)) + "]"
+    return f"in {top}/, which is not scanned; to scan it, set {line} in {VAULT_CONFIG_FILE}, or move it"
 
-    def __init__(self, vault: str, listed: set[str], memory_dir: str | None):
+
+def _toml_string(text: str) -> str:
+    import json  # a JSON string is a TOML basic string, but for DEL, which TOML escapes
+
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+class _Walker:
+    __slots__ = ("config_dirs", "findings", "listed", "memory_dir", "skip_real", "vault")
+
+    def __init__(self, vault: str, listed: set[str], memory_dir: str | None, config_dirs: tuple[str, ...]):
         self.vault = vault
         self.listed = listed
         self.memory_dir = memory_dir
+        self.config_dirs = config_dirs
         #: Real paths of the scanned dirs: walked under their scanned names already.
         self.skip_real: set[str] = set()
         self.findings: list[Finding] = []
@@ -366,9 +451,7 @@ class _Walker:
             findings.append(Finding(rel, VAULT_ROOT_FILE, "at the vault root; find reads only the scanned dirs"))
         elif not scanned:
             top = rel.split("/", 1)[0]
-            findings.append(
-                Finding(rel, UNSCANNED_DIR, f"in {top}/, which is not scanned; pass --dir {top} or move it")
-            )
+            findings.append(Finding(rel, UNSCANNED_DIR, unscanned_dir_message(top, self.config_dirs)))
         elif depth > 1:
             top = rel.split("/", 1)[0]
             findings.append(Finding(rel, NESTED_FILE, f"in a sub-dir; find reads only files directly in {top}/"))

@@ -36,15 +36,17 @@ def register(commands: Any) -> None:
                 "mnemosyne wiki lint --vault ~/aion",
                 "mnemosyne wiki lint --json",
                 "mnemosyne wiki lint --dir wiki | cut -f2 | sort | uniq -c",
+                "mnemosyne wiki lint --ignore missing-updated,missing-title",
+                "mnemosyne wiki lint --select unscanned-dir --select nested-file",
             ],
             [
-                (ExitCode.OK, "the vault is clean: no findings, stdout empty ([] with --json)"),
-                (ExitCode.NO_MATCH, "there are findings; they are on stdout"),
+                (ExitCode.OK, "no finding is reported: stdout empty ([] with --json)"),
+                (ExitCode.NO_MATCH, "findings are reported; they are on stdout"),
                 (
                     ExitCode.VAULT_ERROR,
                     "vault unset, missing, not a directory, without scanned dirs, or a bad config file",
                 ),
-                (ExitCode.USAGE, "usage error (unknown flag or argument, a flag without its value)"),
+                (ExitCode.USAGE, "usage error (unknown flag or argument, a flag without its value, an unknown code)"),
                 (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
                 (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
             ],
@@ -52,29 +54,68 @@ def register(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--json", action="store_true", help="print a JSON array of {path, code, message}")
+    parser.add_argument(
+        "--select",
+        metavar="CODE[,CODE]",
+        action="append",
+        type=lint_codes,
+        help="report only these codes (default: all); repeatable; overrides [lint] ignore for the codes it names",
+    )
+    parser.add_argument(
+        "--ignore",
+        metavar="CODE[,CODE]",
+        action="append",
+        type=lint_codes,
+        help="never report these codes; repeatable; adds to [lint] ignore in .mnemosyne.toml",
+    )
     add_vault_arguments(parser)
     parser.set_defaults(handler=run)
 
 
+def lint_codes(text: str) -> list[str]:
+    """--select/--ignore: one code or a comma-separated list; an unknown code is a usage
+    error that lists the known ones."""
+    from mnemosyne_core.errors import UnknownLintCodeError
+    from mnemosyne_core.lint import check_codes
+
+    codes = [code.strip() for code in text.split(",") if code.strip()]  # "a,b," is a,b
+    if not codes:
+        raise argparse.ArgumentTypeError("expected a lint code, e.g. missing-updated")
+    try:
+        check_codes(codes, "")
+    except UnknownLintCodeError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(": ")) from None
+    return codes
+
+
+def _joined(lists: list[list[str]] | None) -> list[str]:
+    return [code for codes in lists or [] for code in codes]
+
+
 def run(args: argparse.Namespace, console: Console) -> int:
     from mnemosyne_core import VaultError
-    from mnemosyne_core.lint import lint
+    from mnemosyne_core.lint import lint_report
 
     try:
-        findings = lint(args.vault, dirs=args.dir)
+        report = lint_report(args.vault, dirs=args.dir, select=_joined(args.select), ignore=_joined(args.ignore))
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
+    findings = report.findings
     if args.json:
         console.out_json([finding.to_dict() for finding in findings])
     else:
         for finding in findings:
             console.out(SEPARATOR.join((printable(finding.path), finding.code, printable(finding.message))))
+    ignored = f"; {report.ignored} ignored (--select, --ignore, [lint] ignore)" if report.ignored else ""
     if not findings:
-        console.err("no findings: every .md file is searched and every page is well-formed")
+        if report.ignored:
+            console.err(f"no findings reported{ignored}")
+        else:
+            console.err("no findings: every .md file is searched and every page is well-formed")
         return ExitCode.OK
     paths = len({finding.path for finding in findings})
-    console.err(f"{_count(len(findings), 'finding')} in {_count(paths, 'path')}")
+    console.err(f"{_count(len(findings), 'finding')} in {_count(paths, 'path')}{ignored}")
     return ExitCode.NO_MATCH
 
 
