@@ -192,7 +192,7 @@ def test_path_is_spelled_as_on_disk(fake_vault: FakeVault, capsys: pytest.Captur
         (["wiki", "find", "ok", "  "], "empty keyword '  ': every KEYWORD must have a non-space character"),
         (["nope"], "argument COMMAND: invalid choice: 'nope' (choose from 'wiki') (see 'mnemosyne --help')"),
         (["wiki", "find", "a\0b"], "an argument contains a NUL byte: remove it"),
-        (["wiki", "find", "x", "--c"], "unrecognized arguments: --c (see 'mnemosyne wiki find --help')"),
+        (["wiki", "find", "x", "--c"], "unrecognized arguments: --c: did you mean --cat?"),
         (["wiki", "lint", "extra"], "unrecognized arguments: extra (see 'mnemosyne wiki lint --help')"),
     ],
 )
@@ -219,7 +219,8 @@ def test_usage_errors_exit_64_with_one_line(
         (
             ["wiki", "find", "x", "--vault", "/vault/atlas"],
             "vault '/vault/atlas' has none of the scanned dirs (atlas, hades, mnemosyne, proteus, metis, apollo, "
-            "hermes, hephaistos, athena, analyses): pass the vault root with --vault, or name its dirs with --dir",
+            "hermes, hephaistos, athena, analyses); it has no dirs: pass the vault root with --vault, or name its dirs "
+            "with --dir",
         ),
     ],
 )

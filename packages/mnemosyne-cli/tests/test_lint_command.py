@@ -182,7 +182,7 @@ def test_vault_without_scanned_dirs_exit_3(tmp_path: Path, capsys: pytest.Captur
     code, out, err = run(capsys, "wiki", "lint", "--vault", vault)
     assert (code, out) == (3, "")
     assert err.startswith(f"mnemosyne: error: vault '{vault}' has none of the scanned dirs (atlas, hades, ")
-    assert err.endswith("): pass the vault root with --vault, or name its dirs with --dir\n")
+    assert err.endswith("); its dirs are notes: pass the vault root with --vault, or name its dirs with --dir\n")
     assert err.count("\n") == 1
 
 

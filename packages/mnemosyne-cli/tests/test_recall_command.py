@@ -207,8 +207,8 @@ def test_a_vault_without_the_scanned_dirs_exits_3(tmp_path: Path, capsys: pytest
     assert main(["wiki", "recall", "auth", "--vault", str(tmp_path), "--dir", "wiki"]) == 3
     assert capsys.readouterr() == (
         "",
-        f"mnemosyne: error: vault '{tmp_path}' has none of the scanned dirs (wiki): pass the vault root "
-        "with --vault, or name its dirs with --dir\n",
+        f"mnemosyne: error: vault '{tmp_path}' has none of the scanned dirs (wiki); its dirs are notes: "
+        "pass the vault root with --vault, or name its dirs with --dir\n",
     )
 
 

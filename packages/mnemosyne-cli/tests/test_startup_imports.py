@@ -19,7 +19,16 @@ from mnemosyne_cli.commands import WIKI_COMMANDS
 
 FIXTURE_VAULT = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "aion"
 #: Each costs milliseconds to import and a find call over plain frontmatter needs none.
-HEAVY_MODULES = ("typing", "yaml", "json", "datetime", "tomllib", "importlib.resources", "multiprocessing")
+HEAVY_MODULES = (
+    "typing",
+    "yaml",
+    "json",
+    "datetime",
+    "tomllib",
+    "importlib.resources",
+    "multiprocessing",
+    "difflib",  # only a mistyped flag needs its guess
+)
 
 PROBE = """
 import sys

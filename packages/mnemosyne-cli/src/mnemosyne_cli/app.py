@@ -118,10 +118,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             # No shell can pass one, but main() can be called directly; no path holds one.
             console.error("an argument contains a NUL byte: remove it")
             return ExitCode.USAGE
+        wiki_command_names = {command_name(command) for command in WIKI_COMMANDS}
+        if words and words[0] in wiki_command_names:
+            console.error(f"unknown command {words[0]!r}: did you mean '{PROG} wiki {words[0]}'?")
+            return ExitCode.USAGE
         # A call to one wiki command builds only its parser: the others' cost ~3 ms of
         # start-up (issue 6); anything else (help, a typo) gets the whole tree.
         named = words[1] if len(words) > 1 and words[0] == "wiki" else None
-        parser = build_parser(named if named in {command_name(command) for command in WIKI_COMMANDS} else None)
+        parser = build_parser(named if named in wiki_command_names else None)
         try:
             args, extras = parser.parse_known_args(words)
         except UsageError as error:
@@ -132,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Named by the command they were given to, so the pointer goes to the right --help.
         where = " ".join(word for word in (PROG, args.group, getattr(args, "command", None)) if word)
         if extras:
-            console.error(f"unrecognized arguments: {' '.join(extras)} (see '{where} --help')")
+            console.error(unrecognized_message(parser, args, extras, where))
             return ExitCode.USAGE
         handler = getattr(args, "handler", None)
         if handler is None:
@@ -145,6 +149,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OutputError as error:
         console.error(str(error))
         return ExitCode.WRITE_FAILED
+
+
+def unrecognized_message(parser: Parser, args: argparse.Namespace, extras: list[str], where: str) -> str:
+    """The error for arguments no parser took: each unknown flag close to one the command
+    knows gets ``did you mean --json?``; without such a guess, the pointer to --help."""
+    import difflib  # only a mistyped command line pays for it
+
+    command_parser: argparse.ArgumentParser = parser
+    for name in (args.group, getattr(args, "command", None)):
+        subparsers = [action for action in command_parser._actions if isinstance(action, argparse._SubParsersAction)]
+        if name is None or not subparsers:
+            break
+        command_parser = subparsers[0].choices[name]
+    known = [option for action in command_parser._actions for option in action.option_strings]
+    guesses = []
+    for word in extras:
+        if word.startswith("-"):
+            guesses += difflib.get_close_matches(word.partition("=")[0], known, n=1)
+    unknown = f"unrecognized arguments: {' '.join(extras)}"
+    if guesses:
+        return f"{unknown}: did you mean {', '.join(dict.fromkeys(guesses))}?"
+    return f"{unknown} (see '{where} --help')"
 
 
 def run() -> NoReturn:

@@ -6,13 +6,15 @@ import argparse
 
 
 def dir_name(text: str) -> str:
-    """--dir: one top-level dir name. A bad one is a usage error (64), not a vault error."""
+    """--dir: one top-level dir name. A bad one is a usage error (64), not a vault error.
+    Trailing slashes are dropped: shell completion adds one to a dir name (``atlas/``)."""
     from mnemosyne_core.config import check_dir_name  # only a --dir pays for the import
 
-    reason = check_dir_name(text)
+    name = text.rstrip("/") or text
+    reason = check_dir_name(name)
     if reason:
         raise argparse.ArgumentTypeError(f"{text!r} {reason}; pass a top-level dir name")
-    return text
+    return name
 
 
 def add_vault_argument(parser: argparse.ArgumentParser) -> None:

@@ -132,14 +132,17 @@ class Finding:
 
 
 class LintReport:
-    """What lint reports (``findings``, sorted by path, then code) and how many findings
-    the selection left out (``ignored``: --select, --ignore, ``[lint] ignore``)."""
+    """What lint reports (``findings``, sorted by path, then code), how many findings
+    the selection left out (``ignored``: --select, --ignore, ``[lint] ignore``), and the
+    warnings about the command line rather than the vault (``warnings``: a --dir that
+    names no dir of it), which are said, never reported or ignored as findings."""
 
-    __slots__ = ("findings", "ignored")
+    __slots__ = ("findings", "ignored", "warnings")
 
-    def __init__(self, findings: list[Finding], ignored: int):
+    def __init__(self, findings: list[Finding], ignored: int, warnings: Sequence[str] = ()):
         self.findings = findings
         self.ignored = ignored
+        self.warnings = list(warnings)
 
     def __repr__(self) -> str:
         return f"LintReport({len(self.findings)} findings, ignored={self.ignored})"
@@ -199,14 +202,16 @@ def lint_report(
     hidden = set(REASON_CODES).difference(selected) if selected else set()
     hidden.update(ignored)
     hidden.update(set(config_ignore).difference(selected))
-    findings = _all_findings(vault_real, dirs, config.dirs or DEFAULT_SCANNED_DIRS)
-    reported = [finding for finding in findings if finding.code not in hidden]
-    return LintReport(reported, len(findings) - len(reported))
-
-
-def _all_findings(vault_real: str, dirs: Sequence[str] | None, config_dirs: tuple[str, ...]) -> list[Finding]:
     pages = scan(vault_real, dirs)
-    findings: set[Finding] = set(_scan_warning_findings(pages.warnings))
+    findings = _all_findings(pages, config.dirs or DEFAULT_SCANNED_DIRS)
+    reported = [finding for finding in findings if finding.code not in hidden]
+    return LintReport(reported, len(findings) - len(reported), pages.dir_warnings)
+
+
+def _all_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:
+    vault_real = pages.vault
+    file_warnings = [warning for warning in pages.warnings if warning not in pages.dir_warnings]
+    findings: set[Finding] = set(_scan_warning_findings(file_warnings))
     titled: list[tuple[PageRef, str]] = []
     for page in pages.pages:
         try:

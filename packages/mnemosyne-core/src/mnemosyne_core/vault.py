@@ -81,7 +81,7 @@ class Scan:
     find, which streams over ``listing``, never needs.
     """
 
-    __slots__ = ("_pages", "dirs", "incomplete", "links", "listing", "vault", "warnings")
+    __slots__ = ("_pages", "dir_warnings", "dirs", "incomplete", "links", "listing", "vault", "warnings")
 
     def __init__(self, vault: str, dirs: tuple[str, ...]):
         self.vault = vault
@@ -91,6 +91,9 @@ class Scan:
         #: The read path of each page that is a symlink, by rel_path (its target, resolved).
         self.links: dict[str, str] = {}
         self.warnings: list[str] = []
+        #: The warnings (also in ``warnings``) about the command line rather than a file:
+        #: a --dir that names no dir of the vault.
+        self.dir_warnings: list[str] = []
         self.incomplete = 0
         self._pages: list[PageRef] | None = None
 
@@ -116,16 +119,17 @@ def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
     dirs exists.
     """
     result = Scan(vault, scanned_dirs(vault, dirs))
-    wanted = set(result.dirs)
     try:
         with os.scandir(vault) as entries:
-            present = {entry.name: entry for entry in entries if entry.name in wanted}
+            top = {entry.name: entry for entry in entries}
     except OSError as error:
         raise VaultError(f"cannot list vault {vault!r}: {error.strerror}; check its permissions") from None
     found_any = False
+    not_dirs: list[str] = []
     for dir_name in result.dirs:
-        entry = present.get(dir_name)
+        entry = top.get(dir_name)
         if entry is None:
+            not_dirs.append(dir_name)
             continue
         dir_path = entry.path
         if entry.is_symlink():
@@ -137,18 +141,39 @@ def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
                 result.warnings.append(f"{dir_name}/: symlink leaves the vault; skipped")
                 continue
             if not os.path.isdir(real):
+                not_dirs.append(dir_name)
                 continue
             dir_path = real
         elif not entry.is_dir(follow_symlinks=False):
+            not_dirs.append(dir_name)
             continue
         found_any = True
         _scan_dir(result, dir_name, dir_path)
     if not found_any:
         raise VaultError(
-            f"vault {vault!r} has none of the scanned dirs ({', '.join(result.dirs)}): "
+            f"vault {vault!r} has none of the scanned dirs ({', '.join(result.dirs)}); {_its_dirs(top)}: "
             "pass the vault root with --vault, or name its dirs with --dir"
         )
+    if dirs:
+        # A default or configured dir may well be absent; a dir typed on the command line
+        # that is not there is a typo the user should hear about.
+        for dir_name in not_dirs:
+            warning = f"--dir {dir_name!r} names no dir of the vault; {_its_dirs(top)}"
+            result.dir_warnings.append(warning)
+            result.warnings.append(warning)
     return result
+
+
+def _its_dirs(top: Mapping[str, os.DirEntry[str]]) -> str:
+    """The vault's top-level dirs that could be scanned (not hidden), for a message."""
+    names = []
+    for name, entry in top.items():
+        try:
+            if not name.startswith(".") and entry.is_dir():
+                names.append(name)
+        except OSError:
+            continue
+    return f"its dirs are {', '.join(sorted(names))}" if names else "it has no dirs"
 
 
 def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:

@@ -108,6 +108,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
         for finding in findings:
             console.out(SEPARATOR.join((printable(finding.path), finding.code, printable(finding.message))))
     ignored = f"; {report.ignored} ignored (--select, --ignore, [lint] ignore)" if report.ignored else ""
+    for warning in report.warnings:
+        console.warning(warning)
     if not findings:
         if report.ignored:
             console.err(f"no findings reported{ignored}")

@@ -1,0 +1,216 @@
+"""Mistakes get a way out (issue 12, section 5): a near-miss flag gets a guess, a wiki
+command without ``wiki`` gets the right spelling, ``--dir atlas/`` is ``atlas``, and a
+``--dir`` that names no dir of the vault is said, with the dirs it has. Exact stdout,
+stderr and exit code through ``main``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from mnemosyne_cli.app import command_name, main
+from mnemosyne_cli.commands import WIKI_COMMANDS
+
+FakeVault = Callable[[dict[str, str | bytes]], str]
+
+PAGES: dict[str, str | bytes] = {
+    "atlas/kestrel.md": "---\ntitle: Kestrel Notes\nupdated: 2026-01-01\n---\nkestrel\n",
+    "hermes/relay.md": "---\ntitle: Relay\nupdated: 2026-01-01\n---\nkestrel relay\n",
+    "notes/idea.md": "---\ntitle: Idea\nupdated: 2026-01-01\n---\nkestrel idea\n",
+    "README.md": "not a dir\n",
+    ".git/HEAD": "hidden: never listed\n",
+}
+#: The dirs the vault above has, as a warning or an error lists them.
+ITS_DIRS = "its dirs are atlas, hermes, notes"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# --- a flag close to a known one ---
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["wiki", "find", "x", "--jsn"], "unrecognized arguments: --jsn: did you mean --json?"),
+        (["wiki", "find", "x", "--limt=3"], "unrecognized arguments: --limt=3: did you mean --limit?"),
+        (["wiki", "find", "x", "--c"], "unrecognized arguments: --c: did you mean --cat?"),
+        (
+            ["wiki", "find", "x", "--jsn", "--limt", "3"],
+            "unrecognized arguments: --jsn --limt 3: did you mean --json, --limit?",
+        ),
+        (["wiki", "lint", "--jason"], "unrecognized arguments: --jason: did you mean --json?"),
+        (
+            ["wiki", "recall", "x", "--memory-dri", "m"],
+            "unrecognized arguments: --memory-dri m: did you mean --memory-dir?",
+        ),
+        (["--verison"], "unrecognized arguments: --verison: did you mean --version?"),
+        # No flag of the command is close: the pointer to --help instead of a guess.
+        (["wiki", "find", "x", "--bogus"], "unrecognized arguments: --bogus (see 'mnemosyne wiki find --help')"),
+        (["wiki", "lint", "extra"], "unrecognized arguments: extra (see 'mnemosyne wiki lint --help')"),
+    ],
+)
+def test_an_unknown_flag_close_to_a_known_one_gets_a_guess(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    vault = fake_vault(PAGES)
+    extra = ["--vault", vault] if argv[:1] == ["wiki"] else []
+    assert run(capsys, *argv, *extra) == (64, "", f"mnemosyne: error: {message}\n")
+
+
+def test_a_guess_comes_only_from_the_commands_own_flags(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --memory-dir is recall's; find never had it, so find must not suggest it.
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "x", "--memory-dri", "--vault", vault) == (
+        64,
+        "",
+        "mnemosyne: error: unrecognized arguments: --memory-dri (see 'mnemosyne wiki find --help')\n",
+    )
+
+
+# --- a wiki command without `wiki` ---
+
+
+@pytest.mark.parametrize("command", [command_name(module) for module in WIKI_COMMANDS])
+def test_a_wiki_command_without_wiki_names_the_right_call(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, command, "mastra", "--json") == (
+        64,
+        "",
+        f"mnemosyne: error: unknown command '{command}': did you mean 'mnemosyne wiki {command}'?\n",
+    )
+
+
+def test_another_unknown_command_keeps_argparses_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "fnd") == (
+        64,
+        "",
+        "mnemosyne: error: argument COMMAND: invalid choice: 'fnd' (choose from 'wiki') (see 'mnemosyne --help')\n",
+    )
+
+
+# --- --dir atlas/ ---
+
+
+@pytest.mark.parametrize("given", ["atlas/", "atlas//", "atlas"])
+def test_dir_with_a_trailing_slash_is_the_dir(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "kestrel", "--dir", given, "--vault", vault) == (
+        0,
+        "atlas/kestrel.md — Kestrel Notes\n",
+        "",
+    )
+
+
+@pytest.mark.parametrize(
+    ("given", "reason"),
+    [
+        ("/", "is not a single dir name (it contains a path separator or NUL)"),
+        ("../", "starts with '.' (hidden dirs and '..' are never scanned)"),
+        ("atlas/sub/", "is not a single dir name (it contains a path separator or NUL)"),
+        (" atlas/", "is empty or has surrounding spaces"),
+    ],
+)
+def test_dir_slash_stripping_lets_no_bad_name_through(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], given: str, reason: str
+) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "kestrel", "--dir", given, "--vault", vault) == (
+        64,
+        "",
+        f"mnemosyne: error: argument --dir: {given!r} {reason}; pass a top-level dir name "
+        "(see 'mnemosyne wiki find --help')\n",
+    )
+
+
+# --- a --dir the vault does not have ---
+
+
+def test_find_warns_about_a_dir_the_vault_does_not_have(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "kestrel", "--dir", "atlas", "--dir", "nope", "--vault", vault) == (
+        0,
+        "atlas/kestrel.md — Kestrel Notes\n",
+        f"mnemosyne: warning: --dir 'nope' names no dir of the vault; {ITS_DIRS}\n",
+    )
+
+
+def test_a_file_or_hidden_name_given_as_dir_is_not_a_dir(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "kestrel", "--dir", "README.md", "--dir", "notes", "--vault", vault) == (
+        0,
+        "notes/idea.md — Idea\n",
+        f"mnemosyne: warning: --dir 'README.md' names no dir of the vault; {ITS_DIRS}\n",
+    )
+
+
+def test_the_warning_does_not_change_a_no_match(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "xyzzy", "--dir", "atlas", "--dir", "atlsa", "--vault", vault) == (
+        1,
+        "",
+        f"no wiki page matches 'xyzzy'\nmnemosyne: warning: --dir 'atlsa' names no dir of the vault; {ITS_DIRS}\n",
+    )
+
+
+def test_recall_warns_about_a_dir_the_vault_does_not_have(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault(PAGES)
+    code, out, err = run(capsys, "wiki", "recall", "relay", "--dir", "hermes", "--dir", "nope", "--vault", vault)
+    assert (code, out.splitlines()[0], err) == (
+        0,
+        "hermes/relay.md",
+        f"mnemosyne: warning: --dir 'nope' names no dir of the vault; {ITS_DIRS}\n",
+    )
+
+
+def test_lint_says_the_missing_dir_but_does_not_count_it_as_a_finding(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault({"atlas/a.md": "---\ntitle: A\nupdated: 2026-01-01\n---\n", "notes/b.txt": "x"})
+    assert run(capsys, "wiki", "lint", "--dir", "atlas", "--dir", "nope", "--vault", vault) == (
+        0,
+        "",
+        "mnemosyne: warning: --dir 'nope' names no dir of the vault; its dirs are atlas, notes\n"
+        "no findings: every .md file is searched and every page is well-formed\n",
+    )
+    assert run(capsys, "wiki", "lint", "--dir", "atlas", "--dir", "nope", "--json", "--vault", vault) == (
+        0,
+        "[]\n",
+        "mnemosyne: warning: --dir 'nope' names no dir of the vault; its dirs are atlas, notes\n"
+        "no findings: every .md file is searched and every page is well-formed\n",
+    )
+
+
+def test_default_dirs_the_vault_lacks_are_not_warned_about(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The default scan names ten dirs; a vault with two of them is normal, not a mistake.
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "relay", "--vault", vault) == (0, "hermes/relay.md — Relay\n", "")
+
+
+@pytest.mark.parametrize("command", [["find", "kestrel"], ["recall", "kestrel"], ["lint"]])
+def test_when_no_given_dir_exists_the_error_lists_the_vaults_dirs(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", *command, "--dir", "nope", "--dir", "atlsa", "--vault", vault) == (
+        3,
+        "",
+        f"mnemosyne: error: vault '{vault}' has none of the scanned dirs (nope, atlsa); {ITS_DIRS}: "
+        "pass the vault root with --vault, or name its dirs with --dir\n",
+    )
