@@ -25,20 +25,26 @@ SOURCE = "fixtures/sources/agent-ecosystem-report-2026-03.md"
 #: A keyword from the report's title ("Agent Ecosystem Report — March 2026").
 TITLE_KEYWORD = "agent ecosystem report"
 INGEST_ARGS = ("--constellation", "atlas", "--dir", "analyses")
-_INGESTED_LINE = re.compile(rb"^ingested: *['\"]?(\d{4}-\d{2}-\d{2})['\"]? *\r?\n?$")
+#: The keys ingest dates (the source has no updated of its own): set aside when comparing.
+INGEST_DATE_KEYS = (b"ingested", b"updated")
 
 
-def split_ingest_date(page: bytes) -> tuple[list[bytes], str]:
-    """The page's lines without the frontmatter's ``ingested:`` line, and that line's date."""
+def split_ingest_dates(page: bytes) -> tuple[list[bytes], dict[str, str]]:
+    """The page's lines without the frontmatter's ``ingested:`` and ``updated:`` lines, and
+    each of those lines' date by key."""
     lines = page.splitlines(keepends=True)
     assert lines
     assert lines[0].rstrip(b"\r\n") == b"---", "the page has no frontmatter"
     end = next(index for index, line in enumerate(lines[1:], 1) if line.rstrip(b"\r\n") == b"---")
-    dated = [index for index in range(1, end) if _INGESTED_LINE.match(lines[index])]
-    assert len(dated) == 1, f"expected one 'ingested: YYYY-MM-DD' line in the frontmatter, found {len(dated)}"
-    found = _INGESTED_LINE.match(lines[dated[0]])
-    assert found is not None
-    return lines[: dated[0]] + lines[dated[0] + 1 :], found.group(1).decode()
+    dates: dict[str, str] = {}
+    dated: list[int] = []
+    for key in INGEST_DATE_KEYS:
+        pattern = re.compile(rb"^" + key + rb": *['\"]?(\d{4}-\d{2}-\d{2})['\"]? *\r?\n?$")
+        found = [(index, match) for index in range(1, end) if (match := pattern.match(lines[index]))]
+        assert len(found) == 1, f"expected one '{key.decode()}: YYYY-MM-DD' line in the frontmatter, found {len(found)}"
+        dated.append(found[0][0])
+        dates[key.decode()] = found[0][1].group(1).decode()
+    return [line for index, line in enumerate(lines) if index not in dated], dates
 
 
 def find_report(mnemosyne: Installed, vault: Path) -> list[dict[str, object]]:
@@ -89,15 +95,19 @@ def test_criterion_8_reingesting_the_source_reproduces_the_committed_page(
     assert (landed["path"], landed["constellation"]) == (REPORT_PAGE, "atlas")
 
     reingested = (vault / REPORT_PAGE).read_bytes()
-    reingested_lines, ingested_on = split_ingest_date(reingested)
-    committed_lines, committed_on = split_ingest_date(committed)
+    reingested_lines, dates = split_ingest_dates(reingested)
+    committed_lines, committed_dates = split_ingest_dates(committed)
     assert reingested_lines == committed_lines, "the re-ingested page differs from the committed one"
-    assert ingested_on in {today_before, today_after}
+    assert dates["ingested"] in {today_before, today_after}
+    # One clock dates both, so recall ranks a fresh page first (issue 15).
+    assert dates["updated"] == dates["ingested"]
+    assert committed_dates["updated"] == committed_dates["ingested"]
     # The helper wrote that one page and touched nothing else.
     assert vault_files(vault) == {**before, REPORT_PAGE: reingested}
 
     (entry,) = find_report(mnemosyne, vault)
     assert entry["constellation"] == "atlas"
     record_figure(
-        f"re-ingest = committed page except 'ingested: {committed_on}' ({len(committed_lines)} lines); found as atlas"
+        f"re-ingest = committed page except 'ingested/updated: {committed_dates['ingested']}' "
+        f"({len(committed_lines)} lines); found as atlas"
     )

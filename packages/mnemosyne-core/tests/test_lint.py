@@ -3,6 +3,8 @@ rules the findings share (same scan as find, ordering, hidden dirs, the memory d
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -461,6 +463,43 @@ def test_scan_warning_of_an_unknown_kind(make_vault: MakeVault, monkeypatch: pyt
     }
 
 
+# --- leftovers ------------------------------------------------------------------------------
+
+#: Names with exactly ingest's temp-name shape (vault.new_ingest_temp_name).
+STALE_TEMP = ".mnemosyne-ingest-0123456789abcdef.tmp"
+FRESH_TEMP = ".mnemosyne-ingest-fedcba9876543210.tmp"
+
+
+def test_leftover_temp_file(make_vault: MakeVault) -> None:
+    """Only ingest's own temp names, older than an hour, regular files; a fresh one may
+    belong to an ingest still running."""
+    look_alikes = [
+        ".mnemosyne-ingest-notes.tmp",
+        ".mnemosyne-ingest-0123456789ABCDEF.tmp",
+        ".mnemosyne-ingest-0123456789abcdef.tmp.bak",
+        "mnemosyne-ingest-0123456789abcdef.tmp",
+    ]
+    vault = make_vault(
+        {
+            "atlas/a.md": good("A"),
+            f"atlas/{STALE_TEMP}": "---\ntitle: half a pa",
+            f"analyses/{FRESH_TEMP}": "---\ntitle: being written",
+            **{f"atlas/{name}": "a user's file" for name in look_alikes},
+        }
+    )
+    os.symlink(f"{vault}/atlas/a.md", f"{vault}/atlas/.mnemosyne-ingest-00000000000000aa.tmp")
+    hour_and_a_minute_ago = time.time() - 3660
+    for name in [STALE_TEMP, *look_alikes]:
+        os.utime(f"{vault}/atlas/{name}", (hour_and_a_minute_ago, hour_and_a_minute_ago))
+    os.utime(f"{vault}/atlas/a.md", (hour_and_a_minute_ago, hour_and_a_minute_ago))  # the symlink's target
+    assert messages(vault) == {
+        (f"atlas/{STALE_TEMP}", "leftover-temp-file"): (
+            "a temp file a killed ingest left behind over an hour ago; no page needs it: "
+            "remove it (the next ingest into this dir also does)"
+        )
+    }
+
+
 # --- shared rules ---------------------------------------------------------------------------
 
 
@@ -543,6 +582,7 @@ TEST_OF_CODE = {
     "not-regular-file": test_not_regular_file,
     "unreadable": test_unreadable_page,
     "skipped-by-find": test_scan_warning_of_an_unknown_kind,
+    "leftover-temp-file": test_leftover_temp_file,
 }
 
 

@@ -60,6 +60,38 @@ def test_the_same_page_again_is_already_ingested(
     assert (vault / "analyses" / "report.md").read_bytes() == page
 
 
+def test_a_killed_ingests_temp_file_is_linted_then_removed_by_the_next_ingest(
+    vault: Path, write_source: WriteSource, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stale, fresh = ".mnemosyne-ingest-0123456789abcdef.tmp", ".mnemosyne-ingest-fedcba9876543210.tmp"
+    for name in (stale, fresh):
+        (vault / "analyses" / name).write_text("---\ntitle: half", encoding="utf-8")
+    two_hours_ago = datetime.datetime.now(datetime.UTC).timestamp() - 7200
+    os.utime(vault / "analyses" / stale, (two_hours_ago, two_hours_ago))
+
+    def leftovers() -> list[dict[str, str]]:
+        code = main(["wiki", "lint", "--json", "--vault", str(vault)])
+        findings = json.loads(capsys.readouterr().out)
+        assert code == ExitCode.NO_MATCH  # the fixture's pages have no updated date
+        return [finding for finding in findings if finding["code"] == "leftover-temp-file"]
+
+    assert leftovers() == [
+        {
+            "path": f"analyses/{stale}",
+            "code": "leftover-temp-file",
+            "message": "a temp file a killed ingest left behind over an hour ago; no page needs it: "
+            "remove it (the next ingest into this dir also does)",
+        }
+    ]
+    assert outcome(capsys, ingest_cli(write_source(), vault)) == (
+        0,
+        LINE,
+        f"removed analyses/{stale}: a temp file an interrupted ingest left behind\n",
+    )
+    assert sorted(os.listdir(vault / "analyses")) == [fresh, "report.md", "vector-stores.md"]
+    assert leftovers() == []
+
+
 def test_different_content_exits_4_and_force_replaces_it(
     vault: Path, write_source: WriteSource, capsys: pytest.CaptureFixture[str], snapshot: Snapshot
 ) -> None:
@@ -362,7 +394,7 @@ def test_on_pyfakefs(fs: FakeFilesystem, capsys: pytest.CaptureFixture[str]) -> 
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     assert text == (
         "---\ntitle: Notes\nconstellation: hermes\ntype: analysis\nsource: Notes.md\n"
-        f"ingested: {today}\n---\nPlain notes, no heading.\n"
+        f"ingested: {today}\nupdated: {today}\n---\nPlain notes, no heading.\n"
     )
 
 

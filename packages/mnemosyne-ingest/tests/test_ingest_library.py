@@ -32,22 +32,27 @@ from mnemosyne_ingest import (
 )
 from mnemosyne_ingest import landing as ingest_module
 
-TODAY = datetime.date(2026, 4, 20)
-LATER = datetime.date(2026, 5, 1)
+#: The injected clock: the page is dated by its UTC date.
+TODAY = datetime.datetime(2026, 4, 20, 9, 30, tzinfo=datetime.UTC)
+LATER = datetime.datetime(2026, 5, 1, 23, 59, tzinfo=datetime.UTC)
 Snapshot = Callable[[Path], dict[str, bytes | None]]
 WriteSource = Callable[..., Path]
 
 
 def run(source: Path, vault: Path, **options: Any) -> IngestResult:
     options.setdefault("constellation", "atlas")
-    options.setdefault("today", TODAY)
+    options.setdefault("now", TODAY)
     return ingest(source, vault=vault, **options)
 
 
 def expected_page(report: str, *, ingested: str = "2026-04-20") -> bytes:
     head, _, body = report.partition("---\n")[2].partition("---\n")
     return (
-        "---\n" + head + f"constellation: atlas\ntype: analysis\nsource: report.md\ningested: {ingested}\n---\n" + body
+        "---\n"
+        + head
+        + "constellation: atlas\ntype: analysis\nsource: report.md\n"
+        + f"ingested: {ingested}\nupdated: {ingested}\n---\n"
+        + body
     ).encode()
 
 
@@ -68,7 +73,7 @@ def test_lands_the_page_and_find_locates_it(vault: Path, write_source: WriteSour
 
 def test_vault_defaults_to_aion_vault(vault: Path, write_source: WriteSource, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AION_VAULT", str(vault))
-    result = ingest(write_source(), constellation="atlas", today=TODAY)
+    result = ingest(write_source(), constellation="atlas", now=TODAY)
     assert result.status == STATUS_INGESTED
     assert (vault / "analyses" / "report.md").exists()
 
@@ -311,12 +316,64 @@ def test_the_same_page_twice_is_already_ingested_and_not_rewritten(
     target = vault / "analyses" / "report.md"
     os.utime(target, (1_000_000, 1_000_000))
     inode = target.stat().st_ino
-    again = run(source, vault, today=LATER)
+    again = run(source, vault, now=LATER)
     assert again.status == STATUS_ALREADY_INGESTED
     assert target.read_bytes() == expected_page(report)  # the first date stays
     assert (target.stat().st_ino, target.stat().st_mtime) == (inode, 1_000_000)
-    assert run(source, vault, today=LATER, force=True).status == STATUS_ALREADY_INGESTED
+    assert run(source, vault, now=LATER, force=True).status == STATUS_ALREADY_INGESTED
     assert target.stat().st_ino == inode
+
+
+def test_a_re_ingest_later_the_same_day_or_on_a_later_day_is_a_no_op(
+    vault: Path, write_source: WriteSource, report: str
+) -> None:
+    """The dates ingest sets (ingested, and updated when the source has none) are set
+    aside when comparing, so the clock alone never makes a source look changed."""
+    source = write_source()
+    run(source, vault)
+    target = vault / "analyses" / "report.md"
+    os.utime(target, (1_000_000, 1_000_000))
+    for later in (TODAY + datetime.timedelta(hours=14), LATER, LATER + datetime.timedelta(days=400)):
+        assert run(source, vault, now=later).status == STATUS_ALREADY_INGESTED
+        assert run(source, vault, now=later, dry_run=True).would == STATUS_ALREADY_INGESTED
+    assert target.read_bytes() == expected_page(report, ingested="2026-04-20")
+    assert target.stat().st_mtime == 1_000_000
+
+
+def test_force_on_a_changed_page_gets_the_new_date(vault: Path, write_source: WriteSource) -> None:
+    source = write_source()
+    run(source, vault)
+    assert run(source, vault, now=LATER, title="Another Title", force=True).status == STATUS_REPLACED
+    text = (vault / "analyses" / "report.md").read_text(encoding="utf-8")
+    assert "\ntitle: Another Title\n" in text
+    assert "\ningested: 2026-05-01\nupdated: 2026-05-01\n---\n" in text
+
+
+def test_a_source_updated_is_kept_and_compared(vault: Path, write_source: WriteSource) -> None:
+    dated_report = "---\ntitle: Dated Report\nupdated: 2026-02-01\n---\nbody\n"
+    source = write_source(content=dated_report)
+    run(source, vault)
+    target = vault / "analyses" / "report.md"
+    assert target.read_text(encoding="utf-8") == (
+        "---\ntitle: Dated Report\nupdated: 2026-02-01\nconstellation: atlas\ntype: analysis\n"
+        "source: report.md\ningested: 2026-04-20\n---\nbody\n"
+    )
+    assert run(source, vault, now=LATER).status == STATUS_ALREADY_INGESTED
+    write_source(content=dated_report.replace("2026-02-01", "2026-03-01"))
+    with pytest.raises(TargetExistsError):  # the source's own date changed: that is content
+        run(source, vault, now=LATER)
+    assert run(source, vault, now=LATER, force=True).status == STATUS_REPLACED
+    assert "\nupdated: 2026-03-01\n" in target.read_text(encoding="utf-8")
+
+
+def test_a_page_an_older_ingest_left_undated_needs_force(vault: Path, write_source: WriteSource, report: str) -> None:
+    """Before issue 15 ingest wrote no updated; such a page differs, and --force dates it."""
+    target = vault / "analyses" / "report.md"
+    target.write_bytes(expected_page(report).replace(b"updated: 2026-04-20\n", b""))
+    with pytest.raises(TargetExistsError):
+        run(write_source(), vault, now=LATER)
+    assert run(write_source(), vault, now=LATER, force=True).status == STATUS_REPLACED
+    assert target.read_bytes() == expected_page(report, ingested="2026-05-01")
 
 
 def test_different_content_is_refused_without_force(vault: Path, write_source: WriteSource, snapshot: Snapshot) -> None:
@@ -379,7 +436,7 @@ def test_dry_run_touches_nothing_and_reports_the_plan(
 
     run(source, vault)
     before = snapshot(vault)
-    assert run(source, vault, dry_run=True, today=LATER).would == STATUS_ALREADY_INGESTED
+    assert run(source, vault, dry_run=True, now=LATER).would == STATUS_ALREADY_INGESTED
     assert run(source, vault, dry_run=True, title="New", force=True).would == STATUS_REPLACED
     with pytest.raises(TargetExistsError):
         run(source, vault, dry_run=True, title="New")
@@ -523,6 +580,98 @@ def test_without_hard_links_it_falls_back_to_rename(
         run(write_source(), vault, title="Other")
 
 
+# --- temp files that killed ingests left behind ---
+
+STALE_TEMP = ".mnemosyne-ingest-0123456789abcdef.tmp"
+FRESH_TEMP = ".mnemosyne-ingest-fedcba9876543210.tmp"
+#: Near misses of ingest's temp-name shape, and other files: never ingest's to remove.
+NOT_INGEST_TEMPS = [
+    ".mnemosyne-ingest-notes.tmp",
+    ".mnemosyne-ingest-0123456789ABCDEF.tmp",
+    ".mnemosyne-ingest-0123456789abcde.tmp",
+    ".mnemosyne-ingest-0123456789abcdef.tmp.bak",
+    "mnemosyne-ingest-0123456789abcdef.tmp",
+    ".other-tool-0123456789abcdef.tmp",
+    "draft.tmp",
+]
+
+
+def leave_files(dir_path: Path, names: list[str], *, age: datetime.timedelta) -> None:
+    """Files as a killed ingest (or a user) left them, last modified ``age`` before TODAY."""
+    dir_path.mkdir(exist_ok=True)
+    mtime = (TODAY - age).timestamp()
+    for name in names:
+        (dir_path / name).write_text("---\ntitle: half a pa", encoding="utf-8")
+        os.utime(dir_path / name, (mtime, mtime))
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_an_ingest_removes_stale_temp_files_and_keeps_fresh_ones(
+    vault: Path, write_source: WriteSource, force: bool
+) -> None:
+    analyses = vault / "analyses"
+    leave_files(analyses, [STALE_TEMP, *NOT_INGEST_TEMPS], age=datetime.timedelta(hours=1, seconds=1))
+    leave_files(analyses, [FRESH_TEMP], age=datetime.timedelta(minutes=59))
+    leave_files(vault / "atlas", [STALE_TEMP], age=datetime.timedelta(days=3))  # not the target dir
+    result = run(write_source(), vault, force=force)
+    assert result.status == STATUS_INGESTED
+    assert result.removed_temp_files == [f"analyses/{STALE_TEMP}"]
+    assert sorted(os.listdir(analyses)) == sorted([FRESH_TEMP, *NOT_INGEST_TEMPS, "report.md", "vector-stores.md"])
+    assert (vault / "atlas" / STALE_TEMP).exists()
+
+
+def test_the_next_ingest_cleans_up_even_when_the_page_is_already_there(vault: Path, write_source: WriteSource) -> None:
+    source = write_source()
+    run(source, vault)
+    leave_files(vault / "analyses", [STALE_TEMP], age=datetime.timedelta(minutes=30))
+    leave_files(vault / "analyses", [FRESH_TEMP], age=datetime.timedelta(minutes=-20))
+    # The injected clock moves on; no sleeping. At 59 minutes nothing is stale yet.
+    assert run(source, vault, now=TODAY + datetime.timedelta(minutes=29)).removed_temp_files == []
+    result = run(source, vault, now=TODAY + datetime.timedelta(minutes=31))
+    assert (result.status, result.removed_temp_files) == (STATUS_ALREADY_INGESTED, [f"analyses/{STALE_TEMP}"])
+    assert sorted(os.listdir(vault / "analyses")) == [FRESH_TEMP, "report.md", "vector-stores.md"]
+
+
+def test_a_dry_run_or_a_refused_ingest_removes_nothing(
+    vault: Path, write_source: WriteSource, snapshot: Snapshot
+) -> None:
+    leave_files(vault / "analyses", [STALE_TEMP], age=datetime.timedelta(days=1))
+    before = snapshot(vault)
+    assert run(write_source(), vault, dry_run=True).removed_temp_files == []
+    with pytest.raises(TargetExistsError):
+        run(write_source("vector-stores.md"), vault)
+    assert snapshot(vault) == before
+
+
+def test_a_temp_name_on_a_symlink_or_a_dir_is_never_removed(vault: Path, write_source: WriteSource) -> None:
+    analyses = vault / "analyses"
+    old = (TODAY - datetime.timedelta(days=1)).timestamp()
+    (analyses / STALE_TEMP).symlink_to(analyses / "vector-stores.md")
+    (analyses / FRESH_TEMP).mkdir()
+    for path in (analyses / "vector-stores.md", analyses / FRESH_TEMP):
+        os.utime(path, (old, old))
+    os.utime(analyses / STALE_TEMP, (old, old), follow_symlinks=False)
+    assert run(write_source(), vault).removed_temp_files == []
+    assert sorted(os.listdir(analyses)) == sorted([STALE_TEMP, FRESH_TEMP, "report.md", "vector-stores.md"])
+
+
+def test_a_temp_file_that_cannot_be_removed_is_left_quietly(
+    vault: Path, write_source: WriteSource, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    leave_files(vault / "analyses", [STALE_TEMP], age=datetime.timedelta(days=1))
+    real_unlink = os.unlink
+
+    def refuse_the_leftover(path: Any, *args: Any, **kwargs: Any) -> None:
+        if os.path.basename(path) == STALE_TEMP:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", refuse_the_leftover)
+    result = run(write_source(), vault)
+    assert (result.status, result.removed_temp_files) == (STATUS_INGESTED, [])
+    assert (vault / "analyses" / STALE_TEMP).exists()
+
+
 # --- two ingests racing for one slug ---
 
 
@@ -563,7 +712,7 @@ def test_racing_ingests_of_the_same_page_write_it_once(
     vault: Path, write_source: WriteSource, monkeypatch: pytest.MonkeyPatch, report: str
 ) -> None:
     source = write_source()
-    outcomes = race(vault, [source, source], [{}, {"today": LATER}], monkeypatch)
+    outcomes = race(vault, [source, source], [{}, {"now": LATER}], monkeypatch)
     assert sorted(outcomes) == [STATUS_ALREADY_INGESTED, STATUS_INGESTED]
     winner = 0 if outcomes[0] == STATUS_INGESTED else 1
     dates = ["2026-04-20", "2026-05-01"]
@@ -615,7 +764,7 @@ def test_racing_processes_never_mix_pages(vault: Path, write_source: WriteSource
         "from mnemosyne_ingest import ingest, TargetExistsError\n"
         "try:\n"
         "    r = ingest(sys.argv[1], vault=sys.argv[2], constellation='atlas', title=sys.argv[3],"
-        " today=datetime.date(2026, 4, 20))\n"
+        " now=datetime.datetime(2026, 4, 20, tzinfo=datetime.UTC))\n"
         "    print(r.status)\n"
         "except TargetExistsError:\n"
         "    print('target-exists')\n"
@@ -692,7 +841,7 @@ def test_the_check_runs_a_real_find_with_a_title_word(vault: Path, write_source:
 def test_on_pyfakefs_lands_refuses_and_stays_atomic(fs: FakeFilesystem, monkeypatch: pytest.MonkeyPatch) -> None:
     fs.create_file("/vault/atlas/a.md", contents="---\ntitle: A\n---\n")
     fs.create_file("/src/Deep Dive.md", contents="# Deep Dive: Queues — Ünïcode\r\nbody\r\n")
-    result = ingest("/src/Deep Dive.md", vault="/vault", constellation="metis", today=TODAY)
+    result = ingest("/src/Deep Dive.md", vault="/vault", constellation="metis", now=TODAY)
     assert (result.path, result.title, result.status) == (
         "analyses/Deep Dive.md",
         "Deep Dive: Queues — Ünïcode",
@@ -703,12 +852,12 @@ def test_on_pyfakefs_lands_refuses_and_stays_atomic(fs: FakeFilesystem, monkeypa
             handle.read()
             == (
                 "---\ntitle: 'Deep Dive: Queues — Ünïcode'\nconstellation: metis\ntype: analysis\n"
-                "source: Deep Dive.md\ningested: 2026-04-20\n---\n# Deep Dive: Queues — Ünïcode\r\nbody\r\n"
+                "source: Deep Dive.md\ningested: 2026-04-20\nupdated: 2026-04-20\n"
+                "---\n# Deep Dive: Queues — Ünïcode\r\nbody\r\n"
             ).encode()
         )
     assert (
-        ingest("/src/Deep Dive.md", vault="/vault", constellation="metis", today=LATER).status
-        == STATUS_ALREADY_INGESTED
+        ingest("/src/Deep Dive.md", vault="/vault", constellation="metis", now=LATER).status == STATUS_ALREADY_INGESTED
     )
     with pytest.raises(TargetExistsError):
         ingest("/src/Deep Dive.md", vault="/vault", constellation="hermes")

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from mnemosyne_core.frontmatter import loads_bytes, parse_block, title_of
 from mnemosyne_ingest import BadSourceError, IngestArgumentError, build_page, split_source
-from mnemosyne_ingest.page import first_heading, render, same_ignoring_ingested
+from mnemosyne_ingest.page import Page, first_heading, render, same_ignoring_dates
 
 TODAY = datetime.date(2026, 4, 20)
+LATER = datetime.date(2026, 5, 1)
 
 
 def page_for(source: bytes, name: str = "report.md", **options: str) -> bytes:
@@ -34,6 +35,7 @@ def test_keeps_source_keys_in_order_then_sets_the_ingest_keys() -> None:
         b"type: analysis\n"
         b"source: report.md\n"
         b"ingested: 2026-04-20\n"
+        b"updated: 2026-04-20\n"
         b"---\n"
         b"Body\n"
     )
@@ -42,7 +44,35 @@ def test_keeps_source_keys_in_order_then_sets_the_ingest_keys() -> None:
 def test_source_values_of_ingest_keys_are_overwritten_in_place() -> None:
     source = b"---\nsource: https://example.org/x\nconstellation: hades\ningested: 2020-01-01\nz: 1\n---\n"
     assert page_for(source, title="T") == (
-        b"---\nsource: report.md\nconstellation: atlas\ningested: 2026-04-20\nz: 1\ntitle: T\ntype: analysis\n---\n"
+        b"---\nsource: report.md\nconstellation: atlas\ningested: 2026-04-20\nz: 1\ntitle: T\ntype: analysis\n"
+        b"updated: 2026-04-20\n---\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("updated", "written"),
+    [
+        (b"2026-02-01", b"2026-02-01"),
+        (b"'2026-02-01'", b"'2026-02-01'"),
+        (b"2026-02-01T10:15:00Z", b"2026-02-01 10:15:00+00:00"),  # the same value, as YAML writes it
+        (b"last week", b"last week"),
+        (b"[not, a, date]", b"[not, a, date]"),
+    ],
+)
+def test_a_source_updated_is_kept_as_it_is(updated: bytes, written: bytes) -> None:
+    """It is the source's own claim: kept in its place, valid or not (lint judges it)."""
+    source = b"---\ntitle: T\nupdated: " + updated + b"\nz: 1\n---\nBody\n"
+    assert page_for(source) == (
+        b"---\ntitle: T\nupdated: " + written + b"\nz: 1\nconstellation: atlas\ntype: analysis\n"
+        b"source: report.md\ningested: 2026-04-20\n---\nBody\n"
+    )
+
+
+def test_a_null_source_updated_gets_the_ingest_date_in_its_place() -> None:
+    source = b"---\ntitle: T\nupdated:\nz: 1\n---\n"
+    assert page_for(source) == (
+        b"---\ntitle: T\nupdated: 2026-04-20\nz: 1\nconstellation: atlas\ntype: analysis\n"
+        b"source: report.md\ningested: 2026-04-20\n---\n"
     )
 
 
@@ -53,7 +83,7 @@ def test_source_without_frontmatter_gets_one_and_keeps_every_byte() -> None:
         content
         == (
             "---\ntitle: Über Straße — 日本語\nconstellation: atlas\ntype: analysis\n"
-            "source: report.md\ningested: 2026-04-20\n---\n"
+            "source: report.md\ningested: 2026-04-20\nupdated: 2026-04-20\n---\n"
         ).encode()
         + body
     )
@@ -174,6 +204,7 @@ def test_dates_stay_unquoted_dates() -> None:
     assert metadata is not None
     assert metadata["date"] == datetime.date(2026, 3, 18)
     assert metadata["ingested"] == TODAY
+    assert metadata["updated"] == TODAY
 
 
 def test_render_matches_yaml_safe_load_exactly() -> None:
@@ -192,6 +223,7 @@ def test_render_matches_yaml_safe_load_exactly() -> None:
         "type": "analysis",
         "source": "report.md",
         "ingested": TODAY,
+        "updated": TODAY,
     }
 
 
@@ -216,7 +248,9 @@ def test_any_source_mapping_round_trips_or_is_refused(metadata: dict[str, object
     read_back = loads_bytes(content).metadata
     assert read_back is not None
     for key, value in document.metadata.items():
-        if key not in {"title", "constellation", "type", "source", "ingested"}:
+        if key == "updated" and value is None:
+            assert read_back[key] == TODAY
+        elif key not in {"title", "constellation", "type", "source", "ingested"}:
             assert read_back[key] == value
     assert list(read_back)[: len(document.metadata)] == list(document.metadata)
 
@@ -252,16 +286,31 @@ def test_first_heading_ignores_non_h1_and_fenced_lines() -> None:
     assert first_heading(b"# C# Tips\n") == "C# Tips"
 
 
-def test_same_ignoring_ingested_only_ignores_that_value() -> None:
-    document = split_source(b"---\ntitle: T\n---\nbody\n", "s.md")
-    page = build_page(document, stem="s", constellation="atlas", dir="analyses", ingested=TODAY)
-    earlier = build_page(document, stem="s", constellation="atlas", dir="analyses", ingested=datetime.date(2025, 1, 2))
-    assert same_ignoring_ingested(page.content, page)
-    assert same_ignoring_ingested(earlier.content, page)
-    assert not same_ignoring_ingested(earlier.content.replace(b"body", b"bodY"), page)
-    assert not same_ignoring_ingested(earlier.content.replace(b"title: T", b"title: U"), page)
-    without_date = dict(page.metadata)
-    del without_date["ingested"]
-    assert not same_ignoring_ingested(render(without_date, page.body), page)
-    assert not same_ignoring_ingested(b"no frontmatter", page)
-    assert not same_ignoring_ingested(b"---\n[broken\n---\n", page)
+def dated(source: bytes, ingested: datetime.date) -> Page:
+    document = split_source(source, "s.md")
+    return build_page(document, stem="s", constellation="atlas", dir="analyses", ingested=ingested)
+
+
+def test_same_ignoring_dates_sets_aside_only_the_ingest_dates() -> None:
+    page = dated(b"---\ntitle: T\n---\nbody\n", TODAY)
+    earlier = dated(b"---\ntitle: T\n---\nbody\n", datetime.date(2025, 1, 2))
+    assert page.ingest_dates == ("ingested", "updated")
+    assert earlier.content.count(b"2025-01-02") == 2
+    assert same_ignoring_dates(page.content, page)
+    assert same_ignoring_dates(earlier.content, page)
+    assert same_ignoring_dates(earlier.content.replace(b"updated: 2025-01-02", b"updated: 2026-11-11"), page)
+    assert not same_ignoring_dates(earlier.content.replace(b"body", b"bodY"), page)
+    assert not same_ignoring_dates(earlier.content.replace(b"title: T", b"title: U"), page)
+    for key in page.ingest_dates:  # a page an older ingest wrote without updated is different
+        without_date = dict(page.metadata)
+        del without_date[key]
+        assert not same_ignoring_dates(render(without_date, page.body), page)
+    assert not same_ignoring_dates(b"no frontmatter", page)
+    assert not same_ignoring_dates(b"---\n[broken\n---\n", page)
+
+
+def test_a_source_updated_is_content_not_an_ingest_date() -> None:
+    page = dated(b"---\ntitle: T\nupdated: 2026-02-01\n---\nbody\n", TODAY)
+    assert page.ingest_dates == ("ingested",)
+    assert same_ignoring_dates(dated(b"---\ntitle: T\nupdated: 2026-02-01\n---\nbody\n", LATER).content, page)
+    assert not same_ignoring_dates(dated(b"---\ntitle: T\nupdated: 2026-01-01\n---\nbody\n", TODAY).content, page)

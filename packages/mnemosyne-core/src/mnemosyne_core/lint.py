@@ -9,6 +9,8 @@ code and a short human reason:
 * files find never searches: ``.md`` files nested below a scanned dir, in dirs that are
   not scanned or at the vault root, with a ``.MD``-style suffix, hidden, or behind a
   symlink that leaves the vault or is broken.
+* leftovers: a temp file that a killed ingest left behind over an hour ago
+  (``vault.is_stale_ingest_temp``, the rule ingest removes them by).
 
 The walk for the second kind never follows a symlinked dir (except a scanned dir that
 ``scan`` itself follows, walked under its scanned name) and skips hidden dirs (``.git``,
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 from mnemosyne_core.config import CONSTELLATIONS, DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, load_vault_config
@@ -34,7 +37,15 @@ from mnemosyne_core.frontmatter import (
     loads_bytes,
 )
 from mnemosyne_core.recall import resolve_memory_dir, updated_date
-from mnemosyne_core.vault import PAGE_SUFFIX, is_inside, is_page_name, read_page_bytes, resolve_vault, scan
+from mnemosyne_core.vault import (
+    PAGE_SUFFIX,
+    is_inside,
+    is_page_name,
+    is_stale_ingest_temp,
+    read_page_bytes,
+    resolve_vault,
+    scan,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -64,6 +75,8 @@ BROKEN_SYMLINK = "broken-symlink"
 NOT_REGULAR_FILE = "not-regular-file"
 UNREADABLE = "unreadable"
 SKIPPED_BY_FIND = "skipped-by-find"
+# Neither: clutter a killed ingest left behind.
+LEFTOVER_TEMP_FILE = "leftover-temp-file"
 
 #: Every reason code and what it means, in the order the docs list them. The contract's
 #: lint.schema.json enumerates exactly these (a test holds them equal).
@@ -88,6 +101,7 @@ REASON_CODES: dict[str, str] = {
     NOT_REGULAR_FILE: "never searched: a page name on something that is not a regular file (a FIFO, a link to a dir)",
     UNREADABLE: "not searched: the page or dir could not be read (permissions, or it vanished)",
     SKIPPED_BY_FIND: "not searched: find skipped it with a warning lint has no code for; the message quotes it",
+    LEFTOVER_TEMP_FILE: "leftover: a temp file a killed ingest left behind over an hour ago; remove it",
 }
 
 # vault.scan's warnings, "<rel path>: <reason>"; a test holds every kind it emits to a code.
@@ -373,7 +387,7 @@ def _unsearched_files(pages: Scan, memory_dir: str | None, config_dirs: tuple[st
     does not search. ``config_dirs``: what the vault scans without --dir, for the hint."""
     vault = pages.vault
     listed = {page.rel_path for page in pages.pages}
-    walker = _Walker(vault, listed, memory_dir, config_dirs)
+    walker = _Walker(vault, listed, memory_dir, config_dirs, time.time())
     scanned: list[tuple[str, str]] = []
     for dir_name in pages.dirs:
         path = os.path.join(vault, dir_name)
@@ -408,13 +422,15 @@ def _toml_string(text: str) -> str:
 
 
 class _Walker:
-    __slots__ = ("config_dirs", "findings", "listed", "memory_dir", "skip_real", "vault")
+    __slots__ = ("config_dirs", "findings", "listed", "memory_dir", "now", "skip_real", "vault")
 
-    def __init__(self, vault: str, listed: set[str], memory_dir: str | None, config_dirs: tuple[str, ...]):
+    def __init__(self, vault: str, listed: set[str], memory_dir: str | None, config_dirs: tuple[str, ...], now: float):
         self.vault = vault
         self.listed = listed
         self.memory_dir = memory_dir
         self.config_dirs = config_dirs
+        #: Seconds since the epoch, for the age of ingest temp files.
+        self.now = now
         #: Real paths of the scanned dirs: walked under their scanned names already.
         self.skip_real: set[str] = set()
         self.findings: list[Finding] = []
@@ -448,6 +464,15 @@ class _Walker:
                 if depth == 0 and skip_names and name in skip_names:
                     continue  # a scanned dir that is a symlink or a file: scan's to judge
                 self.findings.extend(self._file_findings(entry, child_rel, depth, scanned))
+            elif is_stale_ingest_temp(entry, self.now):
+                self.findings.append(
+                    Finding(
+                        child_rel,
+                        LEFTOVER_TEMP_FILE,
+                        "a temp file a killed ingest left behind over an hour ago; no page needs it: "
+                        "remove it (the next ingest into this dir also does)",
+                    )
+                )
 
     def _file_findings(self, entry: os.DirEntry[str], rel: str, depth: int, scanned: bool) -> list[Finding]:
         name = entry.name

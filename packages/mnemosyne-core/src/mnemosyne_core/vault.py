@@ -46,6 +46,49 @@ def is_page_name(name: str) -> bool:
     return name.endswith(PAGE_SUFFIX) and not name.startswith(".")
 
 
+#: Ingest writes a page to ``<prefix><16 random hex digits><suffix>`` in the target dir
+#: first: hidden and not ending in .md, so find never lists it.
+INGEST_TEMP_PREFIX = ".mnemosyne-ingest-"
+INGEST_TEMP_SUFFIX = ".tmp"
+_INGEST_TEMP_TOKEN_BYTES = 8
+_HEX_DIGITS = frozenset("0123456789abcdef")
+#: An ingest's temp file lives for milliseconds; untouched for this long, it can only be
+#: left over from an ingest that was killed (SIGKILL, power loss) before it cleaned up.
+STALE_TEMP_SECONDS = 3600
+
+
+def new_ingest_temp_name() -> str:
+    """A fresh name for an ingest's temp file; random, so racing ingests never share one."""
+    import secrets  # lazy: only ingest writes
+
+    return f"{INGEST_TEMP_PREFIX}{secrets.token_hex(_INGEST_TEMP_TOKEN_BYTES)}{INGEST_TEMP_SUFFIX}"
+
+
+def is_ingest_temp_name(name: str) -> bool:
+    """Whether ``name`` is exactly the shape ``ingest_temp_name`` makes, and nothing looser:
+    a user's ``.mnemosyne-ingest-notes.tmp`` is not ingest's to judge."""
+    if not (name.startswith(INGEST_TEMP_PREFIX) and name.endswith(INGEST_TEMP_SUFFIX)):
+        return False
+    token = name[len(INGEST_TEMP_PREFIX) : -len(INGEST_TEMP_SUFFIX)]
+    return len(token) == 2 * _INGEST_TEMP_TOKEN_BYTES and _HEX_DIGITS.issuperset(token)
+
+
+def is_stale_ingest_temp(entry: os.DirEntry[str], now: float) -> bool:
+    """Whether ``entry`` is a temp file an interrupted ingest left behind: a regular file
+    (not a symlink) with an ingest temp name, last modified more than STALE_TEMP_SECONDS
+    before ``now`` (seconds since the epoch). A fresher one may belong to an ingest that is
+    still running. False when the entry cannot be inspected (it vanished, say)."""
+    if not is_ingest_temp_name(entry.name):
+        return False
+    try:
+        return (
+            entry.is_file(follow_symlinks=False)
+            and now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS
+        )
+    except OSError:
+        return False
+
+
 def is_inside(real_path: str, vault_real: str) -> bool:
     """Whether a resolved path lies inside the resolved vault root."""
     return real_path.startswith(vault_real + os.sep)

@@ -6,6 +6,11 @@ it), is fsynced, then appears under its name in one step: ``os.link`` when it mu
 replace anything, so of two racing ingests exactly one wins; ``os.replace`` with
 ``force``. Every failure removes the temp file. Afterwards find must locate the page by
 a keyword of its title.
+
+Only SIGKILL (or a power loss) between creating the temp file and removing it can leave
+one behind. Every ingest that gets as far as writing (or finding the page already there)
+first removes such leftovers from the target dir: files with exactly its temp-name shape,
+untouched for over an hour (``vault.is_stale_ingest_temp``), and nothing else.
 """
 
 from __future__ import annotations
@@ -14,13 +19,22 @@ import contextlib
 import datetime
 import errno
 import os
-import secrets
 import stat
 from typing import TYPE_CHECKING, Any
 
 from mnemosyne_core.config import CONSTELLATIONS, check_dir_name
 from mnemosyne_core.find import search
-from mnemosyne_core.vault import PAGE_SUFFIX, PageRef, is_inside, read_page_bytes, read_to_end, resolve_vault, scan
+from mnemosyne_core.vault import (
+    PAGE_SUFFIX,
+    PageRef,
+    is_inside,
+    is_stale_ingest_temp,
+    new_ingest_temp_name,
+    read_page_bytes,
+    read_to_end,
+    resolve_vault,
+    scan,
+)
 from mnemosyne_ingest.errors import (
     BadSourceError,
     IngestArgumentError,
@@ -28,7 +42,7 @@ from mnemosyne_ingest.errors import (
     TargetExistsError,
     WriteFailedError,
 )
-from mnemosyne_ingest.page import DEFAULT_DIR, build_page, same_ignoring_ingested, split_source
+from mnemosyne_ingest.page import DEFAULT_DIR, build_page, same_ignoring_dates, split_source
 
 if TYPE_CHECKING:
     from mnemosyne_ingest.page import Page
@@ -55,9 +69,17 @@ class IngestResult:
     (nothing written; ``would`` says which of the other three a real run would do).
     """
 
-    __slots__ = ("page", "path", "status", "target", "would")
+    __slots__ = ("page", "path", "removed_temp_files", "status", "target", "would")
 
-    def __init__(self, path: str, target: str, page: Page, status: str, would: str | None = None):
+    def __init__(
+        self,
+        path: str,
+        target: str,
+        page: Page,
+        status: str,
+        would: str | None = None,
+        removed_temp_files: list[str] | None = None,
+    ):
         #: The page's path relative to the vault, as find prints it: ``<dir>/<slug>.md``.
         self.path = path
         #: Where the page is (or would be) on disk.
@@ -65,6 +87,9 @@ class IngestResult:
         self.page = page
         self.status = status
         self.would = would
+        #: Temp files that killed ingests left in the target dir, removed by this one:
+        #: paths relative to the vault, sorted.
+        self.removed_temp_files = removed_temp_files or []
 
     @property
     def title(self) -> str:
@@ -164,11 +189,15 @@ def ingest(
     slug: str | None = None,
     force: bool = False,
     dry_run: bool = False,
-    today: datetime.date | None = None,
+    now: datetime.datetime | None = None,
 ) -> IngestResult:
     """Land ``source`` in ``vault`` (None: AION_VAULT) as ``<dir>/<slug>.md``, owned by
-    ``constellation``; ``slug`` defaults to the source's stem, ``today`` (the ``ingested``
-    date) to the current UTC date.
+    ``constellation``; ``slug`` defaults to the source's stem.
+
+    ``now`` is the clock (default: the current time; a naive datetime is taken as UTC). Its
+    UTC date is the ingest date (``ingested``, and ``updated`` when the source has none),
+    and a temp file in the target dir is stale when it was last modified over an hour
+    before it.
 
     Raises IngestArgumentError, VaultError, BadSourceError (all before anything is
     written), TargetExistsError, WriteFailedError (nothing left behind) or
@@ -195,6 +224,7 @@ def ingest(
         slug = stem
         check_slug(slug, option="the source's stem")
     document = split_source(data, source_name)
+    moment = _utc(now)
     page = build_page(
         document,
         stem=stem,
@@ -202,14 +232,14 @@ def ingest(
         dir=dir,
         title=title,
         type=type,
-        ingested=today or datetime.datetime.now(datetime.UTC).date(),
+        ingested=moment.date(),
     )
     dir_path = _target_dir(vault_real, dir)
     name = slug + PAGE_SUFFIX
     target = os.path.join(dir_path, name)
     rel_path = f"{dir}/{name}"
     existing = _read_existing(target, rel_path, dir, name, force)
-    if existing is not None and same_ignoring_ingested(existing, page):
+    if existing is not None and same_ignoring_dates(existing, page):
         plan = STATUS_ALREADY_INGESTED
     elif existing is not None and not force:
         raise _differs(rel_path)
@@ -217,12 +247,39 @@ def ingest(
         plan = STATUS_REPLACED if existing is not None else STATUS_INGESTED
     if dry_run:
         return IngestResult(rel_path, target, page, STATUS_DRY_RUN, would=plan)
+    removed = [f"{dir}/{temp}" for temp in remove_stale_temp_files(dir_path, moment.timestamp())]
     status = plan
     if plan != STATUS_ALREADY_INGESTED:
         status = _land(page, dir_path, target, rel_path, dir, name, replace=force, plan=plan)
-    result = IngestResult(rel_path, target, page, status)
+    result = IngestResult(rel_path, target, page, status, removed_temp_files=removed)
     _verify(vault_real, result)
     return result
+
+
+def _utc(now: datetime.datetime | None) -> datetime.datetime:
+    if now is None:
+        return datetime.datetime.now(datetime.UTC)
+    return now.replace(tzinfo=datetime.UTC) if now.tzinfo is None else now.astimezone(datetime.UTC)
+
+
+def remove_stale_temp_files(dir_path: str, now: float) -> list[str]:
+    """Remove the temp files that killed ingests left in ``dir_path`` (see
+    ``vault.is_stale_ingest_temp``; ``now`` in seconds since the epoch) and return their
+    names, sorted. Best effort: a file that cannot be inspected or removed (or that a
+    racing ingest removed first) is left to ``wiki lint`` to report."""
+    removed = []
+    try:
+        with os.scandir(dir_path) as entries:
+            stale = [entry for entry in entries if is_stale_ingest_temp(entry, now)]
+    except OSError:
+        return []  # no dir yet, or unlistable: the write reports a real problem
+    for entry in stale:
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        removed.append(entry.name)
+    return sorted(removed)
 
 
 def _target_dir(vault_real: str, dir_name: str) -> str:
@@ -297,7 +354,7 @@ def _land(
         existing = read_page_bytes(PageRef(dir_name, name, target))
     except OSError:
         raise _differs(rel_path) from None
-    if same_ignoring_ingested(existing, page):
+    if same_ignoring_dates(existing, page):
         return STATUS_ALREADY_INGESTED
     raise _differs(rel_path)
 
@@ -307,7 +364,7 @@ def _write_atomically(dir_path: str, target: str, content: bytes, *, replace: bo
     when ``replace`` is off and the target exists by the time it would appear."""
     # Hidden and not ending in .md, so find never lists it; not built from the slug, so a
     # name that fits NAME_MAX as a page also fits as a temp file.
-    temp = os.path.join(dir_path, f".mnemosyne-ingest-{secrets.token_hex(8)}.tmp")
+    temp = os.path.join(dir_path, new_ingest_temp_name())
     fd = os.open(temp, _TEMP_FLAGS, 0o666)
     try:
         try:

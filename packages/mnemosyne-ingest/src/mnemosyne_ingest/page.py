@@ -1,8 +1,9 @@
 """The page an ingest writes, built from the source's bytes. Pure: no file system.
 
 The page is the source's frontmatter mapping (keys and order kept) with ``title``,
-``constellation``, ``type``, ``source`` and ``ingested`` set, emitted as YAML by PyYAML's
-safe dumper, followed by the source's body byte for byte.
+``constellation``, ``type``, ``source`` and ``ingested`` set, and ``updated`` set when the
+source has none, emitted as YAML by PyYAML's safe dumper, followed by the source's body
+byte for byte.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ DEFAULT_DIR = "analyses"
 DEFAULT_TYPES: dict[str, str] = {"analyses": "analysis"}
 #: The key holding the ingest date; two pages that differ only in its value are the same.
 INGESTED_KEY = "ingested"
+#: The key recall ranks by (newest first) and lint requires. Ingest sets it to the ingest
+#: date only when the source has none, and then sets its value aside like ``ingested``.
+UPDATED_KEY = "updated"
 
 # Wide enough that PyYAML never folds a long title onto a second line.
 _YAML_WIDTH = 1 << 30
@@ -55,16 +59,29 @@ class SourceDocument:
 
 
 class Page:
-    """The page to write: its frontmatter mapping, body and resolved fields."""
+    """The page to write: its frontmatter mapping, body and resolved fields.
 
-    __slots__ = ("body", "constellation", "content", "metadata", "title", "type")
+    ``ingest_dates`` names the frontmatter keys whose value is the ingest date, not
+    content: a page that differs from this one only in their values is the same page.
+    """
 
-    def __init__(self, metadata: dict[Any, Any], body: bytes, title: str, constellation: str, type: str):  # noqa: A002
+    __slots__ = ("body", "constellation", "content", "ingest_dates", "metadata", "title", "type")
+
+    def __init__(
+        self,
+        metadata: dict[Any, Any],
+        body: bytes,
+        title: str,
+        constellation: str,
+        type: str,  # noqa: A002 - the frontmatter key's name
+        ingest_dates: tuple[str, ...] = (INGESTED_KEY,),
+    ):
         self.metadata = metadata
         self.body = body
         self.title = title
         self.constellation = constellation
         self.type = type
+        self.ingest_dates = ingest_dates
         #: The page's bytes, exactly as written: rendered once, read by the write, the
         #: comparison with an existing page and --dry-run alike.
         self.content = render(metadata, body)
@@ -174,7 +191,9 @@ def build_page(
     type: str | None = None,  # noqa: A002 - the frontmatter key's name
 ) -> Page:
     """The page for ``source``: its frontmatter with title, constellation, type, source (its
-    file name) and ingested set, in that order after its own keys, and its body unchanged.
+    file name) and ingested set, in that order after its own keys, then updated (also
+    ``ingested``) unless the source has a non-null updated of its own, which is kept as it
+    is; and its body unchanged.
 
     Raises BadSourceError when the merged frontmatter would not read back as written.
     """
@@ -186,7 +205,13 @@ def build_page(
     metadata["type"] = page_type
     metadata["source"] = source.name
     metadata[INGESTED_KEY] = ingested
-    page = Page(metadata, source.body, page_title, constellation, page_type)
+    ingest_dates: tuple[str, ...] = (INGESTED_KEY,)
+    if metadata.get(UPDATED_KEY) is None:
+        # Without it recall ranks the page last and lint flags it (issue 15). A null
+        # updated keeps its place in the source's key order.
+        metadata[UPDATED_KEY] = ingested
+        ingest_dates = (INGESTED_KEY, UPDATED_KEY)
+    page = Page(metadata, source.body, page_title, constellation, page_type, ingest_dates)
     _check_round_trip(page, source.name)
     return page
 
@@ -210,9 +235,16 @@ def dump_frontmatter(metadata: dict[Any, Any]) -> str:
 
 @functools.cache
 def _block_root_dumper() -> type[Any]:
+    import datetime
+
     import yaml  # lazy, as in the core: the CLI's start-up never pays for it
 
     class BlockRootDumper(yaml.SafeDumper):
+        # A date held by two keys (ingested and updated) would otherwise come out as
+        # `&id001 2026-04-20` and `*id001`: valid YAML, but no longer a plain date line.
+        def ignore_aliases(self, data: Any) -> bool:
+            return isinstance(data, datetime.date) or bool(super().ignore_aliases(data))
+
         # default_flow_style=None puts collections of scalars in flow style; without this
         # a frontmatter holding only scalars would come out as one `{title: ..., ...}` line.
         def represent(self, data: Any) -> None:
@@ -248,16 +280,19 @@ def _check_round_trip(page: Page, source_name: str) -> None:
         raise BadSourceError(f"the title {page.title!r} does not read back unchanged: pass a plainer --title")
 
 
-def same_ignoring_ingested(existing: bytes, page: Page) -> bool:
-    """Whether ``existing`` is ``page`` except perhaps for the value of ``ingested``."""
+def same_ignoring_dates(existing: bytes, page: Page) -> bool:
+    """Whether ``existing`` is ``page`` except perhaps for the values of its ingest dates
+    (``page.ingest_dates``): so re-ingesting an unchanged source on a later day finds the
+    same page. A source's own ``updated`` is content and must match."""
     if existing == page.content:
         return True
     span = locate(existing)
     if span is None:
         return False
     metadata = parse_block(existing[span[0] : span[1]].decode("utf-8", "replace"))[0]
-    if metadata is None or INGESTED_KEY not in metadata:
+    if metadata is None or any(key not in metadata for key in page.ingest_dates):
         return False
     dated = dict(page.metadata)
-    dated[INGESTED_KEY] = metadata[INGESTED_KEY]
+    for key in page.ingest_dates:
+        dated[key] = metadata[key]
     return render(dated, page.body) == existing

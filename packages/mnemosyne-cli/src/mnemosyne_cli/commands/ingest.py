@@ -26,9 +26,11 @@ def register(commands: Any) -> None:
         "ingest",
         help="land a source document in the vault as a page",
         description="Write SOURCE to <vault>/<dir>/<slug>.md: its frontmatter keys kept in order, "
-        "then title, constellation, type, source and ingested (today's UTC date) set; its body "
-        "copied byte for byte. The write is atomic and never replaces other content without "
-        "--force; the same page again is 'already ingested' and writes nothing. Afterwards find "
+        "then title, constellation, type, source and ingested (today's UTC date) set, and updated "
+        "(today too) unless the source has its own; its body copied byte for byte. The write is "
+        "atomic and never replaces other content without --force; the same page again (dates "
+        "aside) is 'already ingested' and writes nothing. Temp files that killed ingests left in "
+        "the dir over an hour ago are removed. Afterwards find "
         "must locate the page by a word of its title. Prints the page as find does: "
         "<dir>/<file>.md — <title>.",
         epilog=epilog(
@@ -114,6 +116,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
+    for temp in result.removed_temp_files:
+        console.err(f"removed {printable(temp)}: a temp file an interrupted ingest left behind")
     if args.json:
         console.out_json(result.to_dict())
         return ExitCode.OK

@@ -28,7 +28,8 @@ def register(commands: Any) -> None:
         "searches (nested, in unscanned dirs or at the vault root, .MD-style suffix, hidden, "
         "behind an escaping or broken symlink) and searched pages that are degraded (no, "
         "unclosed or invalid frontmatter; missing title or updated date; bytes that are not "
-        "UTF-8; a duplicate title; an unknown constellation). One finding per line, sorted by "
+        "UTF-8; a duplicate title; an unknown constellation), and temp files a killed ingest left "
+        "over an hour ago (remove them). One finding per line, sorted by "
         "path then code: <path><TAB><code><TAB><message>. Hidden dirs (.git, .obsidian, ...) "
         "are not walked.",
         epilog=epilog(
