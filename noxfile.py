@@ -89,15 +89,46 @@ INGEST_REPORT_VAULT = ROOT / "fixtures" / "vaults" / "aion"
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Benchmark `mnemosyne wiki find` against rg, grep and the naive baseline with hyperfine
-    on the fixture vault and generated 1k/10k/100k vaults (build/bench/); writes
-    docs/performance.md and docs/performance.svg. Needs hyperfine, rg and grep on PATH.
-    Options go to bench/run_bench.py: `nox -s bench -- --sizes 0 1000 --quick`."""
+    """Benchmark `mnemosyne wiki find` (and lint, recall) against rg, grep and the naive
+    baseline with hyperfine, on the fixture vault and generated vaults of every profile
+    (build/bench/); start-up under pip's console script and uv's. Writes docs/performance.md
+    and docs/performance.svg. Needs hyperfine, rg and grep on PATH; installs uv with pip when
+    it is missing. Options go to bench/run_bench.py: `nox -s bench -- --quick`,
+    `nox -s bench -- --profiles fixture 'rich-yaml 1k'`."""
     # Installed, not editable: the start-up being measured is a user's. matplotlib is for
     # the plot and lives in this session only.
     session.install(*PACKAGES, "matplotlib>=3.7")
     mnemosyne = str(Path(session.bin) / "mnemosyne")
-    session.run("python", "bench/run_bench.py", "--mnemosyne", mnemosyne, *session.posargs)
+    # The same packages installed the uv way (uv's venv and console script, bytecode
+    # compiled as `uv tool install --compile-bytecode` does), for the start-up rows.
+    uv = shutil.which("uv")
+    if uv is None:
+        session.install("uv")
+        uv = str(Path(session.bin) / "uv")
+    uv_venv = ROOT / "build" / "bench" / "uv-venv"
+    session.run(
+        uv, "venv", "--quiet", "--clear", "--python", str(Path(session.bin) / "python"), str(uv_venv), external=True
+    )
+    session.run(
+        uv,
+        "pip",
+        "install",
+        "--quiet",
+        "--compile-bytecode",
+        "--python",
+        str(uv_venv / "bin" / "python"),
+        *PACKAGES,
+        external=True,
+    )
+    session.run(
+        "python",
+        "bench/run_bench.py",
+        "--mnemosyne",
+        mnemosyne,
+        "--mnemosyne-uv",
+        str(uv_venv / "bin" / "mnemosyne"),
+        *session.posargs,
+    )
 
 
 @nox.session(name="ingest-report", default=False)
