@@ -30,6 +30,11 @@ def test_find_schema_accepts_find_output_and_rejects_drift() -> None:
     assert not validator.is_valid([{**good, "title": 3}])
     assert not validator.is_valid([{**good, "extra": 1}])
     assert not validator.is_valid([{**good, "path": "nested/dir/a.md"}])
+    # --absolute: the vault root, then the same <dir>/<file>.md; the shape is unchanged.
+    assert validator.is_valid([{**good, "path": "/home/me/aion/atlas/a.md"}])
+    assert validator.is_valid([{**good, "path": "/atlas/a.md"}])
+    assert not validator.is_valid([{**good, "path": "/home/me/aion/a.md/"}])
+    assert not validator.is_valid([{**good, "path": "//atlas/a.md"}])
 
 
 def test_exit_codes_are_fixed() -> None:

@@ -19,6 +19,7 @@ PROG = "mnemosyne"
 # C0 and C1 controls and DEL (a title with an ANSI escape must not recolour the terminal),
 # and the surrogates that stand for undecodable bytes in file names.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\udc80-\udcff]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def printable(text: str) -> str:
@@ -26,6 +27,11 @@ def printable(text: str) -> str:
     if text.isascii() and text.isprintable():
         return text
     return _UNSAFE.sub(_escape, text)
+
+
+def has_control_character(text: str) -> bool:
+    """Whether ``text`` holds a C0 or C1 control character or DEL (a newline, an ESC)."""
+    return not text.isprintable() and _CONTROL.search(text) is not None
 
 
 def page_line(path: str, title: str) -> str:

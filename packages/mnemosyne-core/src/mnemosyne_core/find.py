@@ -72,9 +72,11 @@ class FindResult:
     """What a search found: the matches (capped by the limit), their total before the cap,
     how many pages each keyword alone matched, and what went wrong along the way."""
 
-    __slots__ = ("keyword_counts", "matches", "pages_searched", "total", "unreadable", "warnings")
+    __slots__ = ("keyword_counts", "matches", "pages_searched", "total", "unreadable", "vault", "warnings")
 
     def __init__(self) -> None:
+        #: The vault root searched, resolved (symlink-free); each match's path is relative to it.
+        self.vault = ""
         self.matches: list[Match] = []
         self.total = 0
         self.pages_searched = 0
@@ -126,6 +128,7 @@ def search(
     count = len(pages)
     part = _run_split(task, count) if count >= PARALLEL_MIN_PAGES and _can_fork() else task.run(0, count)
     result = FindResult()
+    result.vault = vault_real
     result.warnings = pages.warnings + part.warnings
     # The scan meets files in directory order, which differs between file systems; each
     # warning starts with its path, so this orders them by path.

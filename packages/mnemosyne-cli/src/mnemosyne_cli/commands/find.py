@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from mnemosyne_cli.arguments import add_vault_arguments
 from mnemosyne_cli.help import epilog
-from mnemosyne_cli.output import page_line, printable
+from mnemosyne_cli.output import has_control_character, page_line, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -39,6 +40,7 @@ def register(commands: Any) -> None:
                 "mnemosyne wiki find mastra slack --limit 0",
                 "mnemosyne wiki find mastra --json",
                 "mnemosyne wiki find kestrel --cat",
+                "mnemosyne wiki find mastra --paths -0 --absolute | xargs -0 wc -l",
             ],
             [
                 (ExitCode.OK, "one or more pages match; they are on stdout"),
@@ -48,7 +50,11 @@ def register(commands: Any) -> None:
                     ExitCode.VAULT_ERROR,
                     "vault unset, missing or without scanned dirs, or a page could not be read and nothing matched",
                 ),
-                (ExitCode.USAGE, "usage error (unknown flag, bad --limit, empty keyword, --cat with --json)"),
+                (
+                    ExitCode.USAGE,
+                    "usage error (unknown flag, bad --limit, empty keyword, --cat, --json or --paths together, "
+                    "-0 without --paths)",
+                ),
                 (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
                 (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
             ],
@@ -60,6 +66,23 @@ def register(commands: Any) -> None:
         "--cat", action="store_true", help="print the one matching page verbatim; exit 2 unless exactly one matches"
     )
     parser.add_argument("--json", action="store_true", help="print a JSON array of {path, title, constellation, type}")
+    parser.add_argument(
+        "--paths", action="store_true", help="print only each page's path, one per line, like rg -l (no title)"
+    )
+    parser.add_argument(
+        "--absolute",
+        action="store_true",
+        help="print absolute paths (the vault root with symlinks resolved) in plain, --paths and --json output",
+    )
+    parser.add_argument(
+        "-0",
+        "--null",
+        action="store_true",
+        help="with --paths: end each path with a NUL byte instead of a newline, as it is on disk (for xargs -0)",
+    )
+    # argparse reads every word that looks like a negative number as a flag once one flag
+    # (-0) does: "--limit -1" and a keyword "-5" would stop parsing. They stay values.
+    parser._has_negative_number_optionals.clear()
     parser.add_argument(
         "--limit",
         type=limit_value,
@@ -74,8 +97,9 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace, console: Console) -> int:
     from mnemosyne_core import InvalidQueryError, VaultError, search
 
-    if args.cat and args.json:
-        console.error("--cat and --json cannot be combined: --cat prints the page itself; drop one")
+    contradiction = _contradiction(args)
+    if contradiction:
+        console.error(contradiction)
         return ExitCode.USAGE
     try:
         result = search(
@@ -87,6 +111,10 @@ def run(args: argparse.Namespace, console: Console) -> int:
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
+    if args.absolute:
+        # From here on every path printed (plain, --paths, --json, --cat's candidates) is absolute.
+        for match in result.matches:
+            match.path = os.path.join(result.vault, match.path)
     query = " ".join(args.keywords)
     code = _report(args, console, result, query)
     for warning in result.warnings:
@@ -124,12 +152,47 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         return ExitCode.CAT_NEEDS_ONE_MATCH
     if args.json:
         console.out_json([match.to_dict() for match in result.matches])
+    elif args.paths:
+        _print_paths(console, [match.path for match in result.matches], null=args.null)
     else:
         for match in result.matches:
             console.out(_line(match))
     if result.total > len(result.matches):
         console.err(f"showing {len(result.matches)} of {result.total} matches")
     return ExitCode.OK
+
+
+def _contradiction(args: argparse.Namespace) -> str | None:
+    """Why the output flags cannot be combined, or None: --cat, --json and --paths each
+    choose what stdout is, and -0 shapes only --paths."""
+    if args.cat and args.json:
+        return "--cat and --json cannot be combined: --cat prints the page itself; drop one"
+    if args.paths and args.cat:
+        return "--paths and --cat cannot be combined: --cat prints the page itself; drop one"
+    if args.paths and args.json:
+        return "--paths and --json cannot be combined: --paths prints bare paths, --json objects; drop one"
+    if args.null and not args.paths:
+        return "-0/--null applies only to --paths (each path then ends with a NUL byte): add --paths, or drop -0"
+    return None
+
+
+def _print_paths(console: Console, paths: list[str], *, null: bool) -> None:
+    """--paths: each path's true bytes, NUL- or newline-terminated. A newline ends a path,
+    so in newline mode a name holding a control character is shown escaped, with a warning
+    (it also keeps an ESC out of the terminal); -0 prints every name as it is."""
+    if null:
+        console.out_bytes(b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths))
+        return
+    escaped = []
+    lines = []
+    for path in paths:
+        if has_control_character(path):
+            path = printable(path)
+            escaped.append(path)
+        lines.append(path)
+    console.out_bytes("".join(f"{line}\n" for line in lines).encode("utf-8", "surrogateescape"))
+    for path in escaped:
+        console.warning(f"{path}: the name holds a control character, shown escaped; --paths -0 prints it as it is")
 
 
 def _line(match: Any) -> str:
