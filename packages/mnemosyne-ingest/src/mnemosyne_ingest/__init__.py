@@ -10,22 +10,28 @@ from mnemosyne_ingest.errors import (
     WriteFailedError,
 )
 from mnemosyne_ingest.landing import (
+    MAX_STDIN_BYTES,
     STATUS_ALREADY_INGESTED,
     STATUS_DRY_RUN,
     STATUS_INGESTED,
     STATUS_REPLACED,
+    STDIN_SOURCE_NAME,
     IngestResult,
     ingest,
+    read_stdin,
+    stdin_slug,
 )
 from mnemosyne_ingest.page import DEFAULT_DIR, Page, SourceDocument, build_page, split_source
 
 __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_DIR",
+    "MAX_STDIN_BYTES",
     "STATUS_ALREADY_INGESTED",
     "STATUS_DRY_RUN",
     "STATUS_INGESTED",
     "STATUS_REPLACED",
+    "STDIN_SOURCE_NAME",
     "BadSourceError",
     "IngestArgumentError",
     "IngestError",
@@ -37,5 +43,7 @@ __all__ = [
     "WriteFailedError",
     "build_page",
     "ingest",
+    "read_stdin",
     "split_source",
+    "stdin_slug",
 ]

@@ -19,11 +19,13 @@ import contextlib
 import datetime
 import errno
 import os
+import re
 import stat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from mnemosyne_core.config import CONSTELLATIONS, check_dir_name
 from mnemosyne_core.find import search
+from mnemosyne_core.frontmatter import collapse_whitespace
 from mnemosyne_core.vault import (
     PAGE_SUFFIX,
     PageRef,
@@ -178,6 +180,52 @@ def read_source(path: str) -> bytes:
         os.close(fd)
 
 
+#: What a source read from standard input is called: its ``source`` key, and its name in messages.
+STDIN_SOURCE_NAME = "stdin"
+#: The most a source read from standard input may hold; a page is far smaller, and a runaway
+#: pipe must not fill the memory.
+MAX_STDIN_BYTES = 32 << 20
+
+
+def read_stdin(stream: BinaryIO) -> bytes:
+    """Everything on ``stream`` (standard input), up to MAX_STDIN_BYTES. Raises
+    BadSourceError when it holds more, or cannot be read."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while chunk := stream.read(min(1 << 16, MAX_STDIN_BYTES + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_STDIN_BYTES:
+                raise BadSourceError(
+                    f"the source on stdin is larger than {MAX_STDIN_BYTES >> 20} MiB, far more than a page: "
+                    "check what is piped in"
+                )
+    except OSError as error:
+        raise BadSourceError(f"cannot read the source from stdin: {error.strerror or error}") from None
+    return b"".join(chunks)
+
+
+def stdin_slug(slug: str | None, title: str | None) -> str:
+    """The slug of a page whose source comes from standard input, which has no file name to
+    take one from: ``slug``, else one made from ``title`` (lower case, runs of anything but
+    letters and digits as one '-'). Raises IngestArgumentError when neither names the page."""
+    if slug is not None:
+        check_slug(slug)
+        return slug
+    if title is None:
+        raise IngestArgumentError(
+            "a source read from stdin ('-') has no file name to name the page: pass --slug NAME or --title T"
+        )
+    made = re.sub(r"[\W_]+", "-", collapse_whitespace(title).casefold()).strip("-")
+    while len((made + PAGE_SUFFIX).encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES:
+        made = made[:-1].rstrip("-")
+    if not made:
+        raise IngestArgumentError(f"--title {title!r} has no letter or digit to make a file name of: pass --slug NAME")
+    check_slug(made, option="the slug made from --title")
+    return made
+
+
 def ingest(
     source: str | os.PathLike[str],
     *,
@@ -190,6 +238,7 @@ def ingest(
     force: bool = False,
     dry_run: bool = False,
     now: datetime.datetime | None = None,
+    source_data: bytes | None = None,
 ) -> IngestResult:
     """Land ``source`` in ``vault`` (None: AION_VAULT) as ``<dir>/<slug>.md``, owned by
     ``constellation``; ``slug`` defaults to the source's stem.
@@ -199,6 +248,10 @@ def ingest(
     and a temp file in the target dir is stale when it was last modified over an hour
     before it.
 
+    ``source_data`` is the source itself when it comes from no file (standard input,
+    ``read_stdin``); ``source`` then only names it (STDIN_SOURCE_NAME), and the page's name
+    is ``stdin_slug(slug, title)``, also its title when the source has none.
+
     Raises IngestArgumentError, VaultError, BadSourceError (all before anything is
     written), TargetExistsError, WriteFailedError (nothing left behind) or
     IngestUnverifiedError (the page is in place but find does not locate it).
@@ -207,7 +260,9 @@ def ingest(
     reason = check_dir_name(dir)
     if reason:
         raise IngestArgumentError(f"--dir {dir!r} {reason}: pass a scanned dir such as {DEFAULT_DIR}")
-    if slug is not None:
+    if source_data is not None:
+        slug = stdin_slug(slug, title)
+    elif slug is not None:
         check_slug(slug)
     vault_real = resolve_vault(vault)
     scanned = scan(vault_real).dirs
@@ -217,9 +272,13 @@ def ingest(
             f"pass one of {', '.join(scanned)}"
         )
     source_path = os.fspath(source)
-    data = read_source(source_path)
-    source_name = os.path.basename(source_path)
-    stem = os.path.splitext(source_name)[0]
+    if source_data is None:
+        data = read_source(source_path)
+        source_name = os.path.basename(source_path)
+        stem = os.path.splitext(source_name)[0]
+    else:
+        data, source_name = source_data, source_path
+        stem = slug = stdin_slug(slug, title)  # checked above already: the same name again
     if slug is None:
         slug = stem
         check_slug(slug, option="the source's stem")

@@ -41,16 +41,22 @@ def register(commands: Any) -> None:
                 "mnemosyne wiki ingest notes.md --constellation hermes --dir hermes --type howto --slug relay-setup",
                 "mnemosyne wiki ingest report.md --constellation atlas --dry-run",
                 "mnemosyne wiki ingest report.md --constellation atlas --force --json",
+                "generate-report | mnemosyne wiki ingest - --constellation atlas --slug weekly-report",
             ],
             [
                 (ExitCode.OK, "the page landed, or was already there (stderr says 'already ingested')"),
                 (ExitCode.VAULT_ERROR, "vault unset, missing, not a directory or without scanned dirs"),
                 (ExitCode.TARGET_EXISTS, "the target exists with other content; nothing written (--force replaces it)"),
                 (ExitCode.INGEST_UNVERIFIED, "the page was written but find cannot locate it by its title"),
-                (ExitCode.USAGE, "usage error: unknown constellation, dir not scanned, unsafe slug, blank flag"),
+                (
+                    ExitCode.USAGE,
+                    "usage error: unknown constellation, dir not scanned, unsafe slug, blank flag; "
+                    "- without --slug or --title, or on a terminal",
+                ),
                 (
                     ExitCode.BAD_SOURCE,
-                    "the source is missing, not a regular file, empty, not UTF-8 or has broken frontmatter",
+                    "the source is missing, not a regular file, empty, not UTF-8 or has broken frontmatter; "
+                    "stdin larger than 32 MiB",
                 ),
                 (ExitCode.WRITE_FAILED, "the page could not be written (disk full, permissions); nothing left behind"),
                 (ExitCode.INTERRUPTED, "interrupted (Ctrl-C); nothing half-written"),
@@ -58,7 +64,12 @@ def register(commands: Any) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("source", metavar="SOURCE", help="the markdown file to ingest (UTF-8, not empty)")
+    parser.add_argument(
+        "source",
+        metavar="SOURCE",
+        help="the markdown file to ingest (UTF-8, not empty), or - to read it from standard input "
+        "(then --slug or --title names the page)",
+    )
     parser.add_argument(
         "--constellation",
         metavar="NAME",
@@ -94,21 +105,29 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+#: SOURCE that means standard input, as for cat and most Unix tools.
+STDIN = "-"
+
+
 def run(args: argparse.Namespace, console: Console) -> int:
     from mnemosyne_core import VaultError
     from mnemosyne_ingest import IngestError, ingest
 
     try:
+        source, source_data, slug = args.source, None, args.slug
+        if source == STDIN:
+            source, source_data, slug = _read_stdin_source(args)
         result = ingest(
-            args.source,
+            source,
             constellation=args.constellation,
             vault=args.vault,
             dir=args.dir,
             title=args.title,
             type=args.type,
-            slug=args.slug,
+            slug=slug,
             force=args.force,
             dry_run=args.dry_run,
+            source_data=source_data,
         )
     except IngestError as error:
         console.error(str(error))
@@ -132,6 +151,26 @@ def run(args: argparse.Namespace, console: Console) -> int:
         elif result.status == "replaced":
             console.err(f"replaced {printable(result.path)}: its previous content differed (--force)")
     return ExitCode.OK
+
+
+def _read_stdin_source(args: argparse.Namespace) -> tuple[str, bytes, str]:
+    """SOURCE is '-': the name the page gets, and the source read from standard input.
+    The page's name is checked first, so a usage error never swallows the input; a
+    terminal is refused rather than waited on."""
+    import sys
+
+    from mnemosyne_ingest import STDIN_SOURCE_NAME, IngestArgumentError, read_stdin, stdin_slug
+
+    slug = stdin_slug(args.slug, args.title)
+    stream = sys.stdin
+    if stream is None:  # started with stdin closed (<&-): nothing to read, as an empty pipe
+        return STDIN_SOURCE_NAME, b"", slug
+    if stream.isatty():
+        raise IngestArgumentError(
+            "SOURCE is '-' but stdin is a terminal: pipe the source in (cat notes.md | mnemosyne wiki ingest - ...)"
+            " or pass a file"
+        )
+    return STDIN_SOURCE_NAME, read_stdin(stream.buffer), slug
 
 
 _WOULD = {
