@@ -74,12 +74,13 @@ def paths_of(stdout: bytes) -> list[str]:
 
 def pages_holding(vault: Path, keyword: str) -> set[str]:
     """The obviously-correct answer for an ASCII keyword: every ``*.md`` one level below a
-    top-level dir whose file name or text contains it, ignoring case."""
+    top-level dir whose vault-relative path or text contains it, ignoring case."""
     needle = keyword.casefold()
     return {
         f"{page.parent.name}/{page.name}"
         for page in vault.glob("*/*.md")
-        if needle in page.stem.casefold() or needle in page.read_text(encoding="utf-8").casefold()
+        if needle in f"{page.parent.name}/{page.name}".casefold()
+        or needle in page.read_text(encoding="utf-8").casefold()
     }
 
 
@@ -182,6 +183,19 @@ def test_criterion_4_cat_prints_the_page_byte_for_byte_subprocess(
     assert (result.returncode, result.stderr) == (0, b"")
     assert result.stdout == page
     record_figure(f"{unique_page}: {len(page)} bytes identical")
+
+
+def test_criterion_1_the_seeds_example_is_lines_1_and_2_subprocess(
+    mnemosyne: Installed, aion_vault: Path, record_figure: Callable[[str], None]
+) -> None:
+    """The seed's output example, in its order: the page an agent names is on line 1."""
+    result = mnemosyne.run("wiki", "find", "mastra", "--vault", aion_vault)
+    assert result.returncode == 0
+    assert result.stdout.decode("utf-8").splitlines()[:2] == [
+        "analyses/mastra-framework-decision-trail.md — Mastra Framework Decision Trail",
+        "hermes/hermes-mastra-changelog-analysis.md — Hermes Mastra Changelog Safety Analysis",
+    ]
+    record_figure("the seed's two example lines are lines 1 and 2")
 
 
 # Criterion 5: --cat with several matches exits 2, prints nothing, names the candidates.

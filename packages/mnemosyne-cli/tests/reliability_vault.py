@@ -14,7 +14,10 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 EDGE_VAULT = REPO_ROOT / "fixtures" / "vaults" / "edge"
-GOLDEN_DIR = REPO_ROOT / "fixtures" / "golden" / "edge"
+GOLDEN_ROOT = REPO_ROOT / "fixtures" / "golden"
+#: Committed as it is: the shapes of issue 11's known-item order (command pages without
+#: frontmatter, docs-site sections flattened into file names, near-duplicate titles).
+KNOWN_ITEM_VAULT = REPO_ROOT / "fixtures" / "vaults" / "known-item"
 
 #: The keyword only the last line of the 50 MB page holds.
 BIG_PAGE_NEEDLE = "needle-at-the-end-of-fifty-megabytes"

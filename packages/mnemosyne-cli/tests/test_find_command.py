@@ -136,7 +136,7 @@ def test_cat_bytes_reach_stdout_unchanged(fake_vault: FakeVault, monkeypatch: py
 
 def test_cat_with_several_matches_lists_candidates(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
     vault = fake_vault(PAGES)
-    assert run(capsys, "wiki", "find", "mastra", "--cat", "--limit", "1", "--vault", vault) == (
+    assert run(capsys, "wiki", "find", "mastra", "--cat", "--vault", vault) == (
         2,
         "",
         "--cat needs exactly one match, but 3 pages match 'mastra'; add a keyword to narrow it:\n"
@@ -144,6 +144,32 @@ def test_cat_with_several_matches_lists_candidates(fake_vault: FakeVault, capsys
         "  hermes/hermes-mastra-changelog-analysis.md — Hermes Mastra Changelog Safety Analysis\n"
         "  metis/plan.md — Weekly Plan\n",
     )
+
+
+def test_cat_lists_at_most_limit_candidates_then_how_many_more(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault(PAGES)
+    assert run(capsys, "wiki", "find", "mastra", "--cat", "--limit", "1", "--vault", vault) == (
+        2,
+        "",
+        "--cat needs exactly one match, but 3 pages match 'mastra'; add a keyword to narrow it:\n"
+        "  analyses/mastra-framework-decision-trail.md — Mastra Framework Decision Trail\n"
+        "… and 2 more: add a keyword to narrow it\n",
+    )
+
+
+def test_cat_with_limit_0_lists_every_candidate(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(PAGES)
+    code, out, err = run(capsys, "wiki", "find", "mastra", "--cat", "--limit", "0", "--vault", vault)
+    assert (code, out, err.count("\n  "), err.endswith("  metis/plan.md — Weekly Plan\n")) == (2, "", 3, True)
+
+
+def test_a_keyword_starting_with_a_dash_goes_after_double_dash(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault({**PAGES, "atlas/flags.md": "---\ntitle: Flags\n---\nrun it with -v for more\n"})
+    assert run(capsys, "wiki", "find", "--vault", vault, "--", "-v") == (0, "atlas/flags.md — Flags\n", "")
 
 
 def test_cat_with_no_match_exits_2(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:

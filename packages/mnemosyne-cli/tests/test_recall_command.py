@@ -178,7 +178,12 @@ def test_a_read_entry_without_a_final_newline_gets_one(tmp_path: Path, capsys: p
 
 def test_no_match_is_not_an_error(harness: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["wiki", "recall", "xyzzy", "plugh", "--vault", str(harness)]) == 0
-    assert capsys.readouterr() == ("No wiki entries matched xyzzy plugh\n", "")
+    assert capsys.readouterr() == (
+        "No wiki entries matched xyzzy plugh\n",
+        # The harness has one page recall cannot see, which find would search.
+        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see them; "
+        "try 'mnemosyne wiki find xyzzy plugh'\n",
+    )
 
 
 def test_an_empty_corpus_is_not_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -357,7 +362,9 @@ def test_a_log_that_cannot_be_written_is_a_warning(harness: Path, capsys: pytest
     assert capsys.readouterr() == (
         "No wiki entries matched xyzzy\n",
         f"mnemosyne: warning: cannot open the memory log {blocker}/2026-03-18/log.md: Not a directory; "
-        "check --memory-dir; the recall itself is unaffected\n",
+        "check --memory-dir; the recall itself is unaffected\n"
+        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see them; "
+        "try 'mnemosyne wiki find xyzzy'\n",
     )
 
 
@@ -442,7 +449,11 @@ def test_json_on_no_match_is_an_empty_list_and_exit_0(harness: Path, capsys: pyt
         "not_read": 0,
         "matches": [],
     }
-    assert err == "No wiki entries matched xyzzy\n"
+    assert err == (
+        "No wiki entries matched xyzzy\n"
+        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see them; "
+        "try 'mnemosyne wiki find xyzzy'\n"
+    )
 
 
 # --- layout: the config file and --dir, for find and recall alike ---
@@ -460,7 +471,11 @@ def test_find_and_recall_ignore_dirs_the_config_file_does_not_name(
     assert main(["wiki", "find", "relay", "--vault", str(harness)]) == 1
     assert capsys.readouterr() == ("", "no wiki page matches 'relay'\n")
     assert main(["wiki", "recall", "relay", "--vault", str(harness)]) == 0
-    assert capsys.readouterr() == ("No wiki entries matched relay\n", "")
+    assert capsys.readouterr() == (
+        "No wiki entries matched relay\n",
+        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see them; "
+        "try 'mnemosyne wiki find relay'\n",
+    )
 
 
 def test_dir_overrides_the_config_file_for_find_and_recall(harness: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,7 +1,8 @@
-"""Golden outputs of ``mnemosyne wiki find`` over the edge-case vault (issue 7).
+"""Golden outputs of ``mnemosyne wiki find`` over the edge-case vault (issue 7) and the
+known-item vault (issue 11: the order).
 
 Each query runs through ``main`` twice, plain and with --json, and must reproduce
-fixtures/golden/edge/<query>.txt (exit code, stdout and stderr, byte for byte) and
+fixtures/golden/<vault>/<query>.txt (exit code, stdout and stderr, byte for byte) and
 <query>.json (exit code, parsed stdout, stderr). A missing golden file fails.
 
 To regenerate after a deliberate change: ``MNEMOSYNE_REGENERATE_GOLDEN=1 pytest <this file>``
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import pytest
-from reliability_vault import BIG_PAGE_NEEDLE, GOLDEN_DIR, UNREACHABLE, build_edge_vault
+from reliability_vault import BIG_PAGE_NEEDLE, GOLDEN_ROOT, KNOWN_ITEM_VAULT, UNREACHABLE, build_edge_vault
 
 from mnemosyne_cli.app import main
 from mnemosyne_contract import load_schema
@@ -35,9 +36,13 @@ class Query:
     """One golden case: the arguments after ``wiki find``; ``--vault <VAULT>`` is added
     unless they name a vault themselves."""
 
-    def __init__(self, name: str, args: Sequence[str], *, big: bool = False, json_variant: bool = True):
+    def __init__(
+        self, name: str, args: Sequence[str], *, big: bool = False, json_variant: bool = True, vault: str = "edge"
+    ):
         self.name = name
         self.args = list(args)
+        #: Which vault it runs on, and so which dir of fixtures/golden holds its files.
+        self.vault = vault
         #: Run against the vault that also holds the 50 MB page (slow to search, so only here).
         self.big = big
         #: --cat cannot be combined with --json (exit 64, tested elsewhere).
@@ -99,6 +104,16 @@ QUERIES = [
     Query("vault-missing", ["x", "--vault", f"{VAULT_PLACEHOLDER}/missing"]),
     Query("vault-is-a-file", ["x", "--vault", f"{VAULT_PLACEHOLDER}/root-page.md"]),
     Query("vault-without-scanned-dirs", ["x", "--vault", f"{VAULT_PLACEHOLDER}/outside"]),
+    # The known-item order (docs/spec.md rule 8), one query per key and per example of issue 11.
+    Query("command-name-first", ["tar"], vault="known-item"),
+    Query("title-alone-before-path-only", ["shortcode"], vault="known-item"),
+    Query("section-page-among-flattened-names", ["content", "management"], vault="known-item"),
+    Query("shortest-near-duplicate-title-first", ["strings.contains"], vault="known-item"),
+    Query("file-name-pasted-from-output", ["strings.contains.md"], vault="known-item"),
+    Query("path-pasted-from-output", ["hugo/content-management__shortcodes"], vault="known-item"),
+    Query("text-only-matches-last-by-path", ["archive"], vault="known-item"),
+    Query("cat-candidates-capped-at-limit", ["tar", "--cat", "--limit", "3"], vault="known-item"),
+    Query("keyword-starting-with-dash-after-double-dash", ["--", "-v"], vault="known-item"),
 ]
 
 
@@ -110,16 +125,24 @@ def edge_vaults(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Path]:
     return {False: small, True: big}
 
 
+def _with_vault(args: list[str], vault: str, *, as_json: bool) -> list[str]:
+    """``args`` with --vault (unless named) and --json added before a ``--``, if any."""
+    options = [*([] if "--vault" in args else ["--vault", vault]), *(["--json"] if as_json else [])]
+    split = args.index("--") if "--" in args else len(args)
+    return [*args[:split], *options, *args[split:]]
+
+
 def _argv(query: Query, vault: Path, *, as_json: bool) -> list[str]:
     args = [arg.replace(VAULT_PLACEHOLDER, str(vault)) for arg in query.args]
-    if "--vault" not in query.args:
-        args += ["--vault", str(vault)]
-    return ["wiki", "find", *args, *(["--json"] if as_json else [])]
+    return ["wiki", "find", *_with_vault(args, str(vault), as_json=as_json)]
 
 
 def _shown_argv(query: Query, *, as_json: bool) -> str:
-    shown = [*query.args, *([] if "--vault" in query.args else ["--vault", VAULT_PLACEHOLDER])]
-    return shlex.join(["mnemosyne", "wiki", "find", *shown, *(["--json"] if as_json else [])])
+    return shlex.join(["mnemosyne", "wiki", "find", *_with_vault(query.args, VAULT_PLACEHOLDER, as_json=as_json)])
+
+
+def _vault_of(query: Query, edge_vaults: dict[bool, Path]) -> Path:
+    return KNOWN_ITEM_VAULT if query.vault == "known-item" else edge_vaults[query.big]
 
 
 def _run(
@@ -154,9 +177,9 @@ def _check_golden(path: Path, actual: bytes) -> None:
 def test_plain_output_matches_golden(
     query: Query, edge_vaults: dict[bool, Path], capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    code, out, err = _run(capsysbinary, query, edge_vaults[query.big], as_json=False)
+    code, out, err = _run(capsysbinary, query, _vault_of(query, edge_vaults), as_json=False)
     text = f"$ {_shown_argv(query, as_json=False)}\nexit: {code}\n--- stdout\n".encode() + out + b"--- stderr\n" + err
-    _check_golden(GOLDEN_DIR / f"{query.name}.txt", text)
+    _check_golden(GOLDEN_ROOT / query.vault / f"{query.name}.txt", text)
 
 
 JSON_QUERIES = [query for query in QUERIES if query.json_variant]
@@ -166,7 +189,7 @@ JSON_QUERIES = [query for query in QUERIES if query.json_variant]
 def test_json_output_matches_golden(
     query: Query, edge_vaults: dict[bool, Path], capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    code, out, err = _run(capsysbinary, query, edge_vaults[query.big], as_json=True)
+    code, out, err = _run(capsysbinary, query, _vault_of(query, edge_vaults), as_json=True)
     stdout: Any = json.loads(out) if out else None
     if stdout is not None:
         jsonschema.validate(stdout, load_schema("find"))
@@ -175,11 +198,12 @@ def test_json_output_matches_golden(
         text = json.dumps(record, indent=2, ensure_ascii=False).encode()
     except UnicodeEncodeError:  # a file name with undecodable bytes: keep its \udcXX escape
         text = json.dumps(record, indent=2).encode()
-    _check_golden(GOLDEN_DIR / f"{query.name}.json", text + b"\n")
+    _check_golden(GOLDEN_ROOT / query.vault / f"{query.name}.json", text + b"\n")
 
 
 def test_every_golden_file_belongs_to_a_query() -> None:
-    expected = {f"{query.name}.txt" for query in QUERIES} | {f"{query.name}.json" for query in JSON_QUERIES}
-    present = {path.name for path in GOLDEN_DIR.iterdir() if not path.name.startswith(".")}
+    expected = {f"{query.vault}/{query.name}.txt" for query in QUERIES}
+    expected |= {f"{query.vault}/{query.name}.json" for query in JSON_QUERIES}
+    present = {f"{path.parent.name}/{path.name}" for path in GOLDEN_ROOT.glob("*/*") if not path.name.startswith(".")}
     assert sorted(present - expected) == [], "stale golden files: delete them or add their queries"
     assert sorted(expected - present) == [], "missing golden files: regenerate and review them"

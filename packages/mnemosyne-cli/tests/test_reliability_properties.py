@@ -15,16 +15,13 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from reference_order import plain_fold, reference_sort_key
 
 from mnemosyne_core import search
 from mnemosyne_core.config import CONSTELLATIONS, DEFAULT_SCANNED_DIRS
 from mnemosyne_core.find import HEAD_BYTES
 
 # --- the reference: issue 2's rules, written plainly --------------------------------------
-
-
-def reference_fold(text: str) -> str:
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
 
 
 def reference_frontmatter(text: str) -> dict[Any, Any] | None:
@@ -46,7 +43,7 @@ def reference_frontmatter(text: str) -> dict[Any, Any] | None:
 
 def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str | None, str | None]]:
     """Every page holding every keyword as (path, title, constellation, type), in order."""
-    folded_keywords = [reference_fold(keyword) for keyword in keywords]
+    folded_keywords = [plain_fold(keyword) for keyword in keywords]
     found = []
     for dir_name in DEFAULT_SCANNED_DIRS:
         dir_path = os.path.join(vault, dir_name)
@@ -64,20 +61,19 @@ def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str 
             title = metadata.get("title")
             title = " ".join(title.split()) if isinstance(title, str) else ""
             title = title or stem
-            in_title = [
-                keyword in reference_fold(title) or keyword in reference_fold(stem) for keyword in folded_keywords
-            ]
-            if not all(
-                hit or keyword in reference_fold(text) for hit, keyword in zip(in_title, folded_keywords, strict=True)
-            ):
+            rel_path = f"{dir_name}/{name}"
+            surfaces = (plain_fold(title), plain_fold(rel_path), plain_fold(text))
+            if not all(any(keyword in surface for surface in surfaces) for keyword in folded_keywords):
                 continue
             constellation = metadata.get("constellation")
             if not isinstance(constellation, str):
                 constellation = dir_name if dir_name in CONSTELLATIONS else None
             page_type = metadata.get("type")
             page_type = page_type if isinstance(page_type, str) else None
-            found.append((not all(in_title), f"{dir_name}/{name}", title, constellation, page_type))
-    return [(path, title, constellation, page_type) for _, path, title, constellation, page_type in sorted(found)]
+            key = reference_sort_key(folded_keywords, title, rel_path)
+            found.append((key, rel_path, title, constellation, page_type))
+    found.sort(key=lambda entry: entry[0])
+    return [(path, title, constellation, page_type) for _, path, title, constellation, page_type in found]
 
 
 # --- random vaults ---------------------------------------------------------------------------

@@ -13,11 +13,11 @@ import os
 import re
 import sys
 import tempfile
-import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from reference_order import plain_fold, reference_sort_key
 
 import mnemosyne_core.find as find_module
 from mnemosyne_core.config import CONSTELLATIONS
@@ -32,11 +32,6 @@ from mnemosyne_core.frontmatter import (
     title_of,
 )
 from mnemosyne_core.vault import scan
-
-
-def plain_fold(text: str) -> str:
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
-
 
 # --- the character set of the YAML-free paths -----------------------------------------------
 
@@ -171,17 +166,17 @@ def reference(
         span = locate(data)
         fields = parse_block(data[span[0] : span[1]].decode("utf-8", "replace"))[0] if span else None
         title = title_of(fields, page.stem)
-        surfaces = (plain_fold(title), plain_fold(page.stem), plain_fold(decode(data)))
+        surfaces = (plain_fold(title), plain_fold(page.rel_path), plain_fold(decode(data)))
         holds = [any(keyword in surface for surface in surfaces) for keyword in folded]
         for keyword in counts:
             counts[keyword] += any(plain_fold(keyword) in surface for surface in surfaces)
         if all(holds):
-            in_title = all(keyword in surfaces[0] or keyword in surfaces[1] for keyword in folded)
             constellation = string_field(fields, "constellation")
             if constellation is None and page.dir in CONSTELLATIONS:
                 constellation = page.dir
-            found.append((not in_title, page.rel_path, title, constellation, string_field(fields, "type")))
-    found.sort(key=lambda entry: (entry[0], entry[1]))
+            key = reference_sort_key(folded, title, page.rel_path)
+            found.append((key, page.rel_path, title, constellation, string_field(fields, "type")))
+    found.sort(key=lambda entry: entry[0])
     shown = found[:limit] if limit else found
     return [entry[1:] for entry in shown], counts
 
@@ -264,7 +259,7 @@ def test_bounded_kept_matches_equal_a_full_sort(monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.parametrize("payload", [b"not marshal data", b""])
 def test_a_failed_child_leaves_the_answer_whole(monkeypatch: pytest.MonkeyPatch, payload: bytes) -> None:
     monkeypatch.setattr(find_module, "PARALLEL_MIN_PAGES", 1)
-    monkeypatch.setattr(find_module._Part, "dump", lambda self: payload)
+    monkeypatch.setattr(find_module.Tally, "dump", lambda self: payload)
     with tempfile.TemporaryDirectory() as vault:
         os.makedirs(os.path.join(vault, "atlas"))
         for name in ("a", "b", "c", "d"):

@@ -279,23 +279,147 @@ def test_long_frontmatter_past_the_first_read_is_found(make_vault: MakeVault) ->
 # --- rule 8: order --------------------------------------------------------------------------
 
 
-def test_title_or_stem_matches_first_then_by_code_point_path(make_vault: MakeVault) -> None:
+def test_group_1_title_or_path_holds_every_keyword_before_text_only(make_vault: MakeVault) -> None:
     vault = make_vault(
         {
-            "hermes/zeta.md": page("Zeta Mastra"),
             "analyses/b-body.md": page("B", "mastra"),
             "analyses/a-body.md": page("A", "mastra"),
+            "hermes/zeta.md": page("Zeta Mastra"),
             "atlas/mastra-stem.md": page("Stem"),
-            "atlas/Upper-mastra.md": page("Upper"),
         }
     )
+    # Group 2 (text only) is by path alone; group 1 sorts by the keys below.
     assert paths(vault, "mastra") == [
-        "atlas/Upper-mastra.md",
-        "atlas/mastra-stem.md",
         "hermes/zeta.md",
+        "atlas/mastra-stem.md",
         "analyses/a-body.md",
         "analyses/b-body.md",
     ]
+
+
+def test_key_1_title_alone_holding_every_keyword_comes_first(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/mastra.md": page("Framework"), "atlas/x.md": page("Mastra Framework Decision Trail")})
+    # The path-only page has the shorter title and a word start, yet the title match wins.
+    assert paths(vault, "mastra") == ["atlas/x.md", "atlas/mastra.md"]
+
+
+def test_key_2_every_keyword_starting_a_word_comes_next(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/setarch.md": "set architecture\n",
+            "atlas/impacket-getarch.md": "get arch\n",
+            "atlas/npm-restart.md": "restart\n",
+            "atlas/tar-split.md": "split archives\n",
+            "atlas/tar.md": "the tape archiver\n",
+        }
+    )
+    assert paths(vault, "tar") == [
+        "atlas/tar.md",
+        "atlas/tar-split.md",
+        "atlas/setarch.md",
+        "atlas/npm-restart.md",
+        "atlas/impacket-getarch.md",
+    ]
+
+
+def test_key_2_counts_in_the_title_when_the_title_holds_the_keyword(make_vault: MakeVault) -> None:
+    # "tar" starts a word in the path "atlas/tar.md" but not in the title "Bsdtar", which
+    # holds it: the title decides. "Tar notes" starts the word in its (longer) title.
+    vault = make_vault({"atlas/tar.md": page("Bsdtar"), "atlas/notes.md": page("Tar notes")})
+    assert paths(vault, "tar") == ["atlas/notes.md", "atlas/tar.md"]
+
+
+def test_key_2_word_start_is_after_any_character_that_is_not_a_letter_or_digit(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/a.md": page("x2shortcode"),  # after a digit: inside a word
+            "atlas/b.md": page("x_shortcode"),  # after "_": a word starts
+            "atlas/c.md": page("éshortcode"),  # after a letter outside ASCII: inside a word
+        }
+    )
+    # b starts a word; a and c do not, and go by title length (c's is one shorter).
+    assert paths(vault, "shortcode") == ["atlas/b.md", "atlas/c.md", "atlas/a.md"]
+
+
+def test_key_3_shorter_folded_title_first(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "go/strings-containsany.md": page("strings.ContainsAny"),
+            "go/strings-contains.md": page("strings.Contains"),
+            "go/strings-containsrune.md": page("strings.ContainsRune"),
+        }
+    )
+    assert [m.title for m in search(vault, ["strings.contains"], dirs=["go"]).matches] == [
+        "strings.Contains",
+        "strings.ContainsAny",
+        "strings.ContainsRune",
+    ]
+
+
+def test_key_3_counts_the_folded_title(make_vault: MakeVault) -> None:
+    # "ß" folds to "ss": its folded title is as long as "strasse", longer than "strass".
+    vault = make_vault({"atlas/a.md": page("Straße"), "atlas/b.md": page("Strass")})
+    assert paths(vault, "stras") == ["atlas/b.md", "atlas/a.md"]
+
+
+def test_key_4_path_breaks_ties(make_vault: MakeVault) -> None:
+    vault = make_vault({"hermes/b.md": page("Shortcodes"), "atlas/a.md": page("Shortcodes")})
+    assert paths(vault, "shortcodes") == ["atlas/a.md", "hermes/b.md"]
+
+
+def test_shortcodes_before_highlight_shortcode_and_shortcode_templates(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/templates__shortcode-templates.md": page("Shortcode templates"),
+            "atlas/functions__highlight.md": page("Highlight shortcode"),
+            "atlas/content-management__shortcodes.md": page("Shortcodes"),
+        }
+    )
+    assert paths(vault, "shortcode") == [
+        "atlas/content-management__shortcodes.md",
+        "atlas/functions__highlight.md",
+        "atlas/templates__shortcode-templates.md",
+    ]
+
+
+def test_content_management_finds_the_section_page_among_flattened_names(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/content-management__shortcodes.md": page("Shortcodes"),
+            "atlas/content-management__organization.md": page("Content organization"),
+            "atlas/content-management.md": page("Content management"),
+            "atlas/content-management__page-bundles.md": page("Page bundles"),
+        }
+    )
+    assert paths(vault, "content", "management")[0] == "atlas/content-management.md"
+
+
+def test_a_path_pasted_from_finds_output_finds_its_page(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "analyses/mastra-framework-decision-trail.md": page("Mastra Framework Decision Trail"),
+            "hermes/mastra-framework-notes.md": page("Notes"),
+        }
+    )
+    assert paths(vault, "mastra-framework-decision-trail.md") == ["analyses/mastra-framework-decision-trail.md"]
+    assert paths(vault, "analyses/mastra-framework-decision-trail") == ["analyses/mastra-framework-decision-trail.md"]
+    assert paths(vault, "ANALYSES/Mastra") == ["analyses/mastra-framework-decision-trail.md"]
+
+
+def test_the_path_is_searched_folded_like_everything_else(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/Straße.md": page("Street")})
+    assert paths(vault, "atlas/STRASSE.MD") == ["atlas/Straße.md"]
+
+
+def test_the_seeds_example_order_holds_on_the_fixture_vault() -> None:
+    fixture = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "aion"
+    titles = [match.title for match in search(fixture, ["mastra"]).matches]
+    assert titles[:2] == ["Mastra Framework Decision Trail", "Hermes Mastra Changelog Safety Analysis"]
+
+
+def test_the_limit_keeps_the_best_of_the_order(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a-setarch.md": "x\n", "atlas/z-tar.md": page("tar")})
+    assert paths(vault, "tar", limit=1) == ["atlas/z-tar.md"]
 
 
 # --- rules 10-11: limit and JSON fields -----------------------------------------------------

@@ -1,8 +1,10 @@
 """``wiki find``: every page holding all keywords, in a deterministic order.
 
-A keyword matches a page when its fold is a substring of the folded title, file name stem
-or whole file text (frontmatter included). Pages whose title and stem hold every keyword
-come first, then the rest, each group by relative path in code-point order. No scoring.
+A keyword matches a page when its fold is a substring of the folded title, the folded
+vault-relative path (``analyses/mastra-framework-decision-trail.md``) or the folded whole
+file text (frontmatter included). ``judge`` is the one function that decides whether a page
+matches and where it sorts (docs/spec.md, rule 8): the scan here and any other caller hand it
+a page's inputs and never decide themselves. No scoring.
 """
 
 from __future__ import annotations
@@ -26,15 +28,66 @@ from mnemosyne_core.vault import PAGE_SUFFIX, open_page, read_to_end, resolve_va
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from mnemosyne_core.vault import Scan
 
+    #: Where a matching page sorts: (group, title lacks a keyword, a keyword starts no word,
+    #: title length, path); compared as a tuple, smallest first. See ``judge``.
+    SortKey = tuple[int, int, int, int, str]
+
 DEFAULT_LIMIT = 20
 #: The first read of a page. Most pages fit whole; past it, a page is read on only when
-#: its frontmatter closes later, its title and stem do not decide, or --cat needs it.
+#: its frontmatter closes later, its title and path do not decide, or --cat needs it.
 HEAD_BYTES = 1 << 14
+
+
+def starts_word(folded_keyword: str, folded_text: str) -> bool:
+    """Whether ``folded_keyword`` occurs in ``folded_text`` at its very beginning or right
+    after a character that is not a letter or digit (``str.isalnum`` false)."""
+    position = folded_text.find(folded_keyword)
+    while position >= 0:
+        if position == 0 or not folded_text[position - 1].isalnum():
+            return True
+        position = folded_text.find(folded_keyword, position + 1)
+    return False
+
+
+def judge(
+    keywords: tuple[str, ...],
+    rel_path: str,
+    folded_path: str,
+    folded_title: str,
+    text_contains: Callable[[str], bool],
+) -> tuple[list[bool], SortKey | None]:
+    """Decide one page: whether each folded keyword is in it, and its sort key (None unless
+    it holds every keyword). The only place find decides a match or an order.
+
+    ``text_contains(keyword)`` answers for the page's whole text; it is asked only about the
+    keywords that title and path lack, so a page named by every keyword is never read on.
+
+    The order (docs/spec.md rule 8), smallest key first:
+    0. group: title or path holds every keyword (the page the caller named) before the rest;
+    1. title alone holds every keyword: a title is what people call a page;
+    2. every keyword starts a word (in the title when the title holds it, else in the
+       path): "tar" names "tar" and "tar-split", not "setarch";
+    3. length of the folded title: the title closest to the keywords wins
+       ("strings.contains" before "strings.containsany");
+    4. the path, in code-point order: a stable tie-break.
+    The rest (first key 1) go by path alone.
+    """
+    holds = [keyword in folded_title or keyword in folded_path for keyword in keywords]
+    if all(holds):
+        title_holds_all = all(keyword in folded_title for keyword in keywords)
+        words_start = all(
+            starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in keywords
+        )
+        return holds, (0, not title_holds_all, not words_start, len(folded_title), rel_path)
+    holds = [present or text_contains(keyword) for keyword, present in zip(keywords, holds, strict=True)]
+    if not all(holds):
+        return holds, None
+    return holds, (1, 0, 0, 0, rel_path)
 
 
 class Match:
@@ -55,7 +108,7 @@ class Match:
         self.title = title
         self.constellation = constellation
         self.type = type
-        #: Whether title and stem alone hold every keyword (the first group of the order).
+        #: Whether title and path alone hold every keyword (the first group of the order).
         self.in_title = in_title
         #: The page's bytes, kept only when the search was asked to (--cat).
         self.content = content
@@ -126,20 +179,8 @@ def search(
     folded = tuple(dict.fromkeys(fold(keyword) for keyword in keywords))
     task = _Task(pages, folded, limit, keep_content)
     count = len(pages)
-    part = _run_split(task, count) if count >= PARALLEL_MIN_PAGES and _can_fork() else task.run(0, count)
-    result = FindResult()
-    result.vault = vault_real
-    result.warnings = pages.warnings + part.warnings
-    # The scan meets files in directory order, which differs between file systems; each
-    # warning starts with its path, so this orders them by path.
-    result.warnings.sort()
-    result.unreadable = pages.incomplete + part.unreadable
-    result.pages_searched = part.searched
-    result.total = part.total
-    result.matches = [Match(*fields) for fields in part.best()]
-    pages_with = dict(zip(folded, part.counts, strict=True))
-    result.keyword_counts = {keyword: pages_with[fold(keyword)] for keyword in keywords}
-    return result
+    tally = _run_split(task, count) if count >= PARALLEL_MIN_PAGES and _can_fork() else task.run(0, count)
+    return tally.result(pages, keywords)
 
 
 #: Vaults this large are searched by two processes when the machine has two cores. A fork
@@ -158,15 +199,16 @@ def _can_fork() -> bool:
     return threading is None or threading.active_count() == 1
 
 
-class _Part:
-    """What one process found over a range of pages; parts merge in page order."""
+class Tally:
+    """What a search found so far: the pages ``judge`` matched (the best ``limit`` of them),
+    the keyword counts, the unreadable pages. One per process; tallies merge."""
 
     __slots__ = ("counts", "kept", "limit", "searched", "total", "unreadable", "warnings")
 
     def __init__(self, keywords: int, limit: int):
         self.limit = limit
-        #: Match fields (path, title, constellation, type, in_title, content); only the best
-        #: ``limit`` are kept once there are many (0: all).
+        #: Match fields (path, title, constellation, type, in_title, content) and the sort key
+        #: last; only the best ``limit`` are kept once there are many (0: all).
         self.kept: list[tuple[Any, ...]] = []
         self.total = 0
         self.searched = 0
@@ -174,18 +216,64 @@ class _Part:
         self.counts = [0] * keywords
         self.warnings: list[str] = []
 
-    def keep(self, fields: tuple[Any, ...]) -> None:
-        self.kept.append(fields)
+    def count(self, holds: list[bool]) -> None:
+        """Count a judged page's keywords (``judge``'s first answer)."""
+        for index, present in enumerate(holds):
+            self.counts[index] += present
+
+    def add_match(
+        self,
+        rel_path: str,
+        dir_name: str,
+        title: str,
+        fields: dict[Any, Any] | None,
+        key: SortKey,
+        content: bytes | None = None,
+    ) -> None:
+        """Keep a page that ``judge`` matched, with its frontmatter ``fields``; ``content``
+        only for --cat, which prints a page only when it is the one match: from a second
+        match on, no page's bytes are kept."""
+        constellation = string_field(fields, "constellation")
+        if constellation is None and dir_name in CONSTELLATIONS:
+            constellation = dir_name
+        self.total += 1
+        if self.total > 1:
+            content = None
+            if self.total == 2:
+                self.kept = [(*kept[:5], None, kept[6]) for kept in self.kept]
+        self.kept.append((rel_path, title, constellation, string_field(fields, "type"), key[0] == 0, content, key))
         if self.limit and len(self.kept) >= 2 * self.limit + 256:
             self.kept = self.best()
 
+    def unreadable_page(self, rel_path: str, error: OSError) -> None:
+        self.unreadable += 1
+        self.warnings.append(unreadable_warning(rel_path, error))
+
+    def result(self, pages: Scan, keywords: Sequence[str]) -> FindResult:
+        """The FindResult of this tally over ``pages`` (the scan it searched), for
+        ``keywords`` as the caller gave them."""
+        result = FindResult()
+        result.vault = pages.vault
+        result.warnings = pages.warnings + self.warnings
+        # The scan meets files in directory order, which differs between file systems; each
+        # warning starts with its path, so this orders them by path.
+        result.warnings.sort()
+        result.unreadable = pages.incomplete + self.unreadable
+        result.pages_searched = self.searched
+        result.total = self.total
+        result.matches = [Match(*fields[:-1]) for fields in self.best()]
+        folded = dict.fromkeys(fold(keyword) for keyword in keywords)
+        pages_with = dict(zip(folded, self.counts, strict=True))
+        result.keyword_counts = {keyword: pages_with[fold(keyword)] for keyword in keywords}
+        return result
+
     def best(self) -> list[tuple[Any, ...]]:
-        """The kept matches in find's order, capped at the limit: title-or-stem matches
-        first (in_title, index 4), then by path (index 0)."""
-        ordered = sorted(self.kept, key=lambda fields: (not fields[4], fields[0]))
+        """The kept matches in find's order (their sort key, the last field), capped at
+        the limit."""
+        ordered = sorted(self.kept, key=lambda fields: fields[-1])
         return ordered[: self.limit] if self.limit else ordered
 
-    def merge(self, other: _Part) -> None:
+    def merge(self, other: Tally) -> None:
         self.kept += other.kept
         self.kept = self.best()
         self.total += other.total
@@ -198,7 +286,7 @@ class _Part:
         return marshal.dumps((self.kept, self.total, self.searched, self.unreadable, self.counts, self.warnings))
 
     @classmethod
-    def load(cls, data: bytes, keywords: int, limit: int) -> _Part:
+    def load(cls, data: bytes, keywords: int, limit: int) -> Tally:
         part = cls(keywords, limit)
         # From our own child, through a pipe only it and we hold.
         fields = marshal.loads(data)  # noqa: S302
@@ -219,9 +307,9 @@ class _Task:
         self.title_safe = tuple(keyword.split() == [keyword] and "'" not in keyword for keyword in keywords)
         self.all_title_safe = all(self.title_safe)
 
-    def run(self, start: int, stop: int) -> _Part:
+    def run(self, start: int, stop: int) -> Tally:
         """Examine pages ``start`` to ``stop`` (in scan order)."""
-        part = _Part(len(self.keywords), self.limit)
+        part = Tally(len(self.keywords), self.limit)
         links = self.pages.links
         offset = 0
         for dir_name, dir_path, names in self.pages.listing:
@@ -229,77 +317,58 @@ class _Task:
             offset += len(names)
             if first >= last:
                 continue
-            in_constellation = dir_name in CONSTELLATIONS
             for name in names[first:last]:
                 rel_path = f"{dir_name}/{name}"
                 read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
                 try:
-                    found = self.examine(read_path, name[: -len(PAGE_SUFFIX)], part.counts)
+                    found = self.examine(read_path, rel_path, name[: -len(PAGE_SUFFIX)], part)
                 except OSError as error:
-                    part.unreadable += 1
-                    part.warnings.append(unreadable_warning(rel_path, error))
+                    part.unreadable_page(rel_path, error)
                     continue
                 part.searched += 1
                 if found is not None:
-                    title, fields, in_title, content = found
-                    constellation = string_field(fields, "constellation")
-                    if constellation is None and in_constellation:
-                        constellation = dir_name
-                    part.total += 1
-                    if self.keep_content and part.total > 1:
-                        # --cat prints a page only when it is the one match: from a second
-                        # match on, no page's bytes are needed, nor read.
-                        self.keep_content = False
-                        part.kept = [(*kept[:5], None) for kept in part.kept]
-                        content = None
-                    part.keep((rel_path, title, constellation, string_field(fields, "type"), in_title, content))
+                    part.add_match(rel_path, dir_name, *found)
+                    # From a second match on, --cat needs no page's bytes: read no more.
+                    self.keep_content = self.keep_content and part.total < 2
         return part
 
     def examine(
-        self, read_path: str, stem: str, counts: list[int]
-    ) -> tuple[str, dict[Any, Any] | None, bool, bytes | None] | None:
-        """Decide one page: (title, frontmatter fields, in_title, content) if it holds every
-        keyword, else None; adds the keywords it holds to ``counts``. Reads the head once,
-        and past it only when title and stem do not decide."""
+        self, read_path: str, rel_path: str, stem: str, tally: Tally
+    ) -> tuple[str, dict[Any, Any] | None, SortKey, bytes | None] | None:
+        """Decide one page with ``judge``: (title, frontmatter fields, sort key, content) if
+        it holds every keyword, else None; counts the keywords it holds in ``tally``. Reads
+        the head once, and past it only when title and path do not decide."""
         keywords = self.keywords
+        folded_path = fold(rel_path)
         fd = open_page(read_path)
         try:
             data = os.read(fd, HEAD_BYTES)
-            folded_stem = fold(stem)
+            long_page = None
             if len(data) < HEAD_BYTES:
                 # The whole page is read: its text decides most pages without the title.
                 matcher = TextMatcher(data)
-                in_text = [keyword in folded_stem or matcher.contains(keyword) for keyword in keywords]
+                in_text = [keyword in folded_path or matcher.contains(keyword) for keyword in keywords]
                 if False in in_text and self._title_cannot_hold(data, in_text):
-                    for index, present in enumerate(in_text):
-                        counts[index] += present
+                    # judge would say the same: the title cannot add a keyword the text lacks.
+                    tally.count(in_text)
                     return None
                 fields = _fields(data)
-                title = title_of(fields, stem)
-                folded_title = fold(title)
-                in_title = all(keyword in folded_title or keyword in folded_stem for keyword in keywords)
-                holds = [present or keyword in folded_title for keyword, present in zip(keywords, in_text, strict=True)]
+                # judge asks only about keywords the path lacks: for those, in_text is the text's.
+                text_contains = dict(zip(keywords, in_text, strict=True)).__getitem__
             else:
                 data, fields = _fields_of_long_page(fd, data)
-                title = title_of(fields, stem)
-                folded_title = fold(title)
-                holds = [keyword in folded_title or keyword in folded_stem for keyword in keywords]
-                in_title = all(holds)
-                if not in_title or self.keep_content:
-                    data += read_to_end(fd)
-                    if not in_title:
-                        matcher = TextMatcher(data)
-                        holds = [
-                            present or matcher.contains(keyword)
-                            for keyword, present in zip(keywords, holds, strict=True)
-                        ]
+                long_page = _LongPage(fd, data)
+                text_contains = long_page.contains
+            title = title_of(fields, stem)
+            holds, key = judge(keywords, rel_path, folded_path, fold(title), text_contains)
+            if key is not None and self.keep_content and long_page is not None:
+                data = long_page.whole()
         finally:
             os.close(fd)
-        for index, present in enumerate(holds):
-            counts[index] += present
-        if not all(holds):
+        tally.count(holds)
+        if key is None:
             return None
-        return title, fields, in_title, data if self.keep_content else None
+        return title, fields, key, data if self.keep_content else None
 
     def _title_cannot_hold(self, data: bytes, in_text: list[bool]) -> bool:
         """Whether the page's title surely lacks every keyword missing from its text.
@@ -318,6 +387,28 @@ class _Task:
             return True
         span = locate(data)
         return span is None or backslash >= span[1]
+
+
+class _LongPage:
+    """A page longer than the head: the rest is read only when a keyword or --cat needs it."""
+
+    __slots__ = ("_fd", "_matcher", "data")
+
+    def __init__(self, fd: int, head: bytes):
+        self._fd = fd
+        self.data = head
+        self._matcher: TextMatcher | None = None
+
+    def whole(self) -> bytes:
+        if self._matcher is None:
+            self.data += read_to_end(self._fd)
+            self._matcher = TextMatcher(self.data)
+        return self.data
+
+    def contains(self, folded_keyword: str) -> bool:
+        self.whole()
+        assert self._matcher is not None
+        return self._matcher.contains(folded_keyword)
 
 
 def _fields(data: bytes) -> dict[Any, Any] | None:
@@ -342,7 +433,7 @@ def _fields_of_long_page(fd: int, head: bytes) -> tuple[bytes, dict[Any, Any] | 
     return head, _fields(head)
 
 
-def _run_split(task: _Task, count: int) -> _Part:
+def _run_split(task: _Task, count: int) -> Tally:
     """Search the first half here and the second half in a forked child; if the child
     fails, its half is searched here too, so the answer never depends on it."""
     half = count // 2
@@ -374,7 +465,7 @@ def _run_split(task: _Task, count: int) -> _Part:
             raise
     if os.waitstatus_to_exitcode(status) == 0:
         try:
-            part.merge(_Part.load(payload, len(task.keywords), task.limit))
+            part.merge(Tally.load(payload, len(task.keywords), task.limit))
             return part
         except (ValueError, EOFError, TypeError):
             pass  # a child that died mid-write: search its half here

@@ -109,7 +109,7 @@ class RecallResult:
     """What a recall found: every match in rank order, the first ``READ_CAP`` with their
     text, and what went wrong along the way."""
 
-    __slots__ = ("matches", "pages_searched", "terms", "topic", "unreadable", "vault", "warnings")
+    __slots__ = ("matches", "pages_searched", "terms", "topic", "unreadable", "unseen", "vault", "warnings")
 
     def __init__(self, vault: str, topic: str, terms: tuple[str, ...]):
         self.vault = vault
@@ -121,6 +121,9 @@ class RecallResult:
         self.warnings: list[str] = []
         #: Pages (or dirs) in scope that could not be read.
         self.unreadable = 0
+        #: Pages read whose frontmatter has no title, slug or tags: no topic can match them,
+        #: though find may (a "no match" here says nothing about them).
+        self.unseen = 0
 
     @property
     def read(self) -> list[Entry]:
@@ -218,7 +221,11 @@ def recall(
             result.warnings.append(unreadable_warning(page.rel_path, error))
             continue
         result.pages_searched += 1
-        entry = _entry_if_match(page, data, folded_terms)
+        searched = _searched_fields(data)
+        if searched is None:
+            result.unseen += 1
+            continue
+        entry = _entry_if_match(page, data, *searched, folded_terms)
         if entry is not None:
             result.matches.append(entry)
     result.matches.sort(key=rank_key)
@@ -227,25 +234,33 @@ def recall(
     return result
 
 
-def _entry_if_match(page: PageRef, data: bytes, folded_terms: tuple[str, ...]) -> Entry | None:
+def _searched_fields(data: bytes) -> tuple[dict[Any, Any], list[str]] | None:
+    """The page's frontmatter and the strings recall searches in it (title, slug, tags), or
+    None when it has none of them: no topic can match such a page."""
     span = locate(data)
     if span is None:
         return None
     metadata, _status = parse_block(data[span[0] : span[1]].decode("utf-8", "replace"))
     if not metadata:
         return None
-    title = metadata.get("title")
-    slug = metadata.get("slug")
-    tags = tags_of(metadata.get("tags"))
-    fields = [value for value in (title, slug) if isinstance(value, str)] + tags
+    fields = [value for value in (metadata.get("title"), metadata.get("slug")) if isinstance(value, str)]
+    fields += tags_of(metadata.get("tags"))
+    return (metadata, fields) if fields else None
+
+
+def _entry_if_match(
+    page: PageRef, data: bytes, metadata: dict[Any, Any], fields: list[str], folded_terms: tuple[str, ...]
+) -> Entry | None:
+    """The page's Entry when a term is in one of its searched fields, else None."""
     folded_fields = [fold(field) for field in fields]
     if not any(term in field for term in folded_terms for field in folded_fields):
         return None
+    title, slug = metadata.get("title"), metadata.get("slug")
     return Entry(
         page,
         collapse_whitespace(title) if isinstance(title, str) else None,
         slug if isinstance(slug, str) else None,
-        tags,
+        tags_of(metadata.get("tags")),
         updated_date(metadata.get("updated")),
         data,
     )

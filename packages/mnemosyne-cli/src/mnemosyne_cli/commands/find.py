@@ -30,10 +30,11 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         "find",
         help="list the pages that contain every keyword",
-        description="List the pages whose title, file name or text contains every KEYWORD "
-        "(case-insensitive, literal substrings, AND). Pages whose title or file name holds "
-        "every keyword come first; each group is sorted by path. One line per page: "
-        "<dir>/<file>.md — <title>.",
+        description="List the pages whose title, vault-relative path or text contains every "
+        "KEYWORD (case-insensitive, literal substrings, AND), so a path copied from this output "
+        "finds its page. Pages whose title or path holds every keyword come first: those whose "
+        "title alone holds them, then those where every keyword starts a word, then the shortest "
+        "title, then by path; the rest follow by path. One line per page: <dir>/<file>.md — <title>.",
         epilog=epilog(
             [
                 "mnemosyne wiki find mastra --vault ~/aion",
@@ -58,7 +59,8 @@ def register(commands: Any) -> None:
                 (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
                 (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
             ],
-        ),
+        )
+        + "\n\na keyword that starts with '-' goes after '--': mnemosyne wiki find -- -v --verbose",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("keywords", nargs="+", metavar="KEYWORD", help="a literal substring; every one must match")
@@ -102,9 +104,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.error(contradiction)
         return ExitCode.USAGE
     try:
-        result = search(
-            args.vault, args.keywords, limit=0 if args.cat else args.limit, dirs=args.dir, keep_content=args.cat
-        )
+        result = search(args.vault, args.keywords, limit=args.limit, dirs=args.dir, keep_content=args.cat)
     except InvalidQueryError as error:
         console.error(str(error))
         return ExitCode.USAGE
@@ -147,8 +147,11 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
                 f"--cat needs exactly one match, but {result.total} pages match '{query}'; add a keyword to narrow it:"
             )
         )
+        # At most --limit candidates, like find's own list: 4,000 lines would flood an agent.
         for match in result.matches:
             console.err(f"  {_line(match)}")
+        if result.total > len(result.matches):
+            console.err(f"… and {result.total - len(result.matches)} more: add a keyword to narrow it")
         return ExitCode.CAT_NEEDS_ONE_MATCH
     if args.json:
         console.out_json([match.to_dict() for match in result.matches])

@@ -123,9 +123,11 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         _print_json(console, result)
         if not result.matches:
             console.err(empty_message)
+            _hint_unseen(console, result, query)
         return ExitCode.OK
     if not result.matches:
         console.out(empty_message)
+        _hint_unseen(console, result, query)
         return ExitCode.OK
     for entry in result.matches:
         console.out(printable(entry.path))
@@ -137,6 +139,19 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
     console.out("")
     console.out(printable(_summary(result)))
     return ExitCode.OK
+
+
+def _hint_unseen(console: Console, result: Any, query: str) -> None:
+    """After an empty recall: say how many pages recall could not see, so that "no match"
+    is not read as "the wiki has nothing on this" (find searches those pages too)."""
+    if result.unseen:
+        pages = "page has" if result.unseen == 1 else "pages have"
+        console.err(
+            printable(
+                f"hint: {result.unseen} {pages} no frontmatter title, slug or tags, so recall cannot see them; "
+                f"try 'mnemosyne wiki find {query}'"
+            )
+        )
 
 
 def _summary(result: Any) -> str:
