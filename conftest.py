@@ -1,4 +1,5 @@
-"""Loaded for every test run from this repository: module imports and hypothesis settings.
+"""Loaded for every test run from this repository: module imports, hypothesis settings, and
+a session with no user config and no vault around the current directory.
 
 The core imports PyYAML, datetime and tomllib lazily (start-up time). pyfakefs unloads the
 modules first imported during a test; PyYAML's C extension then keeps references to the
@@ -9,7 +10,9 @@ for the tag None"). Importing them here, before any fake filesystem, keeps them 
 import datetime  # noqa: F401
 import os
 import tomllib  # noqa: F401
+from collections.abc import Iterator
 
+import pytest
 import yaml  # noqa: F401
 from hypothesis import settings
 
@@ -19,3 +22,16 @@ from hypothesis import settings
 settings.register_profile("default", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_user_config_nor_enclosing_vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """HOME and XDG_CONFIG_HOME point at empty dirs, and the tests run from an empty dir: no
+    test reads the developer's ~/.config/mnemosyne/config.toml, nor finds a .mnemosyne.toml
+    above the checkout. A test that needs either sets it up itself (monkeypatch)."""
+    home = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        patch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+        patch.chdir(tmp_path_factory.mktemp("cwd"))
+        yield

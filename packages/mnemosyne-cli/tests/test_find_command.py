@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 
 import pytest
+from vault_pages import no_vault_message
 
 from mnemosyne_cli import app
 from mnemosyne_cli.app import main
@@ -233,7 +234,7 @@ def test_usage_errors_exit_64_with_one_line(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["wiki", "find", "x"], "no vault given: pass --vault PATH or set AION_VAULT"),
+        (["wiki", "find", "x"], None),
         (
             ["wiki", "find", "x", "--vault", "/missing"],
             "vault '/missing' does not exist: pass --vault PATH to your vault root",
@@ -251,10 +252,10 @@ def test_usage_errors_exit_64_with_one_line(
     ],
 )
 def test_vault_errors_exit_3_never_1(
-    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], argv: list[str], message: str | None
 ) -> None:
     fake_vault({"atlas/a.md": "x"})
-    assert run(capsys, *argv) == (3, "", f"mnemosyne: error: {message}\n")
+    assert run(capsys, *argv) == (3, "", f"mnemosyne: error: {message or no_vault_message()}\n")
 
 
 def test_incomplete_search_with_no_match_exits_3(

@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 from reliability_vault import build_edge_vault
+from vault_pages import no_vault_message
 
 from mnemosyne_cli.app import main
 from mnemosyne_contract import ExitCode, load_schema
@@ -173,7 +174,7 @@ def test_no_vault_given_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "wiki", "lint") == (
         3,
         "",
-        "mnemosyne: error: no vault given: pass --vault PATH or set AION_VAULT\n",
+        f"mnemosyne: error: {no_vault_message()}\n",
     )
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import jsonschema
 import pytest
+from vault_pages import no_vault_message
 
 from mnemosyne_cli.app import main
 from mnemosyne_contract import load_schema
@@ -204,7 +205,7 @@ def test_a_missing_vault_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 def test_no_vault_at_all_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["wiki", "recall", "auth"]) == 3
-    assert capsys.readouterr() == ("", "mnemosyne: error: no vault given: pass --vault PATH or set AION_VAULT\n")
+    assert capsys.readouterr() == ("", f"mnemosyne: error: {no_vault_message()}\n")
 
 
 def test_a_vault_without_the_scanned_dirs_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

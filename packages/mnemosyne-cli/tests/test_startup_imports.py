@@ -38,14 +38,19 @@ print(" ".join(sorted(sys.modules)), file=sys.stderr)
 """
 
 
-@pytest.mark.parametrize("keyword", ["mastra", "zyzzyva-absent"])
-def test_a_find_call_imports_no_heavy_module(keyword: str) -> None:
+@pytest.mark.parametrize(
+    ("keyword", "vault_flag"),
+    [("mastra", True), ("zyzzyva-absent", True), ("mastra", False)],
+)
+def test_a_find_call_imports_no_heavy_module(keyword: str, vault_flag: bool) -> None:
+    """With --vault or AION_VAULT, find reads no user config, so it needs no tomllib."""
+    flag = ["--vault", str(FIXTURE_VAULT)] if vault_flag else []
     completed = subprocess.run(
-        [sys.executable, "-c", PROBE, "wiki", "find", keyword, "--vault", str(FIXTURE_VAULT)],
+        [sys.executable, "-c", PROBE, "wiki", "find", keyword, *flag],
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "AION_VAULT": "" if vault_flag else str(FIXTURE_VAULT)},
     )
     modules = set(completed.stderr.splitlines()[-1].split())
     assert "mnemosyne_core.find" in modules  # the probe really searched

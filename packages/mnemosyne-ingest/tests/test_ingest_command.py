@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
+from vault_pages import no_vault_message
 
 from mnemosyne_cli.app import main
 from mnemosyne_cli.commands import ingest as ingest_command
@@ -245,7 +246,7 @@ def test_a_missing_vault_exits_3(tmp_path: Path, write_source: WriteSource, caps
     )
     assert not missing.exists()
     code = main(["wiki", "ingest", str(write_source()), "--constellation", "atlas"])
-    assert outcome(capsys, code) == (3, "", ERROR + "no vault given: pass --vault PATH or set AION_VAULT\n")
+    assert outcome(capsys, code) == (3, "", ERROR + no_vault_message() + "\n")
 
 
 def test_a_full_disk_exits_74_and_leaves_nothing(

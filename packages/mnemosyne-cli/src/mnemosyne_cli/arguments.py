@@ -19,7 +19,12 @@ def dir_name(text: str) -> str:
 
 def add_vault_argument(parser: argparse.ArgumentParser) -> None:
     """--vault PATH, for every command that works on a vault."""
-    parser.add_argument("--vault", metavar="PATH", help="the vault root (default: $AION_VAULT)")
+    parser.add_argument(
+        "--vault",
+        metavar="PATH",
+        help="the vault root (default: the dir of the nearest .mnemosyne.toml from the current dir up, "
+        "else $AION_VAULT, else vault in ~/.config/mnemosyne/config.toml)",
+    )
 
 
 def add_vault_arguments(parser: argparse.ArgumentParser) -> None:

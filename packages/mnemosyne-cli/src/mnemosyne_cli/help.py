@@ -8,7 +8,8 @@ EXIT_CODE_MEANINGS: dict[ExitCode, str] = {
     ExitCode.OK: "success",
     ExitCode.NO_MATCH: "no match (find: stdout empty, or [] with --json; lint: findings)",
     ExitCode.CAT_NEEDS_ONE_MATCH: "--cat matched zero pages or more than one",
-    ExitCode.VAULT_ERROR: "vault unset, missing, not a directory or without scanned dirs; "
+    ExitCode.VAULT_ERROR: "no vault found, or it is missing, not a directory, without scanned dirs or badly "
+    "configured; "
     "or a page could not be read and nothing matched",
     ExitCode.TARGET_EXISTS: "the target page exists with other content (--force replaces it)",
     ExitCode.INGEST_UNVERIFIED: "the page was written but find cannot locate it",

@@ -13,7 +13,7 @@ class ExitCode(IntEnum):
     NO_MATCH = 1
     #: find --cat: the match count is not exactly one.
     CAT_NEEDS_ONE_MATCH = 2
-    #: The vault is unset, missing, not a directory or has none of the scanned dirs; its
+    #: No vault was found, or it is missing, not a directory or has none of the scanned dirs; its
     #: config file is invalid; or the search was incomplete (a page could not be read and
     #: nothing matched).
     VAULT_ERROR = 3

@@ -165,7 +165,7 @@ def search(
     dirs: Sequence[str] | None = None,
     keep_content: bool = False,
 ) -> FindResult:
-    """Find the pages of ``vault`` (None: AION_VAULT) that hold every keyword.
+    """Find the pages of ``vault`` (None: found as ``vault.locate_vault`` says) that hold every keyword.
 
     ``limit`` caps ``matches`` (0: no cap; ``total`` always counts them all); ``dirs``
     overrides the scanned dirs; ``keep_content`` keeps each match's bytes (for --cat).

@@ -193,7 +193,7 @@ def lint_report(
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
 ) -> LintReport:
-    """Lint ``vault`` (None: AION_VAULT) and report the findings whose code is selected.
+    """Lint ``vault`` (None: found as ``vault.locate_vault`` says) and report the findings whose code is selected.
 
     ``dirs`` overrides the scanned dirs (--dir), exactly as for find. A finding is
     reported when its code is in ``select`` (None or empty: every code) and is neither in

@@ -200,7 +200,7 @@ def recall(
     *,
     dirs: Sequence[str] | None = None,
 ) -> RecallResult:
-    """The entries of ``vault`` (None: AION_VAULT) whose title, slug or tags hold any term
+    """The entries of ``vault`` (None: found as ``vault.locate_vault`` says) whose title, slug or tags hold any term
     of ``topic``, ranked; the top READ_CAP keep their text.
 
     Raises InvalidQueryError (no term) or VaultError; a page that cannot be read is a

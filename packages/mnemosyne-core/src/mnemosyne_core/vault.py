@@ -10,7 +10,19 @@ from __future__ import annotations
 import os
 import stat
 
-from mnemosyne_core.config import VAULT_ENV_VAR, scanned_dirs
+from mnemosyne_core.config import (
+    FROM_ENV,
+    FROM_FLAG,
+    FROM_USER_CONFIG,
+    FROM_VAULT_CONFIG,
+    VAULT_CONFIG_FILE,
+    VAULT_ENV_VAR,
+    expand_path,
+    find_vault_config_upwards,
+    load_user_vault,
+    scanned_dirs,
+    user_config_path,
+)
 from mnemosyne_core.errors import VaultError
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -21,24 +33,111 @@ PAGE_SUFFIX = ".md"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
-def resolve_vault(path: str | os.PathLike[str] | None, environ: Mapping[str, str] = os.environ) -> str:
-    """The vault root as a real (symlink-free) path: ``path`` if given, else AION_VAULT.
+class VaultLocation:
+    """The vault root and how it was found.
 
-    Raises VaultError with the reason and the fix when neither is set, or the path is
-    missing, unreadable or not a directory.
+    ``path``: the root as a real (symlink-free) path. ``source``: which of the four ways
+    named it (``config.VAULT_SOURCES``). ``given``: the text that named it, before ``~`` and
+    ``$VAR`` expansion (for a ``.mnemosyne.toml`` found from the current directory, the dir
+    holding it). ``source_file``: the config file that named it, or None.
     """
-    name = os.fspath(path) if path is not None else environ.get(VAULT_ENV_VAR, "")
-    if not name:
-        raise VaultError(f"no vault given: pass --vault PATH or set {VAULT_ENV_VAR}")
+
+    __slots__ = ("given", "path", "source", "source_file")
+
+    def __init__(self, path: str, source: str, given: str, source_file: str | None = None):
+        self.path = path
+        self.source = source
+        self.given = given
+        self.source_file = source_file
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, VaultLocation):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def _key(self) -> tuple[str, str, str, str | None]:
+        return (self.path, self.source, self.given, self.source_file)
+
+    def __repr__(self) -> str:
+        return f"VaultLocation({self.path!r}, {self.source!r}, {self.given!r}, {self.source_file!r})"
+
+
+def resolve_vault(path: str | os.PathLike[str] | None, environ: Mapping[str, str] = os.environ) -> str:
+    """The vault root as a real (symlink-free) path; see ``locate_vault``."""
+    return locate_vault(path, environ).path
+
+
+def locate_vault(
+    path: str | os.PathLike[str] | None,
+    environ: Mapping[str, str] = os.environ,
+    cwd: str | None = None,
+) -> VaultLocation:
+    """Find the vault root; the first of these that names one wins:
+
+    1. ``path`` (--vault);
+    2. the nearest ``.mnemosyne.toml`` in ``cwd`` (default: the current directory) or a
+       parent: its dir is the vault root;
+    3. AION_VAULT;
+    4. ``vault = "..."`` in the user config file (``config.user_config_path``).
+
+    ``~`` and ``$VAR`` are expanded in 1, 3 and 4. Only the ways reached are consulted: a
+    call with --vault never walks the dirs nor reads the user config.
+
+    Raises VaultError with the reason and the fix when none names a vault, the user config
+    is broken, or the path is missing, unreadable or not a directory.
+    """
+    if path is not None:
+        given = os.fspath(path)
+        if not given:
+            raise VaultError("--vault is empty: pass --vault PATH to your vault root")
+        return _checked(given, FROM_FLAG, None, environ)
+    marked = _vault_config_dir(cwd)
+    if marked is not None:
+        return _checked(marked, FROM_VAULT_CONFIG, os.path.join(marked, VAULT_CONFIG_FILE), environ)
+    from_env = environ.get(VAULT_ENV_VAR)
+    if from_env:
+        return _checked(from_env, FROM_ENV, None, environ)
+    config_path = user_config_path(environ)
+    from_user = load_user_vault(config_path)
+    if from_user is not None:
+        return _checked(from_user, FROM_USER_CONFIG, config_path, environ)
+    raise VaultError(
+        f"no vault found: pass --vault PATH, run inside a vault that has a {VAULT_CONFIG_FILE}, "
+        f'set {VAULT_ENV_VAR}, or set vault = "PATH" in {config_path}'
+    )
+
+
+def _vault_config_dir(cwd: str | None) -> str | None:
+    try:
+        start = os.getcwd() if cwd is None else cwd
+    except OSError:  # the current directory was removed: there is nothing to walk up from
+        return None
+    return find_vault_config_upwards(start)
+
+
+def _checked(given: str, source: str, source_file: str | None, environ: Mapping[str, str]) -> VaultLocation:
+    """The location of the vault ``given`` by ``source``, once it is known to be a dir."""
+    if source == FROM_FLAG:
+        origin, fix = "", "pass --vault PATH to your vault root"
+    elif source == FROM_ENV:
+        origin, fix = f" (from {VAULT_ENV_VAR})", f"set {VAULT_ENV_VAR} to your vault root or pass --vault PATH"
+    else:
+        origin, fix = f" (from {source_file})", "fix it there or pass --vault PATH"
+    try:
+        name = expand_path(given, environ) if source != FROM_VAULT_CONFIG else given
+    except VaultError as error:
+        raise VaultError(f"vault{origin}: {error}") from None
+    if source == FROM_USER_CONFIG and not os.path.isabs(name):
+        raise VaultError(f"vault {given!r}{origin} is not an absolute path: write it from / or ~")
     try:
         mode = os.stat(name).st_mode
     except (FileNotFoundError, ValueError):  # ValueError: a NUL byte, which no path holds
-        raise VaultError(f"vault {name!r} does not exist: pass --vault PATH to your vault root") from None
+        raise VaultError(f"vault {name!r}{origin} does not exist: {fix}") from None
     except OSError as error:
-        raise VaultError(f"cannot open vault {name!r}: {error.strerror}; check its permissions") from None
+        raise VaultError(f"cannot open vault {name!r}{origin}: {error.strerror}; check its permissions") from None
     if not stat.S_ISDIR(mode):
-        raise VaultError(f"vault {name!r} is not a directory: pass --vault PATH to your vault root")
-    return os.path.realpath(name)
+        raise VaultError(f"vault {name!r}{origin} is not a directory: {fix}")
+    return VaultLocation(os.path.realpath(name), source, given, source_file)
 
 
 def is_page_name(name: str) -> bool:
@@ -124,7 +223,7 @@ class Scan:
     find, which streams over ``listing``, never needs.
     """
 
-    __slots__ = ("_pages", "dir_warnings", "dirs", "incomplete", "links", "listing", "vault", "warnings")
+    __slots__ = ("_pages", "dir_warnings", "dirs", "incomplete", "links", "listing", "skipped", "vault", "warnings")
 
     def __init__(self, vault: str, dirs: tuple[str, ...]):
         self.vault = vault
@@ -137,6 +236,8 @@ class Scan:
         #: The warnings (also in ``warnings``) about the command line rather than a file:
         #: a --dir that names no dir of the vault.
         self.dir_warnings: list[str] = []
+        #: Why each scanned dir that is a symlink find does not follow was skipped, by name.
+        self.skipped: dict[str, str] = {}
         self.incomplete = 0
         self._pages: list[PageRef] | None = None
 
@@ -155,11 +256,12 @@ class Scan:
         return self._pages
 
 
-def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
+def scan(vault: str, dirs: Sequence[str] | None = None, *, require_dirs: bool = True) -> Scan:
     """List the pages of the vault at ``vault`` (a real path, see ``resolve_vault``).
 
     ``dirs`` overrides the scanned dirs (--dir). Raises VaultError when none of the scanned
-    dirs exists.
+    dirs can be listed, naming any that was skipped as a symlink and why; with
+    ``require_dirs=False`` (wiki info) it returns the empty scan instead.
     """
     result = Scan(vault, scanned_dirs(vault, dirs))
     try:
@@ -167,7 +269,6 @@ def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
             top = {entry.name: entry for entry in entries}
     except OSError as error:
         raise VaultError(f"cannot list vault {vault!r}: {error.strerror}; check its permissions") from None
-    found_any = False
     not_dirs: list[str] = []
     for dir_name in result.dirs:
         entry = top.get(dir_name)
@@ -179,9 +280,11 @@ def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
             real = os.path.realpath(dir_path)
             if not os.path.exists(real):
                 result.warnings.append(f"{dir_name}/: broken symlink; skipped")
+                result.skipped[dir_name] = f"a broken symlink (to {os.readlink(dir_path)!r})"
                 continue
             if not is_inside(real, vault):
                 result.warnings.append(f"{dir_name}/: symlink leaves the vault; skipped")
+                result.skipped[dir_name] = f"a symlink to {real!r}, outside the vault, which find never reads"
                 continue
             if not os.path.isdir(real):
                 not_dirs.append(dir_name)
@@ -190,14 +293,11 @@ def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
         elif not entry.is_dir(follow_symlinks=False):
             not_dirs.append(dir_name)
             continue
-        found_any = True
         _scan_dir(result, dir_name, dir_path)
-    if not found_any:
-        raise VaultError(
-            f"vault {vault!r} has none of the scanned dirs ({', '.join(result.dirs)}); {_its_dirs(top)}: "
-            "pass the vault root with --vault, or name its dirs with --dir"
-        )
-    if dirs:
+    if not result.listing:
+        if require_dirs:
+            raise VaultError(no_scanned_dir_message(result, _its_dirs(top)))
+    elif dirs:
         # A default or configured dir may well be absent; a dir typed on the command line
         # that is not there is a typo the user should hear about.
         for dir_name in not_dirs:
@@ -205,6 +305,22 @@ def scan(vault: str, dirs: Sequence[str] | None = None) -> Scan:
             result.dir_warnings.append(warning)
             result.warnings.append(warning)
     return result
+
+
+def no_scanned_dir_message(result: Scan, its_dirs: str) -> str:
+    """Why a scan found no dir to list, and the fix. A scanned dir skipped as a symlink is
+    named with its reason: "has none of the scanned dirs" would send the user looking for
+    a dir that is there."""
+    if not result.skipped:
+        return (
+            f"vault {result.vault!r} has none of the scanned dirs ({', '.join(result.dirs)}); {its_dirs}: "
+            "pass the vault root with --vault, or name its dirs with --dir"
+        )
+    reasons = "; ".join(f"{name}/ is {reason}" for name, reason in result.skipped.items())
+    return (
+        f"vault {result.vault!r} has no scanned dir find can read ({', '.join(result.dirs)}): {reasons}; "
+        "move the dir into the vault, or pass the dir that holds it as --vault"
+    )
 
 
 def _its_dirs(top: Mapping[str, os.DirEntry[str]]) -> str:

@@ -240,7 +240,7 @@ def ingest(
     now: datetime.datetime | None = None,
     source_data: bytes | None = None,
 ) -> IngestResult:
-    """Land ``source`` in ``vault`` (None: AION_VAULT) as ``<dir>/<slug>.md``, owned by
+    """Land ``source`` in ``vault`` (None: found as ``vault.locate_vault`` says) as ``<dir>/<slug>.md``, owned by
     ``constellation``; ``slug`` defaults to the source's stem.
 
     ``now`` is the clock (default: the current time; a naive datetime is taken as UTC). Its

@@ -49,7 +49,8 @@ def register(commands: Any) -> None:
                 (ExitCode.CAT_NEEDS_ONE_MATCH, "--cat matched zero pages or more than one; stdout is empty"),
                 (
                     ExitCode.VAULT_ERROR,
-                    "vault unset, missing or without scanned dirs, or a page could not be read and nothing matched",
+                    "no vault found, or it is missing or without scanned dirs, "
+                    "or a page could not be read and nothing matched",
                 ),
                 (
                     ExitCode.USAGE,

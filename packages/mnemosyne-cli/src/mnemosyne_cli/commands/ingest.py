@@ -45,7 +45,7 @@ def register(commands: Any) -> None:
             ],
             [
                 (ExitCode.OK, "the page landed, or was already there (stderr says 'already ingested')"),
-                (ExitCode.VAULT_ERROR, "vault unset, missing, not a directory or without scanned dirs"),
+                (ExitCode.VAULT_ERROR, "no vault found, or it is missing, not a directory or without scanned dirs"),
                 (ExitCode.TARGET_EXISTS, "the target exists with other content; nothing written (--force replaces it)"),
                 (ExitCode.INGEST_UNVERIFIED, "the page was written but find cannot locate it by its title"),
                 (

@@ -45,7 +45,7 @@ def register(commands: Any) -> None:
                 (ExitCode.NO_MATCH, "findings are reported; they are on stdout"),
                 (
                     ExitCode.VAULT_ERROR,
-                    "vault unset, missing, not a directory, without scanned dirs, or a bad config file",
+                    "no vault found, or it is missing, not a directory, without scanned dirs, or a bad config file",
                 ),
                 (ExitCode.USAGE, "usage error (unknown flag or argument, a flag without its value, an unknown code)"),
                 (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),

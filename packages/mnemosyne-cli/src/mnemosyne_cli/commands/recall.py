@@ -41,7 +41,7 @@ def register(commands: Any) -> None:
                 (ExitCode.OK, "done: matches printed, or 'No wiki entries matched TOPIC' (not an error)"),
                 (
                     ExitCode.VAULT_ERROR,
-                    "vault unset, missing or without scanned dirs, bad .mnemosyne.toml, "
+                    "no vault found, or it is missing or without scanned dirs, a bad config file, "
                     "or a page could not be read and nothing matched",
                 ),
                 (ExitCode.USAGE, "usage error (unknown flag, no or blank TOPIC)"),
