@@ -65,7 +65,8 @@ def test_lint_inside_a_vault_needs_no_flag(
     monkeypatch.chdir(vault / "notes")
     assert run(capsys, "wiki", "lint") == (
         1,
-        "notes/n.md\tunscanned-dir\tin notes/, which is not scanned; pass --dir notes or move it\n",
+        "notes/n.md\tunscanned-dir\tin notes/, which is not scanned; to scan it, "
+        'set dirs = ["wiki", "notes"] in .mnemosyne.toml, or move it\n',
         "1 finding in 1 path\n",
     )
 
