@@ -87,6 +87,21 @@ def test_default_date_is_today_in_utc(vault: Path, write_source: WriteSource) ->
     assert f"\ningested: {before.isoformat()}\n" in text or f"\ningested: {after.isoformat()}\n" in text
 
 
+@pytest.mark.parametrize(
+    ("now", "date"),
+    [
+        (datetime.datetime(2026, 4, 20, 23, 30, tzinfo=datetime.timezone(datetime.timedelta(hours=-5))), "2026-04-21"),
+        (datetime.datetime(2026, 4, 21, 1, 30, tzinfo=datetime.timezone(datetime.timedelta(hours=5))), "2026-04-20"),
+        (datetime.datetime(2026, 4, 20, 23, 30), "2026-04-20"),  # naive: taken as UTC
+    ],
+)
+def test_the_injected_clock_dates_the_page_by_its_utc_date(
+    vault: Path, write_source: WriteSource, report: str, now: datetime.datetime, date: str
+) -> None:
+    run(write_source(), vault, now=now)
+    assert (vault / "analyses" / "report.md").read_bytes() == expected_page(report, ingested=date)
+
+
 def test_slug_dir_title_and_type_options(vault: Path, write_source: WriteSource) -> None:
     result = run(write_source(), vault, dir="atlas", slug="ecosystem", title="Ecosystem Notes", type="howto")
     assert (result.path, result.title, result.type) == ("atlas/ecosystem.md", "Ecosystem Notes", "howto")
