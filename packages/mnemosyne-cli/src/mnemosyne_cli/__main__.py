@@ -1,5 +1,5 @@
 """``python -m mnemosyne_cli``: the same as the ``mnemosyne`` script."""
 
-from mnemosyne_cli.app import run
+from mnemosyne_cli.console_script import run
 
 run()

@@ -10,7 +10,7 @@ import sys
 from mnemosyne_cli import __version__
 from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.help import epilog
-from mnemosyne_cli.output import PROG, Console, OutputError
+from mnemosyne_cli.output import PROG, Console, guarded
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -112,43 +112,40 @@ def build_parser(only: str | None = None) -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code."""
     console = Console()
+    words = sys.argv[1:] if argv is None else list(argv)
+    return guarded(console, lambda: _run(words, console))
+
+
+def _run(words: list[str], console: Console) -> int:
+    if any("\0" in word for word in words):
+        # No shell can pass one, but main() can be called directly; no path holds one.
+        console.error("an argument contains a NUL byte: remove it")
+        return ExitCode.USAGE
+    wiki_command_names = {command_name(command) for command in WIKI_COMMANDS}
+    if words and words[0] in wiki_command_names:
+        console.error(f"unknown command {words[0]!r}: did you mean '{PROG} wiki {words[0]}'?")
+        return ExitCode.USAGE
+    # A call to one wiki command builds only its parser: the others' cost ~3 ms of
+    # start-up (issue 6); anything else (help, a typo) gets the whole tree.
+    named = words[1] if len(words) > 1 and words[0] == "wiki" else None
+    parser = build_parser(named if named in wiki_command_names else None)
     try:
-        words = sys.argv[1:] if argv is None else list(argv)
-        if any("\0" in word for word in words):
-            # No shell can pass one, but main() can be called directly; no path holds one.
-            console.error("an argument contains a NUL byte: remove it")
-            return ExitCode.USAGE
-        wiki_command_names = {command_name(command) for command in WIKI_COMMANDS}
-        if words and words[0] in wiki_command_names:
-            console.error(f"unknown command {words[0]!r}: did you mean '{PROG} wiki {words[0]}'?")
-            return ExitCode.USAGE
-        # A call to one wiki command builds only its parser: the others' cost ~3 ms of
-        # start-up (issue 6); anything else (help, a typo) gets the whole tree.
-        named = words[1] if len(words) > 1 and words[0] == "wiki" else None
-        parser = build_parser(named if named in wiki_command_names else None)
-        try:
-            args, extras = parser.parse_known_args(words)
-        except UsageError as error:
-            console.error(str(error))
-            return ExitCode.USAGE
-        except _ParserExit as done:
-            return done.status
-        # Named by the command they were given to, so the pointer goes to the right --help.
-        where = " ".join(word for word in (PROG, args.group, getattr(args, "command", None)) if word)
-        if extras:
-            console.error(unrecognized_message(parser, args, extras, where))
-            return ExitCode.USAGE
-        handler = getattr(args, "handler", None)
-        if handler is None:
-            console.error(f"no command given: try '{where} --help'")
-            return ExitCode.USAGE
-        return int(handler(args, console))
-    except KeyboardInterrupt:
-        console.err("")  # end the ^C line the terminal echoed
-        return ExitCode.INTERRUPTED
-    except OutputError as error:
+        args, extras = parser.parse_known_args(words)
+    except UsageError as error:
         console.error(str(error))
-        return ExitCode.WRITE_FAILED
+        return ExitCode.USAGE
+    except _ParserExit as done:
+        return done.status
+    # Named by the command they were given to, so the pointer goes to the right --help.
+    where = " ".join(word for word in (PROG, args.group, getattr(args, "command", None)) if word)
+    if extras:
+        console.error(unrecognized_message(parser, args, extras, where))
+        return ExitCode.USAGE
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        console.error(f"no command given: try '{where} --help'")
+        return ExitCode.USAGE
+    return int(handler(args, console))
 
 
 def unrecognized_message(parser: Parser, args: argparse.Namespace, extras: list[str], where: str) -> str:

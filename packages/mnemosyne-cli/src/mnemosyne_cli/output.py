@@ -13,6 +13,7 @@ import sys
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import IO
 
 PROG = "mnemosyne"
@@ -120,3 +121,18 @@ class Console:
     def warning(self, message: str) -> None:
         """``mnemosyne: warning: message``."""
         self.err(f"{PROG}: warning: {printable(message)}")
+
+
+def guarded(console: Console, command: Callable[[], int]) -> int:
+    """Run ``command`` as every call ends: Ctrl-C exits 130 after ending the ``^C`` line
+    the terminal echoed; a stdout that cannot take the results exits 74, never 1."""
+    from mnemosyne_contract import ExitCode
+
+    try:
+        return command()
+    except KeyboardInterrupt:
+        console.err("")
+        return ExitCode.INTERRUPTED
+    except OutputError as error:
+        console.error(str(error))
+        return ExitCode.WRITE_FAILED

@@ -1,7 +1,22 @@
 """The ``mnemosyne wiki`` commands. Each module defines ``register(subparsers)``, which adds
 its parser with ``handler=run``, where ``run(args, console) -> int``. Command modules
-import their libraries inside ``run``, so building the parser stays cheap."""
+import their libraries inside ``run``, so building the parser stays cheap.
 
-from mnemosyne_cli.commands import find, ingest, lint, recall
+WIKI_COMMANDS is built on first use, not on import: a plain ``wiki find`` call
+(console_script.py) imports the find module alone, without argparse (issue 13)."""
 
-WIKI_COMMANDS = (find, recall, ingest, lint)
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+def __getattr__(name: str) -> tuple[ModuleType, ...]:
+    if name != "WIKI_COMMANDS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from mnemosyne_cli.commands import find, ingest, lint, recall
+
+    commands = (find, recall, ingest, lint)
+    globals()["WIKI_COMMANDS"] = commands
+    return commands

@@ -2,31 +2,46 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 
-from mnemosyne_cli.arguments import add_vault_arguments
-from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import has_control_character, page_line, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
     from mnemosyne_cli.output import Console
 
+# argparse is imported inside register and limit_value only: a plain find call parses its
+# arguments in console_script.py without it (issue 13).
+
 DEFAULT_LIMIT = 20
 
 
+def parse_limit(text: str) -> int | None:
+    """--limit's value: 0 (no cap) or a positive whole number, in ASCII digits; None for
+    anything else."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 def limit_value(text: str) -> int:
-    """--limit: 0 (no cap) or a positive whole number, in ASCII digits."""
-    if not (text.isascii() and text.isdigit()):
+    """--limit for argparse: ``parse_limit``, or the error naming what it takes."""
+    limit = parse_limit(text)
+    if limit is None:
+        import argparse
+
         raise argparse.ArgumentTypeError(f"must be 0 (no cap) or a positive whole number, not {text!r}")
-    return int(text)
+    return limit
 
 
 def register(commands: Any) -> None:
+    import argparse
+
+    from mnemosyne_cli.arguments import add_vault_arguments
+    from mnemosyne_cli.help import epilog
+
     parser = commands.add_parser(
         "find",
         help="list the pages that contain every keyword",

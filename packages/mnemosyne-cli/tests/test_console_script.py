@@ -1,0 +1,165 @@
+"""The console script's argparse-free parser of plain ``wiki find`` calls against argparse.
+
+console_script.find_arguments is a fast path: whenever it answers, argparse (app's parser,
+the reference) must parse the same words to the same arguments with nothing left over;
+whenever argparse would refuse the words, it must not answer. And a call through the
+console script prints and exits exactly as one through app.main.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from mnemosyne_cli import app, console_script
+
+FakeVault = Callable[[dict[str, str | bytes]], str]
+
+#: Words a find call is made of, the awkward ones included: flags with and without values,
+#: abbreviations, help, a repeated flag, values that look like flags, NUL, non-ASCII.
+WORDS = st.sampled_from(
+    [
+        "mastra",
+        "slack",
+        "a b",
+        "",
+        "ſ",
+        "K",
+        "İ",
+        "ß",
+        "x=y",
+        "-",
+        "--",
+        "-x",
+        "-1",
+        "--json",
+        "--cat",
+        "--paths",
+        "--absolute",
+        "-0",
+        "--null",
+        "-05",
+        "-5",
+        "--json=1",
+        "--limit",
+        "--limit=3",
+        "--limit=",
+        "--limit=-1",
+        "3",
+        "0",
+        "007",
+        "٣",
+        "abc",
+        "--vault",
+        "--vault=/v",
+        "--vault=",
+        "--vault=-v",
+        "/v",
+        "--dir",
+        "--dir=atlas",
+        "atlas",
+        "--js",
+        "--lim",
+        "-h",
+        "--help",
+        "--version",
+        "--limit=2\0",
+        "a\0b",
+        "find",
+        "wiki",
+    ]
+)
+#: Whole pieces of a well-formed call, so that many calls are ones the fast path takes.
+PIECES = st.sampled_from(
+    [
+        ["mastra"],
+        ["ſ"],
+        ["a b"],
+        [""],
+        ["--json"],
+        ["--cat"],
+        ["--paths"],
+        ["--absolute"],
+        ["-0"],
+        ["--limit", "0"],
+        ["--limit=12"],
+        ["--vault", "/v"],
+        ["--vault=/w"],
+        ["--dir", "atlas"],
+        ["--limit", "x"],
+    ]
+)
+ARGVS = st.one_of(
+    st.lists(WORDS, max_size=7).map(lambda words: ["wiki", "find", *words]),
+    st.lists(PIECES, max_size=6).map(lambda pieces: ["wiki", "find", *(word for piece in pieces for word in piece)]),
+    st.lists(WORDS, max_size=5),
+)
+
+
+def argparse_arguments(words: list[str]) -> dict[str, object] | None:
+    """What app's argparse parser makes of ``words``: its arguments, or None when it
+    refuses them, prints help or leaves words over."""
+    if any("\0" in word for word in words):
+        return None  # app.main refuses these before parsing
+    named = words[1] if len(words) > 1 and words[0] == "wiki" else None
+    parser = app.build_parser(named if named in {"find", "recall", "ingest", "lint"} else None)
+    try:
+        args, extras = parser.parse_known_args(words)
+    except (app.UsageError, app._ParserExit):
+        return None
+    return None if extras else vars(args)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=ARGVS)
+@example(words=["wiki", "find", "a", "--json", "b"])  # a second run of keywords
+@example(words=["wiki", "find", "--limit", "--json", "a"])  # a value that is a flag
+@example(words=["wiki", "find", "--vault", "/v", "a", "--limit=0", "--cat"])
+@example(words=["wiki", "find", "a", "--json", "--json"])  # repeated: argparse takes it, the fast path defers
+def test_find_arguments_equal_argparses(words: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    fast = console_script.find_arguments(words)
+    reference = argparse_arguments(words)
+    capsys.readouterr()  # argparse's help and errors, written as it refused
+    if fast is not None:
+        assert vars(fast) == reference
+
+
+def test_plain_find_calls_take_the_fast_path() -> None:
+    for words in (
+        ["wiki", "find", "mastra"],
+        ["wiki", "find", "mastra", "slack", "--vault", "/v", "--limit", "0", "--json"],
+        ["wiki", "find", "--cat", "--vault=/v", "kestrel"],
+    ):
+        assert console_script.find_arguments(words) is not None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["wiki", "find", "mastra"],
+        ["wiki", "find", "mastra", "--limit", "1"],
+        ["wiki", "find", "mastra", "--json"],
+        ["wiki", "find", "zzz"],
+        ["wiki", "find", "mastra", "--cat"],
+        ["wiki", "find", "slack", "--cat"],
+        ["wiki", "find", "mastra", "--cat", "--json"],
+        ["wiki", "find", "mastra", "--limit", "x"],
+        ["wiki", "find", "--vault", "/nowhere", "mastra"],
+        ["wiki", "find", "mastra", "--js"],
+        ["wiki", "find", "--help"],
+    ],
+)
+def test_the_console_script_answers_as_app_main(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    monkeypatch.setenv(
+        "AION_VAULT", fake_vault({"atlas/mastra.md": "---\ntitle: Mastra\n---\nslack\n", "atlas/b.md": "slack\n"})
+    )
+    expected_code = app.main(argv)
+    expected = capsys.readouterr()
+    code = console_script.main(argv)
+    got = capsys.readouterr()
+    assert (code, got.out, got.err) == (expected_code, expected.out, expected.err)
