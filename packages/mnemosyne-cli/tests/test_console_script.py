@@ -142,6 +142,7 @@ def test_plain_find_calls_take_the_fast_path() -> None:
         ["wiki", "find", "mastra"],
         ["wiki", "find", "mastra", "--limit", "1"],
         ["wiki", "find", "mastra", "--json"],
+        ["wiki", "find", "slack", "--paths", "-0", "--absolute"],
         ["wiki", "find", "zzz"],
         ["wiki", "find", "mastra", "--cat"],
         ["wiki", "find", "slack", "--cat"],
