@@ -1,7 +1,7 @@
 """The benchmark's baseline: the wiki find seed implemented plainly.
 
 Read every page whole, parse every frontmatter with ``yaml.safe_load``, casefold, and keep
-the pages whose title, stem or text holds every keyword. Same answers and output lines as
+the pages whose title, path or text holds every keyword. Same answers and output lines as
 ``mnemosyne wiki find`` (the benchmark checks that), none of its shortcuts.
 
     python bench/naive_find.py --vault VAULT KEYWORD [KEYWORD ...] [--limit N]
@@ -38,8 +38,19 @@ def frontmatter(text: str) -> dict[Any, Any] | None:
     return None
 
 
-def find(vault: str, keywords: list[str]) -> list[tuple[bool, str, str]]:
-    """(title or stem holds every keyword, path, title) of each matching page."""
+def starts_word(keyword: str, text: str) -> bool:
+    """Whether ``keyword`` occurs in ``text`` at its start or after a character that is not
+    a letter or digit."""
+    return any(
+        text.startswith(keyword, position) and (position == 0 or not text[position - 1].isalnum())
+        for position in range(len(text))
+    )
+
+
+def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int, str], str, str]]:
+    """(sort key, path, title) of each matching page, in find's order (docs/spec.md rule 8):
+    pages whose title or path holds every keyword first (title alone holding them, then every
+    keyword starting a word, then the shorter title, then the path), the rest by path."""
     folded = [fold(keyword) for keyword in keywords]
     found = []
     for dir_name in DEFAULT_SCANNED_DIRS:
@@ -53,15 +64,25 @@ def find(vault: str, keywords: list[str]) -> list[tuple[bool, str, str]]:
             with open(path, "rb") as handle:
                 text = handle.read().decode("utf-8", "replace").removeprefix("\ufeff")
             metadata = frontmatter(text)
-            stem = name[:-3]
+            rel_path = f"{dir_name}/{name}"
             title = metadata.get("title") if metadata else None
             title = " ".join(title.split()) if isinstance(title, str) else ""
-            title = title or stem
-            folded_title, folded_stem, folded_text = fold(title), fold(stem), fold(text)
-            in_title = all(keyword in folded_title or keyword in folded_stem for keyword in folded)
-            if all(keyword in folded_title or keyword in folded_stem or keyword in folded_text for keyword in folded):
-                found.append((in_title, f"{dir_name}/{name}", title))
-    found.sort(key=lambda page: (not page[0], page[1]))
+            title = title or name[:-3]
+            folded_title, folded_path, folded_text = fold(title), fold(rel_path), fold(text)
+            if not all(
+                keyword in folded_title or keyword in folded_path or keyword in folded_text for keyword in folded
+            ):
+                continue
+            if all(keyword in folded_title or keyword in folded_path for keyword in folded):
+                in_title = all(keyword in folded_title for keyword in folded)
+                words_start = all(
+                    starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in folded
+                )
+                key = (0, int(not in_title), int(not words_start), len(folded_title), rel_path)
+            else:
+                key = (1, 0, 0, 0, rel_path)
+            found.append((key, rel_path, title))
+    found.sort()
     return found
 
 
