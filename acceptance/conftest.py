@@ -64,7 +64,11 @@ class Installed:
 
 def clean_environment() -> dict[str, str]:
     """This process's environment without the variables that would change what is tested."""
-    env = {name: value for name, value in os.environ.items() if name not in {"AION_VAULT", "PYTHONPATH", "PYTHONHOME"}}
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in {"AION_VAULT", "PYTHONPATH", "PYTHONHOME", "FORCE_COLOR", "NO_COLOR"}
+    }
     # Output bytes must not depend on the caller's locale.
     env["LC_ALL"] = "C.UTF-8"
     return env

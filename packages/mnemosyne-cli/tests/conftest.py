@@ -15,6 +15,13 @@ def _no_ambient_vault(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MNEMOSYNE_MEMORY_DIR", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_ambient_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's FORCE_COLOR or NO_COLOR must not change what the tests see."""
+    for name in ("FORCE_COLOR", "NO_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def fake_vault(fs: FakeFilesystem) -> Callable[[dict[str, str | bytes]], str]:
     """Build a vault at /vault from {relative path: text or bytes}; returns its root."""

@@ -63,6 +63,10 @@ WORDS = st.sampled_from(
         "atlas",
         "--js",
         "--lim",
+        "--color",
+        "--color=always",
+        "--color=yes",
+        "never",
         "-h",
         "--help",
         "--version",
@@ -90,6 +94,9 @@ PIECES = st.sampled_from(
         ["--vault=/w"],
         ["--dir", "atlas"],
         ["--limit", "x"],
+        ["--color", "never"],
+        ["--color=always"],
+        ["--color", "blue"],
     ]
 )
 ARGVS = st.one_of(
@@ -132,6 +139,7 @@ def test_plain_find_calls_take_the_fast_path() -> None:
         ["wiki", "find", "mastra"],
         ["wiki", "find", "mastra", "slack", "--vault", "/v", "--limit", "0", "--json"],
         ["wiki", "find", "--cat", "--vault=/v", "kestrel"],
+        ["wiki", "find", "mastra", "--color", "always"],
     ):
         assert console_script.find_arguments(words) is not None
 
@@ -151,6 +159,9 @@ def test_plain_find_calls_take_the_fast_path() -> None:
         ["wiki", "find", "--vault", "/nowhere", "mastra"],
         ["wiki", "find", "mastra", "--js"],
         ["wiki", "find", "--help"],
+        ["wiki", "find", "mastra", "--color", "always"],
+        ["wiki", "find", "mastra", "--color=always", "--color", "never"],
+        ["wiki", "find", "mastra", "--cat", "--color", "always"],
     ],
 )
 def test_the_console_script_answers_as_app_main(

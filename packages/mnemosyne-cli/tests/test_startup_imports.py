@@ -37,6 +37,7 @@ HEAVY_MODULES = (
     "mnemosyne_cli.commands.lint",
     "mnemosyne_cli.commands.recall",
     "mnemosyne_cli.commands.ingest",
+    "mnemosyne_cli.color",  # only a terminal (or --color always) needs the palette
 )
 
 #: What the console script runs (pyproject.toml: mnemosyne_cli.console_script:run).

@@ -32,6 +32,8 @@ REPORT = (
 @pytest.fixture(autouse=True)
 def _no_ambient_vault(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AION_VAULT", raising=False)
+    # FORCE_COLOR would colour the error: prefixes the tests compare exactly.
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
 
 
 def _snapshot(root: Path) -> dict[str, bytes | None]:

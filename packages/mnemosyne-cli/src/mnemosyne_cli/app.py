@@ -10,7 +10,7 @@ import sys
 from mnemosyne_cli import __version__
 from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.help import epilog
-from mnemosyne_cli.output import PROG, Console, guarded
+from mnemosyne_cli.output import COLOR_MODES, PROG, Console, guarded
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -117,6 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(words: list[str], console: Console) -> int:
+    # Errors can come before argparse has read --color: honour it as written.
+    console.color_mode = color_flag(words)
     if any("\0" in word for word in words):
         # No shell can pass one, but main() can be called directly; no path holds one.
         console.error("an argument contains a NUL byte: remove it")
@@ -141,11 +143,29 @@ def _run(words: list[str], console: Console) -> int:
     if extras:
         console.error(unrecognized_message(parser, args, extras, where))
         return ExitCode.USAGE
+    console.color_mode = getattr(args, "color", "auto")
     handler = getattr(args, "handler", None)
     if handler is None:
         console.error(f"no command given: try '{where} --help'")
         return ExitCode.USAGE
     return int(handler(args, console))
+
+
+def color_flag(words: Sequence[str]) -> str:
+    """The last valid ``--color WHEN`` or ``--color=WHEN`` before any ``--``, else auto."""
+    mode = "auto"
+    for index, word in enumerate(words):
+        if word == "--":
+            break
+        if word.startswith("--color="):
+            value: str | None = word.partition("=")[2]
+        elif word == "--color" and index + 1 < len(words):
+            value = words[index + 1]
+        else:
+            continue
+        if value in COLOR_MODES:
+            mode = value
+    return mode
 
 
 def unrecognized_message(parser: Parser, args: argparse.Namespace, extras: list[str], where: str) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from mnemosyne_cli.output import COLOR_MODES
+
 
 def dir_name(text: str) -> str:
     """--dir: one top-level dir name. A bad one is a usage error (64), not a vault error.
@@ -36,4 +38,15 @@ def add_vault_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         type=dir_name,
         help="scan this top-level dir instead of the configured ones; repeatable",
+    )
+
+
+def add_color_argument(parser: argparse.ArgumentParser) -> None:
+    """--color WHEN, for every command: it colours the error: and warning: prefixes."""
+    parser.add_argument(
+        "--color",
+        choices=COLOR_MODES,
+        default="auto",
+        metavar="WHEN",
+        help="colour on a terminal: auto (default; NO_COLOR turns it off, FORCE_COLOR on), always or never",
     )

@@ -27,7 +27,7 @@ _FIND_FLAGS = {
     "--null": "null",
     "-0": "null",
 }
-_FIND_OPTIONS = {"--vault": "vault", "--limit": "limit"}
+_FIND_OPTIONS = {"--vault": "vault", "--limit": "limit", "--color": "color"}
 
 
 def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
@@ -38,9 +38,10 @@ def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
     from types import SimpleNamespace
 
     from mnemosyne_cli.commands import find
+    from mnemosyne_cli.output import COLOR_MODES
 
     parsed: dict[str, object] = dict.fromkeys(_FIND_FLAGS.values(), False)
-    parsed.update(limit=find.DEFAULT_LIMIT, vault=None)
+    parsed.update(limit=find.DEFAULT_LIMIT, vault=None, color="auto")
     keywords: list[str] = []
     keyword_runs = 0
     seen: set[str] = set()
@@ -81,6 +82,8 @@ def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
             if limit is None:
                 return None
             parsed["limit"] = limit
+        elif name == "--color" and value not in COLOR_MODES:
+            return None
         else:
             parsed[_FIND_OPTIONS[name]] = value
     if not keywords:
@@ -99,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from mnemosyne_cli.output import Console, guarded
 
     console = Console()
+    console.color_mode = args.color
     return guarded(console, lambda: int(args.handler(args, console)))
 
 

@@ -13,7 +13,7 @@ import sys
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import IO
 
 PROG = "mnemosyne"
@@ -35,9 +35,38 @@ def has_control_character(text: str) -> bool:
     return not text.isprintable() and _CONTROL.search(text) is not None
 
 
-def page_line(path: str, title: str) -> str:
-    """find's line for a page, ``<dir>/<file>.md — <title>``; ingest prints the same."""
-    return f"{printable(path)} — {printable(title)}"
+def page_line(path: str, title: str, *, color: bool = False) -> str:
+    """find's line for a page, ``<dir>/<file>.md — <title>``; ingest prints the same.
+    With ``color``, the path and the title are painted, after they are escaped."""
+    path, title = printable(path), printable(title)
+    if color:
+        from mnemosyne_cli.color import PATH, TITLE, paint
+
+        path, title = paint(path, PATH), paint(title, TITLE)
+    return f"{path} — {title}"
+
+
+#: --color's values; auto is the default.
+COLOR_MODES = ("auto", "always", "never")
+
+
+def wants_color(mode: str, stream: object, environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether to colour what goes to ``stream``. First that decides wins: --color always
+    or never; NO_COLOR set and not empty (no colour); FORCE_COLOR set and not empty
+    (colour); TERM=dumb (no colour); else colour exactly when the stream is a terminal."""
+    if mode != "auto":
+        return mode == "always"
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR"):
+        return True
+    if environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty is not None and isatty())
+    except (OSError, ValueError):  # a closed stream
+        return False
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -57,6 +86,8 @@ class Console:
         self._stdout: IO[str] | None = stdout if stdout is not None else sys.stdout
         self._stderr: IO[str] | None = stderr if stderr is not None else sys.stderr
         self._stdout_closed = False
+        #: --color: auto, always or never; main sets it from the command line.
+        self.color_mode = "auto"
 
     def out(self, text: str) -> None:
         """One line of results on stdout."""
@@ -104,6 +135,16 @@ class Console:
         except (OSError, ValueError):
             pass
 
+    def color_stdout(self) -> bool:
+        """Whether results on stdout may be coloured (never for --json, --paths, --cat:
+        those print no colour whatever this says)."""
+        return wants_color(self.color_mode, self._stdout)
+
+    def color_stderr(self) -> bool:
+        """Whether the ``error:`` and ``warning:`` prefixes are coloured: stderr's own
+        terminal decides, not stdout's."""
+        return wants_color(self.color_mode, self._stderr)
+
     def err(self, text: str) -> None:
         """One line on stderr, as given."""
         if self._stderr is None:  # started with stderr closed (2>&-)
@@ -116,11 +157,18 @@ class Console:
 
     def error(self, message: str) -> None:
         """``mnemosyne: error: message``."""
-        self.err(f"{PROG}: error: {printable(message)}")
+        self.err(f"{PROG}: {self._label('error')} {printable(message)}")
 
     def warning(self, message: str) -> None:
         """``mnemosyne: warning: message``."""
-        self.err(f"{PROG}: warning: {printable(message)}")
+        self.err(f"{PROG}: {self._label('warning')} {printable(message)}")
+
+    def _label(self, kind: str) -> str:
+        if not self.color_stderr():
+            return f"{kind}:"
+        from mnemosyne_cli.color import ERROR, WARNING, paint
+
+        return paint(f"{kind}:", ERROR if kind == "error" else WARNING)
 
 
 def guarded(console: Console, command: Callable[[], int]) -> int:

@@ -39,7 +39,7 @@ def limit_value(text: str) -> int:
 def register(commands: Any) -> None:
     import argparse
 
-    from mnemosyne_cli.arguments import add_vault_arguments
+    from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
     from mnemosyne_cli.help import epilog
 
     parser = commands.add_parser(
@@ -109,6 +109,7 @@ def register(commands: Any) -> None:
         help=f"show at most N pages (default {DEFAULT_LIMIT}; 0 for all)",
     )
     add_vault_arguments(parser)
+    add_color_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -174,8 +175,9 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
     elif args.paths:
         _print_paths(console, [match.path for match in result.matches], null=args.null)
     else:
+        color = console.color_stdout()
         for match in result.matches:
-            console.out(_line(match))
+            console.out(_line(match, color=color))
     if result.total > len(result.matches):
         console.err(f"showing {len(result.matches)} of {result.total} matches")
     return ExitCode.OK
@@ -214,5 +216,5 @@ def _print_paths(console: Console, paths: list[str], *, null: bool) -> None:
         console.warning(f"{path}: the name holds a control character, shown escaped; --paths -0 prints it as it is")
 
 
-def _line(match: Any) -> str:
-    return page_line(match.path, match.title)
+def _line(match: Any, *, color: bool = False) -> str:
+    return page_line(match.path, match.title, color=color)

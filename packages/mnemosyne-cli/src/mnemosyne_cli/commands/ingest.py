@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from mnemosyne_cli.arguments import add_vault_argument, dir_name
+from mnemosyne_cli.arguments import add_color_argument, add_vault_argument, dir_name
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import page_line, printable
 from mnemosyne_contract import ExitCode
@@ -97,6 +97,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--force", action="store_true", help="replace a page that exists with different content")
     parser.add_argument("--dry-run", action="store_true", help="print the page that would be written; write nothing")
     add_vault_argument(parser)
+    add_color_argument(parser)
     parser.add_argument(
         "--json",
         action="store_true",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from mnemosyne_cli.arguments import add_vault_arguments
+from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from mnemosyne_cli.output import Console
@@ -70,6 +71,7 @@ def register(commands: Any) -> None:
         help="never report these codes; repeatable; adds to [lint] ignore in .mnemosyne.toml",
     )
     add_vault_arguments(parser)
+    add_color_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -106,8 +108,9 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         console.out_json([finding.to_dict() for finding in findings])
     else:
+        paint_code = _code_painter() if console.color_stdout() else str
         for finding in findings:
-            console.out(SEPARATOR.join((printable(finding.path), finding.code, printable(finding.message))))
+            console.out(SEPARATOR.join((printable(finding.path), paint_code(finding.code), printable(finding.message))))
     ignored = f"; {report.ignored} ignored (--select, --ignore, [lint] ignore)" if report.ignored else ""
     for warning in report.warnings:
         console.warning(warning)
@@ -120,6 +123,12 @@ def run(args: argparse.Namespace, console: Console) -> int:
     paths = len({finding.path for finding in findings})
     console.err(f"{_count(len(findings), 'finding')} in {_count(paths, 'path')}{ignored}")
     return ExitCode.NO_MATCH
+
+
+def _code_painter() -> Callable[[str], str]:
+    from mnemosyne_cli.color import CODE, paint
+
+    return lambda code: paint(code, CODE)
 
 
 def _count(number: int, noun: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from mnemosyne_cli.arguments import add_vault_arguments
+from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
@@ -66,6 +66,7 @@ def register(commands: Any) -> None:
         "(default: $MNEMOSYNE_MEMORY_DIR, else memory_dir in the vault's .mnemosyne.toml)",
     )
     add_vault_arguments(parser)
+    add_color_argument(parser)
     parser.set_defaults(handler=run)
 
 
