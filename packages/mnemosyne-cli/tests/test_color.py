@@ -178,10 +178,10 @@ def test_an_error_after_parsing_is_coloured_on_a_terminal(
     capsys: pytest.CaptureFixture[str], terminal: Callable[..., None]
 ) -> None:
     terminal(stderr=True)
-    assert run(capsys, "wiki", "find", "x") == (
+    assert run(capsys, "wiki", "find", "x", "--vault", "/missing") == (
         3,
         "",
-        f"{COLOURED_ERROR}no vault given: pass --vault PATH or set AION_VAULT\n",
+        f"{COLOURED_ERROR}vault '/missing' does not exist: pass --vault PATH to your vault root\n",
     )
 
 
