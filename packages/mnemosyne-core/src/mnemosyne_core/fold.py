@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import unicodedata
 
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 #: The UTF-8 byte order mark, ignored at the start of a page.
 BOM = b"\xef\xbb\xbf"
 
@@ -23,7 +27,8 @@ ASCII_FOLDING_CHARS = "\u00df\u0130\u0149\u017f\u037e\u1e9a\u1e9e\u1fef\u212a\uf
 #: Per folded keyword: the UTF-8 of the ASCII_FOLDING_CHARS whose fold shares a character
 #: with it. Only these can make it match text whose lowered bytes do not hold it.
 _folding_needles: dict[str, tuple[bytes, ...]] = {}
-_ASCII = bytes(range(0x80))
+#: Per folded keyword: a search of page bytes for any of its folding needles (None: none).
+_folding_searches: dict[str, Callable[[bytes], object] | None] = {}
 
 
 def folding_needles(folded_keyword: str) -> tuple[bytes, ...]:
@@ -36,6 +41,21 @@ def folding_needles(folded_keyword: str) -> tuple[bytes, ...]:
         needles = tuple(char.encode("utf-8") for char in ASCII_FOLDING_CHARS if characters & set(fold(char)))
         _folding_needles[folded_keyword] = needles
     return needles
+
+
+def folding_search(folded_keyword: str) -> Callable[[bytes], object] | None:
+    """One search of page bytes for any of ``folding_needles(folded_keyword)`` (truthy when
+    one occurs), or None when the keyword has none. One regex scan in C instead of a bytes
+    search per needle: on pages mostly outside ASCII this was most of a search (issue 13)."""
+    if folded_keyword not in _folding_searches:
+        needles = folding_needles(folded_keyword)
+        search = None
+        if needles:
+            import re  # already imported by the frontmatter parser; kept local to this module's one use
+
+            search = re.compile(b"|".join(re.escape(needle) for needle in needles)).search
+        _folding_searches[folded_keyword] = search
+    return _folding_searches[folded_keyword]
 
 
 def fold(text: str) -> str:
@@ -61,14 +81,13 @@ class TextMatcher:
     once each, and only when a keyword needs it.
     """
 
-    __slots__ = ("_data", "_folded", "_is_ascii", "_lowered", "_non_ascii")
+    __slots__ = ("_data", "_folded", "_is_ascii", "_lowered")
 
     def __init__(self, data: bytes):
         self._data = data
         self._is_ascii = data.isascii()
         self._lowered: bytes | None = None
         self._folded: str | None = None
-        self._non_ascii: bytes | None = None
 
     def folded_text(self) -> str:
         """The plain path: the decoded text, folded."""
@@ -95,15 +114,9 @@ class TextMatcher:
                 return True
             return folded_keyword in self.folded_text()
         # Matched in the folded text but not in the lowered bytes, the keyword would owe one
-        # of its characters to a character outside ASCII that folds to it (ſ -> s). They
-        # are looked for among the bytes outside ASCII only: dropping the ASCII bytes keeps
-        # every UTF-8 sequence whole (no ASCII byte is part of one) and makes the search ten
-        # times faster; joined fragments of invalid sequences can only raise a false alarm,
-        # which the plain path settles.
-        if self._non_ascii is None:
-            self._non_ascii = self._data.translate(None, _ASCII)
-        non_ascii = self._non_ascii
-        return (
-            any(needle in non_ascii for needle in folding_needles(folded_keyword))
-            and folded_keyword in self.folded_text()
-        )
+        # of its characters to a character outside ASCII that folds to it (ſ -> s). Such a
+        # character stands in the page as its UTF-8 bytes (decoding with replacement makes
+        # no character from other bytes), so a page without any of them cannot match; a
+        # page with one is settled by the plain path.
+        search = folding_search(folded_keyword)
+        return search is not None and bool(search(self._data)) and folded_keyword in self.folded_text()
