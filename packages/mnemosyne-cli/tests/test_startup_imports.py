@@ -38,6 +38,8 @@ HEAVY_MODULES = (
     "mnemosyne_cli.commands.recall",
     "mnemosyne_cli.commands.ingest",
     "mnemosyne_cli.color",  # only a terminal (or --color always) needs the palette
+    "mnemosyne_cli.commands.info",
+    "importlib.metadata",  # only --version and wiki info read the installed versions
 )
 
 #: What the console script runs (pyproject.toml: mnemosyne_cli.console_script:run).

@@ -37,6 +37,50 @@ def test_find_schema_accepts_find_output_and_rejects_drift() -> None:
     assert not validator.is_valid([{**good, "path": "//atlas/a.md"}])
 
 
+def test_every_shipped_schema_is_named() -> None:
+    from importlib.resources import files
+
+    shipped = sorted(
+        entry.name.removesuffix(".schema.json")
+        for entry in files("mnemosyne_contract.schemas").iterdir()
+        if entry.name.endswith(".schema.json")
+    )
+    assert shipped == sorted(SCHEMA_NAMES)
+
+
+def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
+    validator = jsonschema.Draft202012Validator(load_schema("info"))
+    versions = {f"mnemosyne-wiki-{name}": "0.1.0" for name in ("cli", "contract", "core", "ingest")}
+    good = {
+        "vault": "/home/me/aion",
+        "source": "AION_VAULT",
+        "given": "~/aion",
+        "source_file": None,
+        "config_files": ["/home/me/aion/.mnemosyne.toml"],
+        "dirs_source": ".mnemosyne.toml",
+        "dirs": [
+            {"name": "wiki", "state": "present", "pages": 3, "reason": None},
+            {"name": "ext", "state": "skipped", "pages": 0, "reason": "a symlink to '/x', outside the vault"},
+        ],
+        "pages": 3,
+        "unsearched": 1,
+        "error": None,
+        "version": "0.1.0",
+        "packages": versions,
+    }
+    assert validator.is_valid(good)
+    assert validator.is_valid({**good, "server": None})  # reserved for wiki serve
+    assert validator.is_valid({**good, "packages": {**versions, "mnemosyne-wiki-core": None}})
+    assert not validator.is_valid({**good, "source": "env"})
+    assert not validator.is_valid({**good, "vault": "relative/aion"})
+    assert not validator.is_valid({**good, "extra": 1})
+    assert not validator.is_valid({k: v for k, v in good.items() if k != "error"})
+    assert not validator.is_valid({**good, "dirs": [{"name": "wiki", "state": "gone", "pages": 0, "reason": None}]})
+    assert not validator.is_valid({**good, "dirs": [{"name": "a/b", "state": "missing", "pages": 0, "reason": None}]})
+    assert not validator.is_valid({**good, "pages": -1})
+    assert not validator.is_valid({**good, "packages": {"mnemosyne-wiki-cli": "0.1.0"}})
+
+
 def test_exit_codes_are_fixed() -> None:
     assert {code.name: int(code) for code in ExitCode} == {
         "OK": 0,

@@ -7,7 +7,6 @@ import argparse
 import os
 import sys
 
-from mnemosyne_cli import __version__
 from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import COLOR_MODES, PROG, Console, guarded
@@ -53,6 +52,20 @@ class Parser(argparse.ArgumentParser):
         return formatter_class(prog=self.prog, width=_help_width())
 
 
+class _VersionAction(argparse.Action):
+    """--version, built only when asked for: reading the installed packages' metadata
+    costs milliseconds no other call should pay."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None):  # noqa: A002
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        from mnemosyne_cli.versions import version_report
+
+        sys.stdout.write(version_report() + "\n")
+        parser.exit()
+
+
 def _help_width() -> int:
     """The width argparse wraps help to: shutil.get_terminal_size()'s columns, less 2."""
     try:
@@ -90,7 +103,9 @@ def build_parser(only: str | None = None) -> Parser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {__version__}", help="print the version and exit"
+        "--version",
+        action=_VersionAction,
+        help="print the version of mnemosyne and of each installed package, and exit",
     )
     groups = parser.add_subparsers(title="commands", dest="group", metavar="COMMAND")
     wiki = groups.add_parser(

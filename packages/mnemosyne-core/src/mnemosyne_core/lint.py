@@ -104,6 +104,23 @@ REASON_CODES: dict[str, str] = {
     LEFTOVER_TEMP_FILE: "leftover: a temp file a killed ingest left behind over an hour ago; remove it",
 }
 
+#: The codes of the files find never lists or cannot read: what ``wiki info`` counts as
+#: skipped. The rest are degraded pages (searched) and leftovers.
+UNSEARCHED_CODES = frozenset(
+    {
+        NESTED_FILE,
+        UNSCANNED_DIR,
+        VAULT_ROOT_FILE,
+        SUFFIX_CASE,
+        HIDDEN_FILE,
+        SYMLINK_ESCAPES,
+        BROKEN_SYMLINK,
+        NOT_REGULAR_FILE,
+        UNREADABLE,
+        SKIPPED_BY_FIND,
+    }
+)
+
 # vault.scan's warnings, "<rel path>: <reason>"; a test holds every kind it emits to a code.
 _SCAN_WARNINGS = (
     (re.compile(r"(.+?)/?: broken symlink; skipped", re.DOTALL), BROKEN_SYMLINK),
@@ -223,9 +240,7 @@ def lint_report(
 
 
 def _all_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:
-    vault_real = pages.vault
-    file_warnings = [warning for warning in pages.warnings if warning not in pages.dir_warnings]
-    findings: set[Finding] = set(_scan_warning_findings(file_warnings))
+    findings = set(_listing_findings(pages, config_dirs))
     titled: list[tuple[PageRef, str]] = []
     for page in pages.pages:
         try:
@@ -239,8 +254,23 @@ def _all_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:
         if title is not None:
             titled.append((page, title))
     findings.update(_duplicate_titles(titled))
-    findings.update(_unsearched_files(pages, _memory_dir(vault_real), config_dirs))
     return sorted(findings, key=Finding.sort_key)
+
+
+def unsearched_findings(pages: Scan) -> list[Finding]:
+    """The findings, sorted, for the files the scan ``pages`` skips (UNSEARCHED_CODES),
+    found without reading a page: scan's warnings, then lint's walk of the vault."""
+    config_dirs = load_vault_config(pages.vault).dirs or DEFAULT_SCANNED_DIRS
+    found = {finding for finding in _listing_findings(pages, config_dirs) if finding.code in UNSEARCHED_CODES}
+    return sorted(found, key=Finding.sort_key)
+
+
+def _listing_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:
+    """The findings that need no page read: scan's warnings about files, and the walk."""
+    file_warnings = [warning for warning in pages.warnings if warning not in pages.dir_warnings]
+    findings = _scan_warning_findings(file_warnings)
+    findings += _unsearched_files(pages, _memory_dir(pages.vault), config_dirs)
+    return findings
 
 
 def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:

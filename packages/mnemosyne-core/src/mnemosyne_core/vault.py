@@ -223,7 +223,18 @@ class Scan:
     find, which streams over ``listing``, never needs.
     """
 
-    __slots__ = ("_pages", "dir_warnings", "dirs", "incomplete", "links", "listing", "skipped", "vault", "warnings")
+    __slots__ = (
+        "_pages",
+        "dir_warnings",
+        "dirs",
+        "error",
+        "incomplete",
+        "links",
+        "listing",
+        "skipped",
+        "vault",
+        "warnings",
+    )
 
     def __init__(self, vault: str, dirs: tuple[str, ...]):
         self.vault = vault
@@ -238,6 +249,8 @@ class Scan:
         self.dir_warnings: list[str] = []
         #: Why each scanned dir that is a symlink find does not follow was skipped, by name.
         self.skipped: dict[str, str] = {}
+        #: Why no scanned dir could be listed (``scan(require_dirs=False)``), else None.
+        self.error: str | None = None
         self.incomplete = 0
         self._pages: list[PageRef] | None = None
 
@@ -261,7 +274,8 @@ def scan(vault: str, dirs: Sequence[str] | None = None, *, require_dirs: bool = 
 
     ``dirs`` overrides the scanned dirs (--dir). Raises VaultError when none of the scanned
     dirs can be listed, naming any that was skipped as a symlink and why; with
-    ``require_dirs=False`` (wiki info) it returns the empty scan instead.
+    ``require_dirs=False`` (wiki info) it returns the empty scan instead, the reason in
+    its ``error``.
     """
     result = Scan(vault, scanned_dirs(vault, dirs))
     try:
@@ -295,8 +309,9 @@ def scan(vault: str, dirs: Sequence[str] | None = None, *, require_dirs: bool = 
             continue
         _scan_dir(result, dir_name, dir_path)
     if not result.listing:
+        result.error = _no_scanned_dir_message(result, _its_dirs(top))
         if require_dirs:
-            raise VaultError(no_scanned_dir_message(result, _its_dirs(top)))
+            raise VaultError(result.error)
     elif dirs:
         # A default or configured dir may well be absent; a dir typed on the command line
         # that is not there is a typo the user should hear about.
@@ -307,7 +322,7 @@ def scan(vault: str, dirs: Sequence[str] | None = None, *, require_dirs: bool = 
     return result
 
 
-def no_scanned_dir_message(result: Scan, its_dirs: str) -> str:
+def _no_scanned_dir_message(result: Scan, its_dirs: str) -> str:
     """Why a scan found no dir to list, and the fix. A scanned dir skipped as a symlink is
     named with its reason: "has none of the scanned dirs" would send the user looking for
     a dir that is there."""

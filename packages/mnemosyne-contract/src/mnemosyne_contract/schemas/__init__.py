@@ -6,7 +6,7 @@ TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (
 if TYPE_CHECKING:
     from typing import Any
 
-SCHEMA_NAMES = ("find", "ingest", "lint", "recall")
+SCHEMA_NAMES = ("find", "info", "ingest", "lint", "recall")
 
 
 def load_schema(name: str) -> dict[str, Any]:

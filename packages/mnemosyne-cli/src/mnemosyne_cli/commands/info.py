@@ -1,0 +1,170 @@
+"""``mnemosyne wiki info``: which vault, found how, and what find searches in it."""
+
+from __future__ import annotations
+
+import argparse
+
+from mnemosyne_cli.arguments import add_vault_arguments
+from mnemosyne_cli.help import epilog
+from mnemosyne_cli.output import printable
+from mnemosyne_contract import ExitCode
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mnemosyne_cli.output import Console
+    from mnemosyne_core.info import DirInfo, VaultInfo
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "info",
+        help="show the vault, how it was found, and what find searches in it",
+        description="Answer 'why can't find see my page?': the vault and which way named it "
+        "(--vault, a .mnemosyne.toml from the current dir up, AION_VAULT, the user config), "
+        "the config files read, each scanned dir (present or missing) with its page count, "
+        "how many .md files find never searches (wiki lint lists them), and the version.",
+        epilog=epilog(
+            [
+                "mnemosyne wiki info",
+                "mnemosyne wiki info --vault ~/aion --json",
+                "mnemosyne wiki info --dir notes",
+            ],
+            [
+                (ExitCode.OK, "the vault is described on stdout"),
+                (
+                    ExitCode.VAULT_ERROR,
+                    "no vault found, or a bad config file; or no scanned dir can be searched "
+                    "(described on stdout, the reason on stderr)",
+                ),
+                (ExitCode.USAGE, "usage error (unknown flag or argument, a bad --dir name)"),
+                (ExitCode.WRITE_FAILED, "stdout could not take the report (closed, disk full)"),
+                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+            ],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object (schema: mnemosyne_contract info.schema.json)"
+    )
+    add_vault_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    from mnemosyne_cli.versions import installed_versions
+    from mnemosyne_core import VaultError
+    from mnemosyne_core.info import describe_vault
+
+    try:
+        info = describe_vault(args.vault, dirs=args.dir)
+    except VaultError as error:
+        console.error(str(error))
+        return ExitCode.VAULT_ERROR
+    versions = installed_versions()
+    if args.json:
+        console.out_json(to_json(info, versions))
+    else:
+        for line in report_lines(info, versions, lint_command(args)):
+            console.out(line)
+    if info.error:
+        console.error(info.error)
+        return ExitCode.VAULT_ERROR
+    return ExitCode.OK
+
+
+def to_json(info: VaultInfo, versions: dict[str, str | None]) -> dict[str, object]:
+    """The --json object; info.schema.json describes every key."""
+    from mnemosyne_cli import __version__
+
+    location = info.location
+    return {
+        "vault": location.path,
+        "source": location.source,
+        "given": location.given,
+        "source_file": location.source_file,
+        "config_files": info.config_files,
+        "dirs_source": info.dirs_source,
+        "dirs": [dir_info.to_dict() for dir_info in info.dirs],
+        "pages": info.pages,
+        "unsearched": info.unsearched,
+        "error": info.error,
+        "version": __version__,
+        "packages": versions,
+    }
+
+
+def report_lines(info: VaultInfo, versions: dict[str, str | None], lint: str) -> list[str]:
+    """The plain report: one ``key: value`` line per fact, the scanned dirs indented below
+    theirs. A new fact (the wiki server, say) is one more line here and one more key in
+    ``to_json``."""
+    from mnemosyne_cli import __version__
+
+    lines = [
+        f"vault: {printable(info.location.path)}",
+        f"found by: {found_by(info)}",
+        f"config files: {', '.join(map(printable, info.config_files)) or 'none'}",
+        f"scanned dirs ({_dirs_source(info.dirs_source)}):",
+    ]
+    lines += [f"  {printable(dir_info.name)}/: {_dir_state(dir_info)}" for dir_info in info.dirs]
+    lines.append(f"pages: {info.pages}")
+    if info.unsearched:
+        files = "file" if info.unsearched == 1 else "files"
+        lines.append(f"skipped: {info.unsearched} .md {files} find never searches; '{lint}' lists them")
+    else:
+        lines.append("skipped: none")
+    packages = ", ".join(f"{name} {installed or 'not installed'}" for name, installed in versions.items())
+    lines.append(f"version: mnemosyne {__version__} ({packages})")
+    return lines
+
+
+def found_by(info: VaultInfo) -> str:
+    """How the vault was found, as the user would write it."""
+    from mnemosyne_core import config
+
+    location = info.location
+    given = printable(location.given)
+    source_file = printable(location.source_file or "")
+    if location.source == config.FROM_FLAG:
+        return f"--vault {given}"
+    if location.source == config.FROM_VAULT_CONFIG:
+        return f"{source_file}, the nearest {config.VAULT_CONFIG_FILE} from the current dir up"
+    if location.source == config.FROM_ENV:
+        return f"{config.VAULT_ENV_VAR}={given}"
+    return f'vault = "{given}" in {source_file}'
+
+
+def _dirs_source(source: str) -> str:
+    from mnemosyne_core import config
+
+    if source == config.DIRS_FROM_FLAG:
+        return "from --dir"
+    if source == config.DIRS_FROM_VAULT_CONFIG:
+        return f"from {config.VAULT_CONFIG_FILE}"
+    return "the default"
+
+
+def _dir_state(dir_info: DirInfo) -> str:
+    from mnemosyne_core.info import DIR_NOT_A_DIR, DIR_PRESENT, DIR_UNREADABLE
+
+    pages = f"{dir_info.pages} page{'' if dir_info.pages == 1 else 's'}"
+    if dir_info.state == DIR_PRESENT:
+        return pages
+    if dir_info.state == DIR_UNREADABLE:
+        return f"unreadable, {pages} listed: {printable(dir_info.reason or '')}"
+    state = "not a dir" if dir_info.state == DIR_NOT_A_DIR else dir_info.state
+    return f"{state}: {printable(dir_info.reason)}" if dir_info.reason else state
+
+
+def lint_command(args: argparse.Namespace) -> str:
+    """The wiki lint call that lists what this info counts as skipped: the same --vault and
+    --dir, so it looks at the same vault and dirs."""
+    import shlex
+
+    words = ["mnemosyne", "wiki", "lint"]
+    if args.vault is not None:
+        words += ["--vault", args.vault]
+    for name in args.dir or ():
+        words += ["--dir", name]
+    return printable(shlex.join(words))

@@ -1,0 +1,124 @@
+"""``wiki info``: what find would search, and why. It answers "why can't find see my page?"
+with the pieces find itself uses: ``vault.locate_vault`` for the vault and how it was
+found, ``vault.scan`` for the dirs and pages, and lint's walk for the files find skips.
+Nothing here scans a second way."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from mnemosyne_core.config import VAULT_CONFIG_FILE, scanned_dirs_and_source
+from mnemosyne_core.lint import UNREADABLE, unsearched_findings
+from mnemosyne_core.vault import scan
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from mnemosyne_core.vault import Scan, VaultLocation
+
+# What became of a scanned dir.
+DIR_PRESENT = "present"  # listed: its pages are searched
+DIR_MISSING = "missing"  # nothing by that name in the vault
+DIR_NOT_A_DIR = "not-a-dir"  # a file (or a symlink to one) by that name
+DIR_SKIPPED = "skipped"  # a symlink find does not follow (broken, or leaving the vault)
+DIR_UNREADABLE = "unreadable"  # could not be listed (in full): its pages were not all searched
+DIR_STATES: tuple[str, ...] = (DIR_PRESENT, DIR_MISSING, DIR_NOT_A_DIR, DIR_SKIPPED, DIR_UNREADABLE)
+
+
+class DirInfo:
+    """One scanned dir: its ``state`` (DIR_STATES), the pages find lists in it, and for a
+    dir that is skipped or unreadable, why."""
+
+    __slots__ = ("name", "pages", "reason", "state")
+
+    def __init__(self, name: str, state: str, pages: int = 0, reason: str | None = None):
+        self.name = name
+        self.state = state
+        self.pages = pages
+        self.reason = reason
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "state": self.state, "pages": self.pages, "reason": self.reason}
+
+    def __repr__(self) -> str:
+        return f"DirInfo({self.name!r}, {self.state!r}, {self.pages}, {self.reason!r})"
+
+
+class VaultInfo:
+    """What ``describe_vault`` found.
+
+    ``location``: the vault and which way named it. ``config_files``: the config files
+    read, in the order they were read. ``dirs_source``: where the scanned dirs came from
+    (config.DIRS_FROM_*). ``unsearched``: how many paths hold ``.md`` files find never
+    searches (``wiki lint`` lists them). ``error``: find's error when it can search no
+    dir at all, else None.
+    """
+
+    __slots__ = ("config_files", "dirs", "dirs_source", "error", "location", "unsearched")
+
+    def __init__(
+        self,
+        location: VaultLocation,
+        config_files: list[str],
+        dirs_source: str,
+        dirs: list[DirInfo],
+        unsearched: int,
+        error: str | None,
+    ):
+        self.location = location
+        self.config_files = config_files
+        self.dirs_source = dirs_source
+        self.dirs = dirs
+        self.unsearched = unsearched
+        self.error = error
+
+    @property
+    def pages(self) -> int:
+        """The pages find searches."""
+        return sum(info.pages for info in self.dirs)
+
+
+def describe_vault(
+    vault: str | os.PathLike[str] | None,
+    *,
+    dirs: Sequence[str] | None = None,
+    environ: Mapping[str, str] = os.environ,
+    cwd: str | None = None,
+) -> VaultInfo:
+    """Describe the vault find would search with these arguments (``vault``: --vault,
+    ``dirs``: --dir). A vault with no scanned dir is described, with find's error in
+    ``error``. Raises VaultError when there is no vault to describe: none found, or a
+    broken config file."""
+    from mnemosyne_core.vault import locate_vault
+
+    location = locate_vault(vault, environ, cwd)
+    root = location.path
+    config_files = [location.source_file] if location.source_file else []
+    vault_config = os.path.join(root, VAULT_CONFIG_FILE)
+    if vault_config not in config_files and os.path.lexists(vault_config):
+        config_files.append(vault_config)
+    _, dirs_source = scanned_dirs_and_source(root, dirs)  # raises on a broken .mnemosyne.toml
+    pages = scan(root, dirs, require_dirs=False)
+    findings = unsearched_findings(pages)
+    unreadable = {finding.path: finding.message for finding in findings if finding.code == UNREADABLE}
+    # A scanned dir that is skipped or unreadable shows in the dir list, not in the count.
+    unsearched = len({finding.path for finding in findings} - set(pages.dirs))
+    return VaultInfo(location, config_files, dirs_source, _dir_infos(pages, unreadable), unsearched, pages.error)
+
+
+def _dir_infos(pages: Scan, unreadable: Mapping[str, str]) -> list[DirInfo]:
+    listed = {name: len(page_names) for name, _, page_names in pages.listing}
+    infos = []
+    for name in pages.dirs:
+        if name in unreadable:
+            infos.append(DirInfo(name, DIR_UNREADABLE, listed.get(name, 0), unreadable[name]))
+        elif name in listed:
+            infos.append(DirInfo(name, DIR_PRESENT, listed[name]))
+        elif name in pages.skipped:
+            infos.append(DirInfo(name, DIR_SKIPPED, reason=pages.skipped[name]))
+        elif os.path.lexists(os.path.join(pages.vault, name)):
+            infos.append(DirInfo(name, DIR_NOT_A_DIR))
+        else:
+            infos.append(DirInfo(name, DIR_MISSING))
+    return infos
