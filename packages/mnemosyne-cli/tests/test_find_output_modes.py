@@ -18,17 +18,15 @@ from mnemosyne_contract import load_schema
 FakeVault = Callable[[dict[str, str | bytes]], str]
 
 PAGES: dict[str, str | bytes] = {
-    "analyses/mastra-framework-decision-trail.md": "---\ntitle: Mastra Framework Decision Trail\n"
-    "constellation: metis\ntype: decision\n---\nWe chose not to adopt it yet.\n",
-    "hermes/hermes-mastra-changelog-analysis.md": "---\ntitle: Hermes Mastra Changelog Safety Analysis\n"
-    "type: changelog\n---\nThe bridge posts to Slack.\n",
-    "metis/plan.md": "---\ntitle: Weekly Plan\n---\nEvaluate mastra workflows; ping slack.\n",
+    "atlas/relay-runbook.md": "---\ntitle: Relay Runbook\nconstellation: atlas\ntype: runbook\n---\nRestart it.\n",
+    "hermes/bridge.md": "---\ntitle: Slack Bridge\n---\nThe relay posts to Slack.\n",
+    "metis/plan.md": "---\ntitle: Weekly Plan\n---\nCheck the relay.\n",
     "hephaistos/kestrel-build-cache.md": "---\ntitle: Kestrel Build Cache\n---\nRemote cache.\n",
 }
 #: Read before any test fakes the file system.
 FIND_SCHEMA = load_schema("find")
-#: find's order for "mastra": title-or-stem matches first, then by path.
-MASTRA = ["analyses/mastra-framework-decision-trail.md", "hermes/hermes-mastra-changelog-analysis.md", "metis/plan.md"]
+#: find's order for "relay": the page that names it first, then the others by path.
+RELAY = ["atlas/relay-runbook.md", "hermes/bridge.md", "metis/plan.md"]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -51,19 +49,19 @@ def test_paths_prints_one_path_per_line_in_finds_order(
     fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
 ) -> None:
     vault = fake_vault(PAGES)
-    assert run(capsys, "wiki", "find", "mastra", "--paths", "--vault", vault) == (
+    assert run(capsys, "wiki", "find", "relay", "--paths", "--vault", vault) == (
         0,
-        "".join(f"{p}\n" for p in MASTRA),
+        "".join(f"{p}\n" for p in RELAY),
         "",
     )
-    assert plain_paths(capsys, "wiki", "find", "mastra", "--vault", vault) == MASTRA
+    assert plain_paths(capsys, "wiki", "find", "relay", "--vault", vault) == RELAY
 
 
 def test_paths_keeps_the_limit_and_its_note(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
     vault = fake_vault(PAGES)
-    assert run(capsys, "wiki", "find", "mastra", "--paths", "--limit", "2", "--vault", vault) == (
+    assert run(capsys, "wiki", "find", "relay", "--paths", "--limit", "2", "--vault", vault) == (
         0,
-        f"{MASTRA[0]}\n{MASTRA[1]}\n",
+        f"{RELAY[0]}\n{RELAY[1]}\n",
         "showing 2 of 3 matches\n",
     )
 
@@ -87,9 +85,9 @@ def test_paths_with_no_match_prints_nothing_and_exits_1(
 @pytest.mark.parametrize("null", ["-0", "--null"])
 def test_null_ends_each_path_with_nul(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], null: str) -> None:
     vault = fake_vault(PAGES)
-    assert run(capsys, "wiki", "find", "mastra", "--paths", null, "--vault", vault) == (
+    assert run(capsys, "wiki", "find", "relay", "--paths", null, "--vault", vault) == (
         0,
-        "".join(f"{p}\0" for p in MASTRA),
+        "".join(f"{p}\0" for p in RELAY),
         "",
     )
 
@@ -150,20 +148,20 @@ def test_absolute_in_plain_paths_and_json(fake_vault: FakeVault, capsys: pytest.
         "/vault/hephaistos/kestrel-build-cache.md — Kestrel Build Cache\n",
         "",
     )
-    assert run(capsys, "wiki", "find", "mastra", "--paths", "--absolute", "--vault", vault) == (
+    assert run(capsys, "wiki", "find", "relay", "--paths", "--absolute", "--vault", vault) == (
         0,
-        "".join(f"/vault/{p}\n" for p in MASTRA),
+        "".join(f"/vault/{p}\n" for p in RELAY),
         "",
     )
-    assert run(capsys, "wiki", "find", "mastra", "--paths", "-0", "--absolute", "--vault", vault) == (
+    assert run(capsys, "wiki", "find", "relay", "--paths", "-0", "--absolute", "--vault", vault) == (
         0,
-        "".join(f"/vault/{p}\0" for p in MASTRA),
+        "".join(f"/vault/{p}\0" for p in RELAY),
         "",
     )
-    code, out, err = run(capsys, "wiki", "find", "mastra", "--json", "--absolute", "--vault", vault)
+    code, out, err = run(capsys, "wiki", "find", "relay", "--json", "--absolute", "--vault", vault)
     records = json.loads(out)
     jsonschema.Draft202012Validator(FIND_SCHEMA).validate(records)
-    _, relative, _ = run(capsys, "wiki", "find", "mastra", "--json", "--vault", vault)
+    _, relative, _ = run(capsys, "wiki", "find", "relay", "--json", "--vault", vault)
     # Only the path changes: same records, same order, same keys.
     assert (code, err) == (0, "")
     assert records == [{**record, "path": f"/vault/{record['path']}"} for record in json.loads(relative)]
@@ -195,7 +193,7 @@ def test_absolute_applies_to_cats_candidates_and_leaves_the_page_alone(
         PAGES["hephaistos/kestrel-build-cache.md"],
         "",
     )
-    code, out, err = run(capsys, "wiki", "find", "mastra", "--cat", "--absolute", "--vault", vault)
+    code, out, err = run(capsys, "wiki", "find", "relay", "--cat", "--absolute", "--vault", vault)
     assert (code, out) == (2, "")
     assert "  /vault/metis/plan.md — Weekly Plan\n" in err
     assert "  metis/plan.md" not in err
