@@ -168,8 +168,9 @@ def test_folding_needles_name_every_character_that_can_fold_into_the_keyword() -
 
 def reference(
     vault: str, keywords: list[str], limit: int
-) -> tuple[list[tuple[str, str, str | None, str | None]], dict[str, int]]:
-    """find's rules done plainly: every page read whole, YAML for every frontmatter."""
+) -> tuple[list[tuple[str, str, str | None, str | None, bool]], dict[str, int]]:
+    """find's rules done plainly: every page read whole, YAML for every frontmatter. Each
+    match as (path, title, constellation, type, title or path holds every keyword)."""
     folded = [plain_fold(keyword) for keyword in keywords]
     found = []
     counts = dict.fromkeys(keywords, 0)
@@ -188,13 +189,28 @@ def reference(
             if constellation is None and page.dir in CONSTELLATIONS:
                 constellation = page.dir
             key = reference_sort_key(folded, title, page.rel_path)
-            found.append((key, page.rel_path, title, constellation, string_field(fields, "type")))
+            found.append((key, page.rel_path, title, constellation, string_field(fields, "type"), key[0] == 0))
     found.sort(key=lambda entry: entry[0])
     shown = found[:limit] if limit else found
     return [entry[1:] for entry in shown], counts
 
 
-TITLE_WORDS = st.sampled_from(["Mastra", "slack", "Straße", "café", "cafe\u0301", "\u212aelvin", "it's", "a  b", "x"])
+TITLE_WORDS = st.sampled_from(
+    [
+        "Mastra",
+        "slack",
+        "Straße",
+        "café",
+        "cafe\u0301",
+        "\u212aelvin",
+        "it's",
+        "a  b",
+        "x",
+        "İstanbul",
+        "\ufb01le",
+        "設定",
+    ]
+)
 TITLES = st.lists(TITLE_WORDS, min_size=1, max_size=3).map(" ".join)
 TITLE_LINES = st.one_of(
     TITLES.map(lambda title: f"title: {title}"),
@@ -203,11 +219,16 @@ TITLE_LINES = st.one_of(
     TITLES.map(lambda title: "title: >\n  " + title.replace(" ", "\n  ")),  # folded: words join with spaces
     TITLES.map(lambda title: 'title: "' + title.replace("a", "\\x61").replace("s", "\\u0073") + '"'),  # escapes
     TITLES.map(lambda title: "title: " + title.replace(" ", "\n  ")),  # a plain scalar over lines
+    TITLES.map(lambda title: f"name: &t {title}\ntitle: *t"),  # an alias of an anchor
+    TITLES.map(lambda title: "title: |\n  " + title.replace(" ", "\n  ")),  # literal: a title over lines
+    TITLES.map(lambda title: f"# title: mastra slack\ntitle: {title}"),  # keywords in a comment
 )
 PAGES = st.fixed_dictionaries(
     {
         "dir": st.sampled_from(["atlas", "hermes", "analyses"]),
-        "stem": st.sampled_from(["mastra-notes", "slack", "Straße", "plain", "kelvin-log", "x"]),
+        "stem": st.sampled_from(
+            ["mastra-notes", "slack", "Straße", "plain", "kelvin-log", "x", "cafe\u0301", "Ma\u017fs"]
+        ),
         "frontmatter": st.one_of(st.none(), TITLE_LINES, st.just("title: [a, list]"), st.just("title: a: b")),
         "extra": st.sampled_from(["", "constellation: metis\ntype: runbook\n", "type: [x]\n"]),
         "body": st.lists(TITLE_WORDS | st.sampled_from(["body", "\\", "—", "ſ"]), max_size=6).map(" ".join),
@@ -215,7 +236,27 @@ PAGES = st.fixed_dictionaries(
     }
 )
 KEYWORD_LISTS = st.lists(
-    st.sampled_from(["mastra", "SLACK", "strasse", "café", "kelvin", "it's", "a b", "a  b", "x", "s", "body", "zzz"]),
+    st.sampled_from(
+        [
+            "mastra",
+            "SLACK",
+            "strasse",
+            "café",
+            "kelvin",
+            "it's",
+            "a b",
+            "a  b",
+            "x",
+            "s",
+            "body",
+            "zzz",
+            "ß",
+            "fi",
+            "istanbul",
+            "設定",
+            "mass",
+        ]
+    ),
     min_size=1,
     max_size=3,
 )
@@ -235,9 +276,42 @@ def write_vault(root: str, pages: list[dict[str, object]]) -> None:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
 @given(st.lists(PAGES, min_size=1, max_size=8), KEYWORD_LISTS, st.sampled_from([0, 1, 3]), st.booleans())
+# A title that holds the keyword only once its escapes are read, with the keyword in the text:
+# the page is named by its title, which the raw frontmatter does not show.
+@example(
+    [
+        {
+            "dir": "atlas",
+            "stem": "x",
+            "frontmatter": 'title: "m\\x61str\\x61"',
+            "extra": "",
+            "body": "Mastra",
+            "big": False,
+        }
+    ],
+    ["mastra"],
+    0,
+    False,
+)
+# A keyword with a space, held by a title folded over lines and by the text.
+@example(
+    [
+        {
+            "dir": "atlas",
+            "stem": "x",
+            "frontmatter": "title: >\n  it's\n  x",
+            "extra": "",
+            "body": "it's x",
+            "big": False,
+        }
+    ],
+    ["it's x"],
+    0,
+    False,
+)
 def test_search_equals_the_plain_reference(
     monkeypatch: pytest.MonkeyPatch, pages: list[dict[str, object]], keywords: list[str], limit: int, split: bool
 ) -> None:
@@ -247,10 +321,35 @@ def test_search_equals_the_plain_reference(
         write_vault(vault, pages)
         result = search(vault, keywords, limit=limit)
         expected, counts = reference(vault, keywords, limit)
-        got = [(match.path, match.title, match.constellation, match.type) for match in result.matches]
+        got = [(match.path, match.title, match.constellation, match.type, match.in_title) for match in result.matches]
         assert got == expected
         assert result.keyword_counts == counts
         assert result.total == len(reference(vault, keywords, 0)[0])
+
+
+def test_a_match_placed_without_its_title_is_parsed_only_when_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages matched by their text alone sort by path: their frontmatter is read only for
+    the pages shown (the equivalence of the answers is the test above)."""
+    parsed: list[bytes] = []
+    block_fields = find_module._block_fields
+
+    def counting(block: bytes) -> dict[object, object] | None:
+        parsed.append(block)
+        return block_fields(block)
+
+    monkeypatch.setattr(find_module, "_block_fields", counting)
+    monkeypatch.setattr(find_module, "PARALLEL_MIN_PAGES", 10**9)
+    with tempfile.TemporaryDirectory() as vault:
+        os.makedirs(os.path.join(vault, "atlas"))
+        for number in range(30):
+            with open(os.path.join(vault, "atlas", f"p{number:02d}.md"), "w", encoding="utf-8") as handle:
+                handle.write(f"---\ntitle: Page {number}\ntype: runbook\n---\nthe needle is here\n")
+        result = search(vault, ["needle"], limit=3)
+    assert [(match.path, match.title, match.type) for match in result.matches] == [
+        (f"atlas/p0{number}.md", f"Page {number}", "runbook") for number in range(3)
+    ]
+    assert result.total == 30
+    assert len(parsed) == 3
 
 
 def test_bounded_kept_matches_equal_a_full_sort(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -225,23 +225,27 @@ class Tally:
         self,
         rel_path: str,
         dir_name: str,
-        title: str,
-        fields: dict[Any, Any] | None,
+        title: str | None,
+        fields: dict[Any, Any] | bytes | None,
         key: SortKey,
         content: bytes | None = None,
     ) -> None:
         """Keep a page that ``judge`` matched, with its frontmatter ``fields``; ``content``
         only for --cat, which prints a page only when it is the one match: from a second
-        match on, no page's bytes are kept."""
-        constellation = string_field(fields, "constellation")
-        if constellation is None and dir_name in CONSTELLATIONS:
-            constellation = dir_name
+        match on, no page's bytes are kept.
+
+        With ``title`` None, ``fields`` is the page's raw frontmatter block (None: it has
+        none): its place did not need the title, so the block is parsed only if the page is
+        shown (``result``)."""
         self.total += 1
         if self.total > 1:
             content = None
             if self.total == 2:
                 self.kept = [(*kept[:5], None, kept[6]) for kept in self.kept]
-        self.kept.append((rel_path, title, constellation, string_field(fields, "type"), key[0] == 0, content, key))
+        if title is None or isinstance(fields, bytes):
+            self.kept.append((rel_path, None, dir_name, fields, False, None, key))
+        else:
+            self.kept.append(_shown(rel_path, dir_name, title, fields, key, content))
         if self.limit and len(self.kept) >= 2 * self.limit + 256:
             self.kept = self.best()
 
@@ -261,7 +265,7 @@ class Tally:
         result.unreadable = pages.incomplete + self.unreadable
         result.pages_searched = self.searched
         result.total = self.total
-        result.matches = [Match(*fields[:-1]) for fields in self.best()]
+        result.matches = [Match(*_parsed(fields)[:-1]) for fields in self.best()]
         folded = dict.fromkeys(fold(keyword) for keyword in keywords)
         pages_with = dict(zip(folded, self.counts, strict=True))
         result.keyword_counts = {keyword: pages_with[fold(keyword)] for keyword in keywords}
@@ -292,6 +296,28 @@ class Tally:
         fields = marshal.loads(data)  # noqa: S302
         part.kept, part.total, part.searched, part.unreadable, part.counts, part.warnings = fields
         return part
+
+
+def _shown(
+    rel_path: str, dir_name: str, title: str, fields: dict[Any, Any] | None, key: SortKey, content: bytes | None
+) -> tuple[Any, ...]:
+    """A kept match as Match takes it (path, title, constellation, type, in_title,
+    content), its sort key last."""
+    constellation = string_field(fields, "constellation")
+    if constellation is None and dir_name in CONSTELLATIONS:
+        constellation = dir_name
+    return (rel_path, title, constellation, string_field(fields, "type"), key[0] == 0, content, key)
+
+
+def _parsed(kept: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A kept match with its title and fields, its frontmatter block parsed now if it was
+    kept unparsed (``Tally.add_match`` with no title)."""
+    if kept[1] is not None:
+        return kept
+    rel_path, _, dir_name, block, _, _, key = kept
+    fields = None if block is None else _block_fields(block)
+    stem = rel_path.rpartition("/")[2][: -len(PAGE_SUFFIX)]
+    return _shown(rel_path, dir_name, title_of(fields, stem), fields, key, None)
 
 
 class _Task:
@@ -334,10 +360,12 @@ class _Task:
 
     def examine(
         self, read_path: str, rel_path: str, stem: str, tally: Tally
-    ) -> tuple[str, dict[Any, Any] | None, SortKey, bytes | None] | None:
+    ) -> tuple[str | None, dict[Any, Any] | bytes | None, SortKey, bytes | None] | None:
         """Decide one page with ``judge``: (title, frontmatter fields, sort key, content) if
         it holds every keyword, else None; counts the keywords it holds in ``tally``. Reads
-        the head once, and past it only when title and path do not decide."""
+        the head once, and past it only when title and path do not decide. The title is None
+        when the page's place did not need it; the fields are then the raw frontmatter block
+        (see ``Tally.add_match``)."""
         keywords = self.keywords
         folded_path = fold(rel_path)
         fd = open_page(read_path)
@@ -352,6 +380,16 @@ class _Task:
                     # judge would say the same: the title cannot add a keyword the text lacks.
                     tally.count(in_text)
                     return None
+                if False not in in_text and not self.keep_content:
+                    lacking, block = self._title_lacks_a_keyword(data, folded_path)
+                    if lacking:
+                        # The page matches, and title and path together lack a keyword: judge
+                        # puts it in the second group, by path, whatever the title is. Judged
+                        # without it; its frontmatter is parsed only if the page is shown.
+                        text_contains = dict(zip(keywords, in_text, strict=True)).__getitem__
+                        holds, key = judge(keywords, rel_path, folded_path, "", text_contains)
+                        tally.count(holds)
+                        return None if key is None else (None, block, key, None)
                 fields = _fields(data)
                 # judge asks only about keywords the path lacks: for those, in_text is the text's.
                 text_contains = dict(zip(keywords, in_text, strict=True)).__getitem__
@@ -369,6 +407,28 @@ class _Task:
         if key is None:
             return None
         return title, fields, key, data if self.keep_content else None
+
+    def _title_lacks_a_keyword(self, data: bytes, folded_path: str) -> tuple[bool, bytes | None]:
+        """(True, the raw frontmatter block or None) when the page's title surely lacks a
+        keyword that ``folded_path`` lacks; (False, None) when it may hold them all.
+
+        Without frontmatter the title is the file name stem, which is part of the path.
+        With it, as in ``_title_cannot_hold``: without a backslash, a keyword without
+        whitespace or ``'`` that the block lacks is in no string the block holds.
+        tests/test_fast_paths.py checks it against the plain reference.
+        """
+        missing = [index for index, keyword in enumerate(self.keywords) if keyword not in folded_path]
+        if not missing:
+            return False, None
+        span = locate(data)
+        if span is None:
+            return True, None
+        block = data[span[0] : span[1]]
+        if b"\\" in block:
+            return False, None
+        matcher = TextMatcher(block)
+        lacking = any(self.title_safe[index] and not matcher.contains(self.keywords[index]) for index in missing)
+        return lacking, block if lacking else None
 
     def _title_cannot_hold(self, data: bytes, in_text: list[bool]) -> bool:
         """Whether the page's title surely lacks every keyword missing from its text.
@@ -415,9 +475,12 @@ def _fields(data: bytes) -> dict[Any, Any] | None:
     """The frontmatter mapping of a page read whole (None when it has none or it is
     unusable); only its string fields when the fast path reads it."""
     span = locate(data)
-    if span is None:
-        return None
-    block = data[span[0] : span[1]]
+    return None if span is None else _block_fields(data[span[0] : span[1]])
+
+
+def _block_fields(block: bytes) -> dict[Any, Any] | None:
+    """The mapping a raw frontmatter block holds (None when unusable); only its string
+    fields when the fast path reads it."""
     fast = fast_string_fields(block)
     return fast if fast is not None else parse_block(block.decode("utf-8", "replace"))[0]
 
