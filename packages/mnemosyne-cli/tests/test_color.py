@@ -185,7 +185,15 @@ def test_an_error_after_parsing_is_coloured_on_a_terminal(
     )
 
 
-@pytest.mark.parametrize("command", [["recall", "x"], ["ingest", "missing.md", "--constellation", "atlas"], ["lint"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["recall", "x", "--vault", "/missing"],
+        ["ingest", "missing.md", "--constellation", "atlas"],
+        ["lint", "--vault", "/missing"],
+        ["info", "--vault", "/missing"],
+    ],
+)
 def test_every_command_takes_the_flag(
     capsys: pytest.CaptureFixture[str], terminal: Callable[..., None], command: list[str]
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from mnemosyne_cli.arguments import add_vault_arguments
+from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
@@ -49,6 +49,7 @@ def register(commands: Any) -> None:
         "--json", action="store_true", help="print one JSON object (schema: mnemosyne_contract info.schema.json)"
     )
     add_vault_arguments(parser)
+    add_color_argument(parser)
     parser.set_defaults(handler=run)
 
 
