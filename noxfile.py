@@ -1,6 +1,6 @@
 """Sessions of the mnemosyne monorepo. Plain ``nox`` runs tests, lint, typecheck and
-acceptance (which builds the wheels it tests). build, bench (slow) and ingest-report
-(writes into a vault) run only when named."""
+acceptance (which builds the wheels it tests). build, bench and retrieval (slow) and
+ingest-report (writes into a vault) run only when named."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ PACKAGES = [
     "packages/mnemosyne-cli",
 ]
 TEST_REQUIREMENTS = ["pytest>=8", "pyfakefs>=5.4", "hypothesis>=6.100", "jsonschema>=4.20"]
+#: The benchmarks' own unit tests (their metrics and vault generators), fast like the rest.
+BENCH_TEST_DIR = "bench/tests"
 UNIT_TEST_DIRS = [f"{package}/tests" for package in PACKAGES]
 DIST_DIR = ROOT / "dist"
 
@@ -37,7 +39,7 @@ def tests(session: nox.Session) -> None:
     """Unit tests of every package (pytest; pass pytest arguments after --)."""
     session.install(*TEST_REQUIREMENTS)
     install_editable(session)
-    session.run("pytest", *UNIT_TEST_DIRS, *session.posargs)
+    session.run("pytest", *UNIT_TEST_DIRS, BENCH_TEST_DIR, *session.posargs)
 
 
 @nox.session
@@ -58,7 +60,7 @@ def typecheck(session: nox.Session) -> None:
         session.run("mypy", *session.posargs)
         return
     session.run("mypy", *(f"{package}/src" for package in PACKAGES), "noxfile.py")
-    session.run("mypy", "bench", "fixtures/generate_vault.py")
+    session.run("mypy", "bench", "fixtures/generate_vault.py", "fixtures/generate_known_item_vaults.py")
     # One run per test dir: each has its own conftest.py, which mypy would see as one module.
     for test_dir in [*UNIT_TEST_DIRS, "acceptance"]:
         session.run("mypy", test_dir)
@@ -129,6 +131,19 @@ def bench(session: nox.Session) -> None:
         str(uv_venv / "bin" / "mnemosyne"),
         *session.posargs,
     )
+
+
+@nox.session(default=False)
+def retrieval(session: nox.Session) -> None:
+    """Known-item benchmark of find's order (issue 11): does the page named by its title or
+    file name come first? On the fixture vault and generated docs-site and command-reference
+    vaults (build/retrieval/); writes docs/retrieval.md. Options go to bench/run_retrieval.py:
+    `nox -s retrieval -- --vaults commands:40000 --queries 0`."""
+    # Installed, not editable, like bench: a sample of queries runs through the console
+    # script a user gets, and must print what the in-process library run printed.
+    session.install(*PACKAGES)
+    mnemosyne = str(Path(session.bin) / "mnemosyne")
+    session.run("python", "bench/run_retrieval.py", "--mnemosyne", mnemosyne, *session.posargs)
 
 
 @nox.session(name="ingest-report", default=False)

@@ -1,0 +1,355 @@
+"""The known-item benchmark behind ``nox -s retrieval``: does the page an agent names come
+first, and how much does find say per query?
+
+Each query is the title of one page typed as keywords, or its file name pasted. find runs
+in-process through the library (``mnemosyne_core.search``, no limit, so the rank of every
+page is known); its default output (stdout and stderr of ``mnemosyne wiki find`` with the
+default limit) is made by the CLI's own ``main`` from that result, and a sample of the
+queries runs through the installed console script to prove both give the same bytes.
+
+Vaults: the fixture vault and the generated ones of fixtures/generate_known_item_vaults.py
+(written to build/retrieval/). Writes docs/retrieval.md. Options: ``--help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import io
+import os
+import platform
+import subprocess
+import sys
+import time
+import unittest.mock
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "fixtures"))
+
+import generate_known_item_vaults as generator  # noqa: E402 - fixtures/ is not a package; its path is set above
+import known_item  # noqa: E402 - bench/ is on sys.path as this script's dir
+
+import mnemosyne_core  # noqa: E402
+from mnemosyne_cli.app import main as cli_main  # noqa: E402
+from mnemosyne_core.find import DEFAULT_LIMIT, FindResult  # noqa: E402
+from mnemosyne_core.frontmatter import loads_bytes, title_of  # noqa: E402
+from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan  # noqa: E402
+
+FIXTURE_VAULT = ROOT / "fixtures" / "vaults" / "aion"
+BUILD_DIR = ROOT / "build" / "retrieval"
+DEFAULT_OUT = ROOT / "docs" / "retrieval.md"
+#: shape:pages of the generated vaults a plain ``nox -s retrieval`` measures.
+DEFAULT_VAULTS = ("docs:1000", "docs:10000", "commands:5000", "commands:40000")
+DEFAULT_QUERIES = 100
+DEFAULT_CLI_SAMPLE = 4
+SAMPLE_SEED = 11
+
+# The bar of issue 11.
+HIT_AT_1_BAR = 0.97
+WITHIN_DEFAULT_BAR = 1.0
+
+
+class Vault:
+    def __init__(self, label: str, path: Path, description: str):
+        self.label = label
+        self.path = path
+        self.description = description
+
+
+class Outcome:
+    """One query's answer: the rank of its page, what came first, the default output."""
+
+    __slots__ = ("first", "output_bytes", "query", "rank", "spec_agrees", "total")
+
+    def __init__(self, query: known_item.Query, rank: int | None, first: str, total: int, output_bytes: int):
+        self.query = query
+        self.rank = rank
+        self.first = first
+        self.total = total
+        self.output_bytes = output_bytes
+        self.spec_agrees = True
+
+
+def catalogue(vault: Path) -> dict[str, known_item.Page]:
+    """Every page of the vault with its title as find determines it (frontmatter title, else
+    the file name stem), by path."""
+    pages = {}
+    for ref in scan(resolve_vault(vault)).pages:
+        metadata = loads_bytes(read_page_bytes(ref)).metadata
+        pages[ref.rel_path] = known_item.Page(ref.rel_path, title_of(metadata, ref.stem))
+    return pages
+
+
+def cli_argv(vault: Path, keywords: list[str]) -> list[str]:
+    separator = ["--"] if any(keyword.startswith("-") for keyword in keywords) else []
+    return ["wiki", "find", "--vault", str(vault), *separator, *keywords]
+
+
+def default_output(vault: Path, keywords: list[str], full: FindResult) -> tuple[bytes, bytes]:
+    """(stdout, stderr) of ``mnemosyne wiki find`` with the default limit, written by the
+    CLI's own ``main`` from ``full`` (a search without limit) instead of a second search."""
+
+    def cut(_vault: object, given: list[str], *, limit: int, **_options: object) -> FindResult:
+        if list(given) != keywords:
+            raise AssertionError(f"the CLI searched {given!r}, not {keywords!r}")
+        result = FindResult()
+        result.matches = full.matches[:limit] if limit else list(full.matches)
+        result.total, result.pages_searched = full.total, full.pages_searched
+        result.keyword_counts, result.warnings, result.unreadable = full.keyword_counts, full.warnings, full.unreadable
+        return result
+
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+    stderr = io.StringIO()
+    with (
+        unittest.mock.patch.object(mnemosyne_core, "search", cut),
+        contextlib.redirect_stdout(stdout),
+        contextlib.redirect_stderr(stderr),
+    ):
+        cli_main(cli_argv(vault, keywords))
+    stdout.flush()
+    return stdout.buffer.getvalue(), stderr.getvalue().encode("utf-8", "surrogateescape")
+
+
+def measure(
+    vault: Vault, pages: dict[str, known_item.Page], kind: str, size: int, cli: str | None, cli_sample: int
+) -> list[Outcome]:
+    outcomes = []
+    chosen = known_item.sample(known_item.queries(list(pages.values()), kind), size, SAMPLE_SEED)
+    for number, query in enumerate(chosen):
+        full = mnemosyne_core.search(vault.path, query.keywords, limit=0)
+        ranking = [match.path for match in full.matches]
+        stdout, stderr = default_output(vault.path, query.keywords, full)
+        outcome = Outcome(
+            query, known_item.rank_of(ranking, query.relevant), ranking[0] if ranking else "", full.total, 0
+        )
+        outcome.output_bytes = len(stdout) + len(stderr)
+        outcome.spec_agrees = ranking == known_item.spec_order(ranking, pages, query.keywords)
+        if cli is not None and number < cli_sample:
+            check_cli(cli, vault, query.keywords, stdout, stderr)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def check_cli(cli: str, vault: Vault, keywords: list[str], stdout: bytes, stderr: bytes) -> None:
+    """The installed console script must print exactly what the in-process run made."""
+    run = subprocess.run([cli, *cli_argv(vault.path, keywords)], capture_output=True, check=False)
+    if (run.stdout, run.stderr) != (stdout, stderr):
+        sys.exit(
+            f"the console script and the library disagree on {vault.label} for {keywords}: a bug, not a benchmark\n"
+            f"console script:\n{run.stdout.decode()}{run.stderr.decode()}\nlibrary:\n{stdout.decode()}{stderr.decode()}"
+        )
+
+
+def prepare(specs: list[str], fixture: bool) -> list[Vault]:
+    vaults = []
+    if fixture:
+        count = len(scan(str(FIXTURE_VAULT)).pages)
+        vaults.append(Vault("fixture", FIXTURE_VAULT, f"fixtures/vaults/aion: the seed's vault, {count} pages"))
+    for spec in specs:
+        shape, _, count_text = spec.partition(":")
+        count = int(count_text)
+        target = BUILD_DIR / f"{shape}-{count}"
+        started = time.monotonic()
+        if generator.ensure(shape, count, str(target)):
+            print(f"generated {target} in {time.monotonic() - started:.1f} s", flush=True)
+        description = {
+            "docs": "a documentation site: sections flattened into file names, Go-style API titles",
+            "commands": "a tldr-like command reference: no frontmatter, titles are file names",
+        }[shape]
+        vaults.append(Vault(f"{shape} {count // 1000}k" if count >= 1000 else f"{shape} {count}", target, description))
+    return vaults
+
+
+class Row:
+    def __init__(self, vault: Vault, pages: dict[str, known_item.Page], kind: str, outcomes: list[Outcome]):
+        self.vault = vault
+        self.pages = len(pages)
+        self.pages_by_path = pages
+        self.kind = kind
+        self.outcomes = outcomes
+        ranks = [outcome.rank for outcome in outcomes]
+        self.hit1 = known_item.hit_at(ranks, 1)
+        self.hit3 = known_item.hit_at(ranks, 3)
+        self.within = known_item.hit_at(ranks, DEFAULT_LIMIT)
+        self.mrr = known_item.mean_reciprocal_rank(ranks)
+        self.mean_bytes = sum(outcome.output_bytes for outcome in outcomes) / len(outcomes)
+        self.max_bytes = max(outcome.output_bytes for outcome in outcomes)
+        self.ambiguous = sum(outcome.query.ambiguous for outcome in outcomes)
+        self.misses = [outcome for outcome in outcomes if outcome.rank != 1]
+
+    @property
+    def met(self) -> bool:
+        return self.hit1 >= HIT_AT_1_BAR and self.within >= WITHIN_DEFAULT_BAR
+
+
+def shown(keywords: list[str]) -> str:
+    return "`" + " ".join(keywords).replace("`", "'") + "`"
+
+
+def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
+    lines = [
+        "# Retrieval: does the page an agent names come first?",
+        "",
+        "<!-- Generated by `nox -s retrieval` (bench/run_retrieval.py); edit that script, not this file. -->",
+        "",
+        "A known-item benchmark of `mnemosyne wiki find`'s order (docs/spec.md, rule 8). Each query",
+        "names one page the way an agent would, and the question is where that page lands:",
+        "",
+        "- **title words**: the page's title, lower-cased, split at whitespace, punctuation at the",
+        "  ends of a word dropped (`Shortcode templates` → `shortcode templates`,",
+        "  `strings.ContainsAny` → `strings.containsany`, `ADR-0004: Ollama` → `adr-0004 ollama`).",
+        "- **file name**: the file name as find prints it, pasted as one keyword (`tar-split.md`).",
+        "",
+        "Metrics, per vault and kind: **hit@1** and **hit@3** (share of queries whose page is",
+        "first, or in the first three), **MRR** (mean of 1/rank), **in default 20** (share whose page",
+        "is among the lines find prints without `--limit`), and the mean **bytes** of find's default",
+        "output (stdout and stderr together, what lands in an agent's context).",
+        "",
+        "## Ambiguous queries",
+        "",
+        "Some queries stand for several pages: two pages titled `Introduction`, `rand.Int` in",
+        "math and in crypto, `date.md` in two platform dirs. find matches literal substrings",
+        "with AND, so it cannot tell apart queries with the same set of folded keywords. Such a",
+        "query is scored as a hit at the rank of the first page it stands for: every page whose",
+        "query (of the same kind) has the same folded keyword set counts as the intended page.",
+        "Each distinct keyword set is one query, counted once; the *ambiguous* column says how",
+        "many of the measured queries stand for more than one page.",
+        "",
+        "## Method",
+        "",
+        "- find runs in-process through `mnemosyne_core.search` with no limit, so every rank is",
+        "  known. The default output is what the CLI's own `main` prints from that result (its",
+        f"  search replaced by the result cut to the limit); for the first {args.cli_sample} queries of each",
+        "  vault and kind the installed `mnemosyne` console script ran too and printed the same",
+        "  bytes, or the benchmark would have stopped.",
+        "- Each order was also compared with a plain sort by the keys of issue 11 (bench/known_item.py,",
+        "  `order_key`); the *spec order* column counts the queries where find's whole order equals it.",
+        f"- Queries: all distinct ones of the fixture vault; a seeded sample of {args.queries} per kind",
+        "  of each generated vault (`--queries 0` measures them all). Generated vaults come from",
+        f"  fixtures/generate_known_item_vaults.py, seed {generator.DEFAULT_SEED}, into build/retrieval/.",
+        f"- Machine: {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores; "
+        f"run took {seconds:.0f} s on "
+        f"{datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%d %H:%M UTC')}.",
+        "",
+        "## Vaults",
+        "",
+        "| vault | pages | what |",
+        "|---|---|---|",
+    ]
+    seen = []
+    for row in rows:
+        if row.vault not in seen:
+            seen.append(row.vault)
+            lines.append(f"| {row.vault.label} | {row.pages:,} | {row.vault.description} |")
+    lines += [
+        "",
+        "## Results",
+        "",
+        f"The bar (issue 11): hit@1 at least {HIT_AT_1_BAR}, and the page always in the default {DEFAULT_LIMIT}.",
+        "",
+        "| vault | query kind | queries | ambiguous | hit@1 | hit@3 | MRR | in default 20 | "
+        "mean bytes | max bytes | spec order | bar |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        agrees = sum(outcome.spec_agrees for outcome in row.outcomes)
+        lines.append(
+            f"| {row.vault.label} | {row.kind} | {len(row.outcomes)} | {row.ambiguous} | {row.hit1:.3f} | "
+            f"{row.hit3:.3f} | {row.mrr:.3f} | {row.within:.3f} | {row.mean_bytes:,.0f} | {row.max_bytes:,} | "
+            f"{agrees}/{len(row.outcomes)} | {'met' if row.met else '**missed**'} |"
+        )
+    missed = [row for row in rows if not row.met]
+    lines += ["", "## Where the bar is missed", ""]
+    if not missed:
+        lines += ["Nowhere: every vault and query kind meets it.", ""]
+    else:
+        lines += [
+            "Each miss is explained by the first key of the order (docs/spec.md, rule 8) on which",
+            "the page that came first beats the intended one.",
+            "",
+        ]
+        for row in missed:
+            lines += [f"### {row.vault.label}, {row.kind}", ""]
+            lines += [
+                f"hit@1 {row.hit1:.3f}, in default 20 {row.within:.3f}: "
+                f"{len(row.misses)} of {len(row.outcomes)} queries miss rank 1.",
+                "",
+            ]
+            reasons: dict[str, int] = {}
+            for outcome in row.misses:
+                reason = why(outcome, row)
+                reasons[reason] = reasons.get(reason, 0) + 1
+            lines += [f"- {count} × {reason}" for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1])]
+            lines += ["", "| query | intended page | rank | first page |", "|---|---|---|---|"]
+            for outcome in sorted(row.misses, key=lambda outcome: -(outcome.rank or 10**9))[: args.examples]:
+                intended = outcome.query.intended
+                first = row.pages_by_path.get(outcome.first)
+                lines.append(
+                    f"| {shown(outcome.query.keywords)} | {intended.path} — {intended.title} | "
+                    f"{outcome.rank or 'absent'} | {f'{first.path} — {first.title}' if first else 'no match'} |"
+                )
+            lines.append("")
+    lines += [
+        "## Run it",
+        "",
+        "`nox -s retrieval` (the vaults above; a few minutes on two cores, generating the vaults",
+        "the first time). Options go to bench/run_retrieval.py:",
+        "`nox -s retrieval -- --vaults docs:40000 commands:40000 --queries 0` measures every query",
+        "of bigger vaults; `--no-fixture`, `--cli-sample N`, `--out PATH`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def why(outcome: Outcome, row: Row) -> str:
+    if outcome.rank is None:
+        return "find does not return the intended page" + ("" if outcome.first else " (no match at all)")
+    first = row.pages_by_path[outcome.first]
+    return known_item.why_behind(outcome.query.intended, first, outcome.query.keywords)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Known-item benchmark of find's order; writes docs/retrieval.md.")
+    parser.add_argument(
+        "--vaults",
+        nargs="*",
+        default=list(DEFAULT_VAULTS),
+        metavar="SHAPE:PAGES",
+        help=f"generated vaults (shapes: {', '.join(generator.SHAPES)}; default {' '.join(DEFAULT_VAULTS)})",
+    )
+    parser.add_argument("--no-fixture", action="store_true", help="leave out fixtures/vaults/aion")
+    parser.add_argument(
+        "--queries", type=int, default=DEFAULT_QUERIES, help="queries per kind per generated vault (0: all)"
+    )
+    parser.add_argument("--mnemosyne", help="the installed console script to check a sample with")
+    parser.add_argument("--cli-sample", type=int, default=DEFAULT_CLI_SAMPLE, help="queries per row run through it")
+    parser.add_argument("--examples", type=int, default=12, help="misses listed per row")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write the report")
+    args = parser.parse_args(argv)
+    for spec in args.vaults:
+        shape, _, count = spec.partition(":")
+        if shape not in generator.SHAPES or not count.isdigit() or int(count) < 1:
+            parser.error(f"--vaults {spec!r}: write SHAPE:PAGES, SHAPE one of {', '.join(generator.SHAPES)}")
+    started = time.monotonic()
+    rows = []
+    for vault in prepare(args.vaults, not args.no_fixture):
+        pages = catalogue(vault.path)
+        for kind in known_item.QUERY_KINDS:
+            size = 0 if vault.path == FIXTURE_VAULT else args.queries
+            began = time.monotonic()
+            row = Row(vault, pages, kind, measure(vault, pages, kind, size, args.mnemosyne, args.cli_sample))
+            rows.append(row)
+            print(
+                f"{vault.label}, {kind}: {len(row.outcomes)} queries, hit@1 {row.hit1:.3f}, "
+                f"in 20 {row.within:.3f} ({time.monotonic() - began:.0f} s)",
+                flush=True,
+            )
+    args.out.write_text(report(rows, args, time.monotonic() - started), encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,204 @@
+"""The known-item benchmark's metrics and queries on hand-made rankings, and its vault
+generator's determinism (the benchmark itself runs in ``nox -s retrieval``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import generate_known_item_vaults as generator
+import known_item
+import pytest
+from known_item import Page
+
+# --- metrics ---------------------------------------------------------------------------
+
+
+def test_rank_of_is_the_first_relevant_position_counted_from_one() -> None:
+    ranking = ["a.md", "b.md", "c.md", "d.md"]
+    assert known_item.rank_of(ranking, {"a.md"}) == 1
+    assert known_item.rank_of(ranking, {"c.md"}) == 3
+    assert known_item.rank_of(ranking, {"d.md", "b.md"}) == 2
+    assert known_item.rank_of(ranking, {"z.md"}) is None
+    assert known_item.rank_of([], {"a.md"}) is None
+
+
+def test_hit_at_k_counts_ranks_up_to_k_and_never_a_missing_page() -> None:
+    ranks = [1, 2, 3, None, 25]
+    assert known_item.hit_at(ranks, 1) == pytest.approx(1 / 5)
+    assert known_item.hit_at(ranks, 3) == pytest.approx(3 / 5)
+    assert known_item.hit_at(ranks, 20) == pytest.approx(3 / 5)
+    assert known_item.hit_at(ranks, 25) == pytest.approx(4 / 5)
+    assert known_item.hit_at([1, 1], 1) == 1.0
+
+
+def test_mean_reciprocal_rank_counts_a_missing_page_as_zero() -> None:
+    assert known_item.mean_reciprocal_rank([1, 2, 4, None]) == pytest.approx((1 + 0.5 + 0.25 + 0) / 4)
+    assert known_item.mean_reciprocal_rank([1]) == 1.0
+    assert known_item.mean_reciprocal_rank([None]) == 0.0
+
+
+def test_metrics_of_no_queries_are_an_error_not_a_perfect_score() -> None:
+    with pytest.raises(ValueError, match="no ranks"):
+        known_item.hit_at([], 1)
+    with pytest.raises(ValueError, match="no ranks"):
+        known_item.mean_reciprocal_rank([])
+
+
+# --- queries ---------------------------------------------------------------------------
+
+
+def test_title_words_are_lower_cased_words_with_edge_punctuation_dropped() -> None:
+    assert known_item.title_words(Page("a/x.md", "Shortcode templates")) == ["shortcode", "templates"]
+    assert known_item.title_words(Page("a/x.md", "strings.ContainsAny")) == ["strings.containsany"]
+    assert known_item.title_words(Page("a/x.md", "ADR-004: Stay on (Hetzner) — now")) == [
+        "adr-004",
+        "stay",
+        "on",
+        "hetzner",
+        "now",
+    ]
+    assert known_item.title_words(Page("a/x.md", "— …")) == []
+
+
+def test_file_name_query_is_the_file_name_with_its_suffix() -> None:
+    assert known_item.file_name_words(Page("common/tar-split.md", "tar-split")) == ["tar-split.md"]
+
+
+def test_pages_with_the_same_folded_keyword_set_make_one_ambiguous_query() -> None:
+    pages = [
+        Page("docs/b__introduction.md", "Introduction"),
+        Page("docs/a__introduction.md", "INTRODUCTION"),
+        Page("docs/menus-and-taxonomies.md", "Menus and taxonomies"),
+        Page("docs/taxonomies-and-menus.md", "Taxonomies and menus"),
+        Page("docs/shortcodes.md", "Shortcodes"),
+    ]
+    by_words = {tuple(query.keywords): query for query in known_item.queries(pages, "title words")}
+    assert set(by_words) == {("introduction",), ("menus", "and", "taxonomies"), ("shortcodes",)}
+    introduction = by_words[("introduction",)]
+    # Made from the first page by path; both pages count as the intended one.
+    assert introduction.intended.path == "docs/a__introduction.md"
+    assert introduction.relevant == {"docs/a__introduction.md", "docs/b__introduction.md"}
+    assert introduction.ambiguous
+    assert by_words[("menus", "and", "taxonomies")].relevant == {
+        "docs/menus-and-taxonomies.md",
+        "docs/taxonomies-and-menus.md",
+    }
+    assert not by_words[("shortcodes",)].ambiguous
+    by_name = known_item.queries(pages, "file name")
+    assert len(by_name) == 5
+    assert not any(query.ambiguous for query in by_name)
+
+
+def test_the_same_file_name_in_two_dirs_is_one_ambiguous_query() -> None:
+    pages = [Page("common/date.md", "date"), Page("osx/date.md", "date")]
+    (query,) = known_item.queries(pages, "file name")
+    assert query.keywords == ["date.md"]
+    assert query.relevant == {"common/date.md", "osx/date.md"}
+
+
+def test_sample_is_a_seeded_subset_in_order_and_all_when_size_is_zero_or_larger() -> None:
+    items = known_item.queries([Page(f"d/p{n:03d}.md", f"Page {n:03d}") for n in range(100)], "title words")
+    first = known_item.sample(items, 10, seed=3)
+    assert len(first) == 10
+    assert [query.keywords for query in first] == [query.keywords for query in known_item.sample(items, 10, seed=3)]
+    assert [query.keywords for query in first] != [query.keywords for query in known_item.sample(items, 10, seed=4)]
+    positions = [items.index(query) for query in first]
+    assert positions == sorted(positions)
+    assert known_item.sample(items, 0, seed=3) == items
+    assert known_item.sample(items, 1000, seed=3) == items
+
+
+# --- the order of issue 11, used to explain a miss --------------------------------------
+
+
+def test_starts_word_after_a_non_alphanumeric_character_or_at_the_start() -> None:
+    assert known_item.starts_word("tar", "tar")
+    assert known_item.starts_word("tar-split", "tar")
+    assert known_item.starts_word("common/tar.md", "tar")
+    assert not known_item.starts_word("setarch", "tar")
+    assert known_item.starts_word("setarch tar", "tar")  # a later occurrence counts
+    assert known_item.starts_word("shortcodes", "shortcode")
+
+
+def test_spec_order_matches_the_examples_of_issue_11() -> None:
+    pages = {
+        page.path: page
+        for page in [
+            Page("common/impacket-getarch.md", "impacket-getarch"),
+            Page("common/setarch.md", "setarch"),
+            Page("common/tar-split.md", "tar-split"),
+            Page("common/tar.md", "tar"),
+            Page("docs/a.md", "Highlight shortcode"),
+            Page("docs/b.md", "Shortcode templates"),
+            Page("docs/c.md", "Shortcodes"),
+            Page("ref/any.md", "strings.ContainsAny"),
+            Page("ref/contains.md", "strings.Contains"),
+            Page("docs/content-management.md", "Content management"),
+            Page("docs/content-management__shortcodes.md", "Shortcodes"),
+        ]
+    }
+    tar = ["common/impacket-getarch.md", "common/setarch.md", "common/tar-split.md", "common/tar.md"]
+    assert known_item.spec_order(tar, pages, ["tar"])[:2] == ["common/tar.md", "common/tar-split.md"]
+    shortcode = ["docs/a.md", "docs/b.md", "docs/c.md"]
+    assert known_item.spec_order(shortcode, pages, ["shortcode"])[0] == "docs/c.md"
+    contains = ["ref/any.md", "ref/contains.md"]
+    assert known_item.spec_order(contains, pages, ["strings.contains"]) == ["ref/contains.md", "ref/any.md"]
+    section = ["docs/content-management__shortcodes.md", "docs/content-management.md"]
+    assert known_item.spec_order(section, pages, ["content", "management"])[0] == "docs/content-management.md"
+
+
+def test_why_behind_names_the_first_key_that_differs() -> None:
+    tar, gtar = Page("common/tar.md", "tar"), Page("common/gtar.md", "gtar")
+    assert "key 2" in known_item.why_behind(gtar, tar, ["tar"])
+    npm, npm_clean = Page("common/npm.md", "npm"), Page("common/npm-clean.md", "npm-clean")
+    assert "key 3" in known_item.why_behind(npm_clean, npm, ["npm"])
+    in_path = Page("docs/menus__x.md", "X")
+    assert "key 1" in known_item.why_behind(in_path, Page("docs/y.md", "Menus"), ["menus"])
+    in_text = Page("docs/z.md", "Z")
+    assert "group 2" in known_item.why_behind(in_text, Page("docs/y.md", "Menus"), ["menus"])
+    assert "key 4" in known_item.why_behind(Page("b/ab.md", "ab"), Page("a/ab.md", "ab"), ["ab"])
+
+
+# --- the generator ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", generator.SHAPES)
+def test_the_generator_gives_the_same_pages_for_the_same_seed_and_others_for_another(shape: str) -> None:
+    once = generator.pages_of(shape, 400, seed=5)
+    assert len(once) == 400
+    assert generator.pages_of(shape, 400, seed=5) == once
+    assert generator.pages_of(shape, 400, seed=6) != once
+    assert len({(dir_name, name) for dir_name, name, _ in once}) == 400
+
+
+def test_the_generator_writes_the_same_bytes_twice(tmp_path: Path) -> None:
+    def files(root: Path) -> dict[str, bytes]:
+        return {
+            os.path.relpath(os.path.join(dir_path, name), root): Path(dir_path, name).read_bytes()
+            for dir_path, _, names in os.walk(root)
+            for name in names
+        }
+
+    generator.generate("commands", 150, str(tmp_path / "one"), seed=2)
+    generator.generate("commands", 150, str(tmp_path / "two"), seed=2)
+    assert files(tmp_path / "one") == files(tmp_path / "two")
+    assert (tmp_path / "one" / ".mnemosyne.toml").read_text() == 'dirs = ["common", "linux", "osx", "windows"]\n'
+    assert not (tmp_path / "one.partial").exists()
+
+
+def test_command_pages_have_no_frontmatter_and_hold_the_issue_examples() -> None:
+    pages = generator.pages_of("commands", 300, seed=1)
+    names = {name for _, name, _ in pages}
+    assert {f"{command}.md" for command in generator.REQUIRED_COMMANDS} <= names
+    assert all(text.startswith("# ") for _, _, text in pages)
+
+
+def test_docs_pages_flatten_sections_into_names_and_have_near_duplicate_titles() -> None:
+    pages = generator.pages_of("docs", 3000, seed=1)
+    titles = {text.split("\n", 2)[1] for _, _, text in pages}
+    assert all(text.startswith('---\ntitle: "') for _, _, text in pages)
+    assert any("__" in name for dir_name, name, _ in pages if dir_name == "docs")
+    # A Go-style family: a function and its suffixed variants.
+    families = [title for title in titles if title.startswith('title: "strings.')]
+    assert len(families) > 3
