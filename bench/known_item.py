@@ -1,5 +1,6 @@
 """The known-item benchmark's model, free of I/O: which queries an agent types for a page,
 which pages answer a query, where the first of them ranks, and the metrics over ranks.
+Needs packages/mnemosyne-core/tests on the import path (the order's plain reference).
 
 bench/run_retrieval.py runs find with these queries and writes docs/retrieval.md;
 bench/tests/test_known_item.py holds these functions to hand-made rankings.
@@ -8,17 +9,18 @@ bench/tests/test_known_item.py holds these functions to hand-made rankings.
 from __future__ import annotations
 
 import random
-import string
 from typing import TYPE_CHECKING
 
-from mnemosyne_core.fold import fold
+from reference_order import plain_fold, reference_sort_key
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
 #: What an agent leaves off a word it copies from a title: "(draft)" -> "draft",
-#: "ADR-0004:" -> "adr-0004". Punctuation inside a word ("strings.Contains") stays.
-EDGE_PUNCTUATION = string.punctuation + "—–…“”‘’«»"
+#: "ADR-0004:" -> "adr-0004". A leading "-" or "." stays ("-v" is a command's name), and so
+#: does punctuation inside a word ("strings.Contains").
+LEADING_PUNCTUATION = "([{<\"'“‘«"
+TRAILING_PUNCTUATION = ")]}>\"'”’»:;,.!?…"
 
 
 class Page:
@@ -39,9 +41,10 @@ class Page:
 
 
 def title_words(page: Page) -> list[str]:
-    """The title typed as keywords: its lower-cased words, edge punctuation dropped."""
-    words = (word.strip(EDGE_PUNCTUATION) for word in page.title.lower().split())
-    return [word for word in words if word]
+    """The title typed as keywords: its lower-cased words, punctuation around them dropped."""
+    words = (word.lstrip(LEADING_PUNCTUATION).rstrip(TRAILING_PUNCTUATION) for word in page.title.lower().split())
+    # A word without a letter or digit ("—", "&") is not typed.
+    return [word for word in words if any(character.isalnum() for character in word)]
 
 
 def file_name_words(page: Page) -> list[str]:
@@ -56,7 +59,7 @@ QUERY_KINDS: dict[str, Callable[[Page], list[str]]] = {"title words": title_word
 def query_key(keywords: Iterable[str]) -> tuple[str, ...]:
     """What find can tell queries apart by: the set of folded keywords. find ANDs literal
     substrings, so neither the order of the keywords nor a repeated one changes its answer."""
-    return tuple(sorted({fold(keyword) for keyword in keywords}))
+    return tuple(sorted({plain_fold(keyword) for keyword in keywords}))
 
 
 class Query:
@@ -122,34 +125,17 @@ def mean_reciprocal_rank(ranks: Sequence[int | None]) -> float:
     return sum(1 / rank for rank in ranks if rank is not None) / len(ranks)
 
 
-# --- the order of issue 11, as a plain reference (to explain a miss, never to rank) -------
+# --- the order of issue 11, to explain a miss (never to rank) ----------------------------
 
 
-def starts_word(text: str, keyword: str) -> bool:
-    """Whether ``keyword`` occurs in ``text`` at the start or right after a character that
-    is not a letter or digit (both folded)."""
-    start = text.find(keyword)
-    while start >= 0:
-        if start == 0 or not text[start - 1].isalnum():
-            return True
-        start = text.find(keyword, start + 1)
-    return False
+def order_key(page: Page, keywords: Sequence[str]) -> tuple[object, ...]:
+    """The spec's sort key of a page that holds every keyword: the core tests' plain
+    reference (packages/mnemosyne-core/tests/reference_order.py), not find's code."""
+    folded = list(dict.fromkeys(plain_fold(keyword) for keyword in keywords))
+    return reference_sort_key(folded, page.title, page.path)
 
 
-def order_key(page: Page, keywords: Sequence[str]) -> tuple[bool, bool, bool, int, str]:
-    """The sort key of issue 11 section 2 for a page that holds every keyword: group 2 (not
-    every keyword in title or path) after group 1; in group 1, title alone holding them all,
-    then every keyword starting a word, then the shorter folded title, then the path.
-    Group 2 sorts by path alone."""
-    folded = [fold(keyword) for keyword in keywords]
-    title, path = fold(page.title), fold(page.path)
-    if not all(keyword in title or keyword in path for keyword in folded):
-        return (True, True, True, 0, page.path)
-    in_title = all(keyword in title for keyword in folded)
-    at_word_start = all(starts_word(title if keyword in title else path, keyword) for keyword in folded)
-    return (False, not in_title, not at_word_start, len(title), page.path)
-
-
+#: Why a page sorts before another, by the index of the first key where they differ.
 KEY_NAMES = (
     "the intended page matches only in its text (group 2)",
     "a keyword is in the intended page's path, not its title (key 1)",
@@ -157,13 +143,16 @@ KEY_NAMES = (
     "a shorter title holds every keyword (key 3)",
     "an equal-length title holds every keyword; the path decides (key 4)",
 )
+BOTH_IN_TEXT = "both match only in their text; the path decides (group 2)"
 
 
 def why_behind(intended: Page, first: Page, keywords: Sequence[str]) -> str:
     """Which key of the order puts ``first`` before ``intended``: the first one where they
     differ, named as in KEY_NAMES."""
     mine, theirs = order_key(intended, keywords), order_key(first, keywords)
-    for index, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+    if mine[0] == theirs[0] == 1:
+        return BOTH_IN_TEXT
+    for index, (a, b) in enumerate(zip(mine, theirs, strict=False)):
         if a != b:
             return KEY_NAMES[index]
     return KEY_NAMES[-1]
