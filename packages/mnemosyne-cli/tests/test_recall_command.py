@@ -511,4 +511,5 @@ def test_recall_help_ends_with_examples_and_exit_codes(capsys: pytest.CaptureFix
     out = capsys.readouterr().out
     assert "examples:\n  mnemosyne wiki recall github auth --vault fixtures/vaults/harness\n" in out
     tail = out[out.index("exit codes:") :].splitlines()
-    assert [line.split()[0] for line in tail[1:]] == ["0", "3", "64", "74", "130"]
+    # A meaning too long for the terminal wraps onto lines indented under it (no code).
+    assert [line.split()[0] for line in tail[1:] if line[:5].strip().isdigit()] == ["0", "3", "64", "74", "130"]

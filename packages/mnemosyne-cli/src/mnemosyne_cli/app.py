@@ -35,6 +35,8 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any):
         # An abbreviation (--c for --cat) is a guess; agents should get an error instead.
         kwargs.setdefault("allow_abbrev", False)
+        # Every parser, subcommands included: one help layout for the whole command.
+        kwargs["formatter_class"] = HelpFormatter
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
@@ -50,6 +52,33 @@ class Parser(argparse.ArgumentParser):
         # (~3 ms with bz2 and lzma) for the terminal width: start-up time (issue 6).
         formatter_class: type[argparse.HelpFormatter] = self.formatter_class  # type: ignore[assignment]
         return formatter_class(prog=self.prog, width=_help_width())
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """--help wrapped to the terminal's width (``_help_width``): the prose of descriptions
+    and each exit code's meaning (under its code) wrap; example command lines stay whole,
+    one per line, so they can be copied."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import re
+        import textwrap
+
+        lines: list[str] = []
+        for line in text.splitlines():
+            exit_code = re.match(r"(\s+\d+\s+)\S", line)
+            if exit_code:
+                hanging = exit_code.group(1)
+                lines += textwrap.wrap(
+                    line[len(hanging) :],
+                    width,
+                    initial_indent=indent + hanging,
+                    subsequent_indent=indent + " " * len(hanging),
+                )
+            elif not line or line[0].isspace():  # a blank line, or an example: verbatim
+                lines.append(indent + line if line else "")
+            else:
+                lines += textwrap.wrap(line, width, initial_indent=indent, subsequent_indent=indent)
+        return "\n".join(lines)
 
 
 class _VersionAction(argparse.Action):
@@ -77,7 +106,8 @@ def _help_width() -> int:
             columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
         except (AttributeError, ValueError, OSError):
             columns = 0
-    return (columns or 80) - 2
+    # A width below ~20 leaves argparse no room for a word per line; 22 - 2 is the floor.
+    return max(columns or 80, 22) - 2
 
 
 def command_name(command: ModuleType) -> str:
@@ -100,7 +130,6 @@ def build_parser(only: str | None = None) -> Parser:
                 "mnemosyne wiki find kestrel --cat",
             ]
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--version",
@@ -115,7 +144,6 @@ def build_parser(only: str | None = None) -> Parser:
         epilog=epilog(
             ["mnemosyne wiki find mastra", "mnemosyne wiki find --help"],
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = wiki.add_subparsers(title="wiki commands", dest="command", metavar="COMMAND")
     for command in WIKI_COMMANDS:

@@ -37,7 +37,6 @@ def limit_value(text: str) -> int:
 
 
 def register(commands: Any) -> None:
-    import argparse
 
     from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
     from mnemosyne_cli.help import epilog
@@ -77,7 +76,6 @@ def register(commands: Any) -> None:
             ],
         )
         + "\n\na keyword that starts with '-' goes after '--': mnemosyne wiki find -- -v --verbose",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("keywords", nargs="+", metavar="KEYWORD", help="a literal substring; every one must match")
     parser.add_argument(

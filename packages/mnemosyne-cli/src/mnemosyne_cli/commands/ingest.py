@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from mnemosyne_cli.arguments import add_color_argument, add_vault_argument, dir_name
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import page_line, printable
@@ -11,6 +9,7 @@ from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
     from mnemosyne_cli.output import Console
@@ -62,7 +61,6 @@ def register(commands: Any) -> None:
                 (ExitCode.INTERRUPTED, "interrupted (Ctrl-C); nothing half-written"),
             ],
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "source",

@@ -53,7 +53,6 @@ def register(commands: Any) -> None:
                 (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
             ],
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--json", action="store_true", help="print a JSON array of {path, code, message}")
     parser.add_argument(
