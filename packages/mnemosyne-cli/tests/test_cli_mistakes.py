@@ -91,7 +91,8 @@ def test_another_unknown_command_keeps_argparses_choices(capsys: pytest.CaptureF
     assert run(capsys, "fnd") == (
         64,
         "",
-        "mnemosyne: error: argument COMMAND: invalid choice: 'fnd' (choose from 'wiki') (see 'mnemosyne --help')\n",
+        "mnemosyne: error: argument COMMAND: invalid choice: 'fnd' (choose from 'wiki', 'completion') "
+        "(see 'mnemosyne --help')\n",
     )
 
 

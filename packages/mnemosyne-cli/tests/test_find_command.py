@@ -217,7 +217,10 @@ def test_path_is_spelled_as_on_disk(fake_vault: FakeVault, capsys: pytest.Captur
         (["wiki", "find", "x", "--bogus"], "unrecognized arguments: --bogus (see 'mnemosyne wiki find --help')"),
         (["wiki", "find", ""], "empty keyword '': every KEYWORD must have a non-space character"),
         (["wiki", "find", "ok", "  "], "empty keyword '  ': every KEYWORD must have a non-space character"),
-        (["nope"], "argument COMMAND: invalid choice: 'nope' (choose from 'wiki') (see 'mnemosyne --help')"),
+        (
+            ["nope"],
+            "argument COMMAND: invalid choice: 'nope' (choose from 'wiki', 'completion') (see 'mnemosyne --help')",
+        ),
         (["wiki", "find", "a\0b"], "an argument contains a NUL byte: remove it"),
         (["wiki", "find", "x", "--c"], "unrecognized arguments: --c: did you mean --cat?"),
         (["wiki", "lint", "extra"], "unrecognized arguments: extra (see 'mnemosyne wiki lint --help')"),

@@ -40,6 +40,8 @@ HEAVY_MODULES = (
     "mnemosyne_cli.color",  # only a terminal (or --color always) needs the palette
     "mnemosyne_cli.commands.info",
     "importlib.metadata",  # only --version and wiki info read the installed versions
+    "shtab",  # only `mnemosyne completion SHELL` needs it
+    "mnemosyne_cli.completion",  # nor does a find call register the completion command
 )
 
 #: What the console script runs (pyproject.toml: mnemosyne_cli.console_script:run).

@@ -149,6 +149,10 @@ def build_parser(only: str | None = None) -> Parser:
     for command in WIKI_COMMANDS:
         if only is None or command_name(command) == only:
             command.register(commands)
+    if only is None:  # a wiki command's call never imports completion (start-up, issue 6)
+        from mnemosyne_cli import completion
+
+        completion.register(groups)
     return parser
 
 

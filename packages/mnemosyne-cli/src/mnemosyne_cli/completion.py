@@ -1,0 +1,187 @@
+"""``mnemosyne completion bash|zsh|fish``: a shell completion script generated from the
+argument parser by shtab, so it completes every command and flag the parser has.
+
+``--dir`` completes with the vault's own dirs: the script asks ``mnemosyne completion
+--list-dirs [--vault PATH]`` (hidden from --help and from the scripts), which prints the
+vault's top-level dirs, one a line, quickly and silently (no output at all on an error).
+
+Only ``mnemosyne completion`` imports this module (app.build_parser registers it only for
+the whole tree, never for a wiki command's call), and only script generation imports
+shtab: a find call pays nothing for completion.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from mnemosyne_cli.help import epilog
+from mnemosyne_contract import ExitCode
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mnemosyne_cli.output import Console
+
+SHELLS = ("bash", "zsh", "fish")
+
+#: The shell function, one per shell, that completes --dir with the vault's dirs. Each
+#: passes on the --vault of the command line being completed, with a leading ~ expanded.
+#: Named with "_dirs" so that shtab's bash script quotes what it inserts as file names.
+DIRS_FUNCTION = "_mnemosyne_vault_dirs"
+PREAMBLES = {
+    "bash": r"""
+# --dir: the vault's own dirs, from `mnemosyne completion --list-dirs [--vault PATH]`.
+_mnemosyne_vault_dirs() {
+  local i vault=() IFS=$'\n'
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case "${COMP_WORDS[i]}" in
+      --vault)
+        # COMP_WORDBREAKS splits --vault=PATH into three words: --vault, =, PATH.
+        if [[ "${COMP_WORDS[i+1]}" == "=" ]]; then ((i++)); fi
+        if ((i + 1 < COMP_CWORD)); then vault=(--vault "${COMP_WORDS[i+1]/#\~/$HOME}"); fi ;;
+    esac
+  done
+  compgen -W "$(command mnemosyne completion --list-dirs "${vault[@]}" 2>/dev/null)" -- "$1"
+}
+""",
+    "zsh": r"""
+# --dir: the vault's own dirs, from `mnemosyne completion --list-dirs [--vault PATH]`.
+_mnemosyne_vault_dirs() {
+  local -a dirs vault
+  local i=${words[(I)--vault]}
+  if (( i && i < CURRENT - 1 )); then
+    vault=(--vault "${words[i+1]/#\~/$HOME}")
+  elif i=${words[(I)--vault=*]}; (( i && i < CURRENT )); then
+    vault=(--vault "${${words[i]#--vault=}/#\~/$HOME}")
+  fi
+  dirs=(${(f)"$(command mnemosyne completion --list-dirs $vault 2>/dev/null)"})
+  compadd -a dirs
+}
+""",
+    "fish": r"""
+# --dir: the vault's own dirs, from `mnemosyne completion --list-dirs [--vault PATH]`.
+function _mnemosyne_vault_dirs
+  set -l tokens (commandline -opc)
+  set -l vault
+  for i in (seq (count $tokens))
+    switch $tokens[$i]
+      case --vault
+        set -l next (math $i + 1)
+        if test $next -le (count $tokens)
+          set vault --vault (string replace -r '^~' $HOME -- $tokens[$next])
+        end
+      case '--vault=*'
+        set vault --vault (string replace -r '^--vault=~?' '' -- $tokens[$i])
+        if string match -q -- '--vault=~*' $tokens[$i]
+          set vault[2] $HOME$vault[2]
+        end
+    end
+  end
+  command mnemosyne completion --list-dirs $vault 2>/dev/null
+end
+""",
+}
+
+
+def register(groups: Any) -> None:
+    parser = groups.add_parser(
+        "completion",
+        help="print a shell completion script (bash, zsh or fish)",
+        description="Print a completion script for SHELL on stdout: it completes commands, "
+        "flags, constellations, file and dir arguments, and --dir with the dirs of the vault "
+        "(the --vault on the line being completed, else the usual default). Install lines "
+        "for each shell are in docs/commands.md.",
+        epilog=epilog(
+            [
+                "mnemosyne completion bash > ~/.local/share/bash-completion/completions/mnemosyne",
+                "mnemosyne completion zsh > ~/.zfunc/_mnemosyne   # with fpath+=(~/.zfunc) before compinit",
+                "mnemosyne completion fish > ~/.config/fish/completions/mnemosyne.fish",
+            ],
+            [
+                (ExitCode.OK, "the script is on stdout"),
+                (ExitCode.USAGE, "usage error: no SHELL, or one other than bash, zsh, fish"),
+                (ExitCode.WRITE_FAILED, "stdout could not take the script (closed, disk full)"),
+            ],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("shell", nargs="?", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
+    # The scripts' helper: hidden from --help and from the scripts themselves.
+    parser.add_argument("--list-dirs", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--vault", metavar="PATH", help=argparse.SUPPRESS)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    if args.list_dirs:
+        return list_dirs(args.vault, console)
+    if args.shell is None:
+        console.error("no shell given: pass bash, zsh or fish (see 'mnemosyne completion --help')")
+        return ExitCode.USAGE
+    console.out(script(args.shell).rstrip("\n"))
+    return ExitCode.OK
+
+
+def script(shell: str) -> str:
+    """The completion script for ``shell``, generated from the whole command tree."""
+    import shtab  # only here: generating a script is the one thing that needs it
+
+    from mnemosyne_cli.app import build_parser
+
+    parser = build_parser()
+    _mark_arguments(parser, shtab)
+    return str(shtab.complete(parser, shell, preamble=PREAMBLES[shell]))
+
+
+def _mark_arguments(parser: argparse.ArgumentParser, shtab: Any) -> None:
+    """Tell shtab what each argument takes (``action.complete``), through the whole tree
+    (a tree built for the script alone, so changing it is safe)."""
+    from mnemosyne_core.config import CONSTELLATIONS
+
+    vault_dirs = {"bash": DIRS_FUNCTION, "zsh": DIRS_FUNCTION, "fish": f"({DIRS_FUNCTION})"}
+    constellations = {
+        "bash": "_mnemosyne_constellations",
+        "zsh": f"({' '.join(CONSTELLATIONS)})",
+        "fish": " ".join(CONSTELLATIONS),
+        "preamble": {"bash": f'_mnemosyne_constellations() {{ compgen -W "{" ".join(CONSTELLATIONS)}" -- "$1"; }}\n'},
+    }
+    by_option = {
+        "--dir": vault_dirs,
+        "--vault": shtab.DIRECTORY,
+        "--memory-dir": shtab.DIRECTORY,
+        "--constellation": constellations,
+    }
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help for choice in action._get_subactions()}
+            for name, subparser in action.choices.items():
+                # shtab shows a command's description beside it; the one-line help fits.
+                subparser.description = helps.get(name) or subparser.description
+                _mark_arguments(subparser, shtab)
+        elif action.dest == "source" and not action.option_strings:
+            action.complete = shtab.FILE  # type: ignore[attr-defined]
+        else:
+            for option in action.option_strings:
+                if option in by_option:
+                    action.complete = by_option[option]  # type: ignore[attr-defined]
+
+
+def list_dirs(vault: str | None, console: Console) -> int:
+    """The vault's top-level dirs that --dir can name (not hidden), sorted, one a line.
+    Silent on any error (exit 3): a completion must never print into the command line."""
+    import os
+
+    from mnemosyne_core.errors import MnemosyneError
+    from mnemosyne_core.vault import resolve_vault
+
+    try:
+        root = resolve_vault(vault)
+        with os.scandir(root) as entries:
+            names = sorted(entry.name for entry in entries if not entry.name.startswith(".") and entry.is_dir())
+    except (MnemosyneError, OSError):
+        return ExitCode.VAULT_ERROR
+    for name in names:
+        if name.isprintable():  # a name with a newline or escape cannot be one completion
+            console.out(name)
+    return ExitCode.OK
