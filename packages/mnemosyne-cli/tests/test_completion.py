@@ -66,6 +66,10 @@ def scripts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Pat
     return paths
 
 
+def run_shell(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, capture_output=True, text=True, check=False, env=env, timeout=60)
+
+
 def shell_env(vault: Path | None) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key not in {"AION_VAULT", "MNEMOSYNE_MEMORY_DIR"}}
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
@@ -164,13 +168,8 @@ printf '%s\n' "${COMPREPLY[@]}"
 
 
 def bash_complete(script: Path, vault: Path | None, *words: str) -> list[str]:
-    completed = subprocess.run(
-        [require("bash"), "--norc", "--noprofile", "-c", BASH_DRIVER, "bash", str(script), *words],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=shell_env(vault),
-        timeout=60,
+    completed = run_shell(
+        [require("bash"), "--norc", "--noprofile", "-c", BASH_DRIVER, "bash", str(script), *words], shell_env(vault)
     )
     assert (completed.returncode, completed.stderr) == (0, "")
     return [line for line in completed.stdout.splitlines() if line]
@@ -224,14 +223,7 @@ def test_bash_dir_completion_offers_nothing_without_a_vault(scripts: dict[str, P
 def zsh(script: str, vault: Path | None, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = shell_env(vault)
     env["ZDOTDIR"] = str(tmp_path)  # no user startup files
-    return subprocess.run(
-        [require("zsh"), "-f", "-c", script],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-        timeout=60,
-    )
+    return run_shell([require("zsh"), "-f", "-c", script], env)
 
 
 def test_zsh_script_loads_with_eval(scripts: dict[str, Path], vault: Path, tmp_path: Path) -> None:
@@ -283,13 +275,8 @@ def test_zsh_dir_helper_lists_the_vaults_dirs(
 
 
 def fish_complete(script: Path, vault: Path | None, line: str) -> list[str]:
-    completed = subprocess.run(
-        [require("fish"), "--no-config", "-c", f"source {script}; and complete -C {line!r}"],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=shell_env(vault),
-        timeout=60,
+    completed = run_shell(
+        [require("fish"), "--no-config", "-c", f"source {script}; and complete -C {line!r}"], shell_env(vault)
     )
     assert (completed.returncode, completed.stderr) == (0, "")
     return [entry.split("\t")[0] for entry in completed.stdout.splitlines()]
