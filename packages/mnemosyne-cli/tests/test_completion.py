@@ -67,13 +67,18 @@ def scripts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Pat
 
 
 def run_shell(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, capture_output=True, text=True, check=False, env=env, timeout=60)
+    """``argv`` in HOME (no .mnemosyne.toml above it), so only the test's vault is found."""
+    return subprocess.run(argv, capture_output=True, text=True, check=False, env=env, cwd=env["HOME"], timeout=60)
 
 
-def shell_env(vault: Path | None) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in {"AION_VAULT", "MNEMOSYNE_MEMORY_DIR"}}
+def shell_env(vault: Path | None, no_vault_home: Path) -> dict[str, str]:
+    """The environment of a shell: this interpreter's bin dir first on PATH, AION_VAULT at
+    ``vault`` when given, HOME at its parent (so ``~/vault`` names it), else at
+    ``no_vault_home``; no user config in either."""
+    hidden = {"AION_VAULT", "MNEMOSYNE_MEMORY_DIR", "XDG_CONFIG_HOME"}
+    env = {key: value for key, value in os.environ.items() if key not in hidden}
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    env["HOME"] = str(vault.parent) if vault else env.get("HOME", "/")
+    env["HOME"] = str(vault.parent if vault else no_vault_home)
     if vault is not None:
         env["AION_VAULT"] = str(vault)
     return env
@@ -169,7 +174,8 @@ printf '%s\n' "${COMPREPLY[@]}"
 
 def bash_complete(script: Path, vault: Path | None, *words: str) -> list[str]:
     completed = run_shell(
-        [require("bash"), "--norc", "--noprofile", "-c", BASH_DRIVER, "bash", str(script), *words], shell_env(vault)
+        [require("bash"), "--norc", "--noprofile", "-c", BASH_DRIVER, "bash", str(script), *words],
+        shell_env(vault, script.parent),
     )
     assert (completed.returncode, completed.stderr) == (0, "")
     return [line for line in completed.stdout.splitlines() if line]
@@ -221,7 +227,7 @@ def test_bash_dir_completion_offers_nothing_without_a_vault(scripts: dict[str, P
 
 
 def zsh(script: str, vault: Path | None, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = shell_env(vault)
+    env = shell_env(vault, tmp_path)
     env["ZDOTDIR"] = str(tmp_path)  # no user startup files
     return run_shell([require("zsh"), "-f", "-c", script], env)
 
@@ -276,7 +282,8 @@ def test_zsh_dir_helper_lists_the_vaults_dirs(
 
 def fish_complete(script: Path, vault: Path | None, line: str) -> list[str]:
     completed = run_shell(
-        [require("fish"), "--no-config", "-c", f"source {script}; and complete -C {line!r}"], shell_env(vault)
+        [require("fish"), "--no-config", "-c", f"source {script}; and complete -C {line!r}"],
+        shell_env(vault, script.parent),
     )
     assert (completed.returncode, completed.stderr) == (0, "")
     return [entry.split("\t")[0] for entry in completed.stdout.splitlines()]
