@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from mnemosyne_cli.app import main
+from mnemosyne_cli.app import command_name, main
+from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.completion import SHELLS
 
 COMMANDS_DOC = Path(__file__).resolve().parents[3] / "docs" / "commands.md"
@@ -186,7 +187,7 @@ def bash_complete(script: Path, vault: Path | None, *words: str) -> list[str]:
     [
         (["mnemosyne", ""], ["wiki", "completion"]),
         (["mnemosyne", "wiki", "f"], ["find"]),
-        (["mnemosyne", "wiki", ""], ["find", "recall", "ingest", "lint"]),
+        (["mnemosyne", "wiki", ""], [command_name(command) for command in WIKI_COMMANDS]),
         (["mnemosyne", "wiki", "lint", "--s"], ["--select"]),
         (["mnemosyne", "wiki", "ingest", "-", "--constellation", "he"], ["hermes", "hephaistos"]),
         (["mnemosyne", "completion", ""], ["bash", "zsh", "fish"]),
