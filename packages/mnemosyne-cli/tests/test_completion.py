@@ -190,6 +190,11 @@ def bash_complete(script: Path, vault: Path | None, *words: str) -> list[str]:
         (["mnemosyne", "wiki", ""], [command_name(command) for command in WIKI_COMMANDS]),
         (["mnemosyne", "wiki", "lint", "--s"], ["--select"]),
         (["mnemosyne", "wiki", "ingest", "-", "--constellation", "he"], ["hermes", "hephaistos"]),
+        (["mnemosyne", "wiki", "lint", "--ignore", "missing-"], ["missing-title", "missing-updated"]),
+        (
+            ["mnemosyne", "wiki", "lint", "--select", "un"],
+            ["unclosed-frontmatter", "unknown-constellation", "unscanned-dir", "unreadable"],
+        ),
         (["mnemosyne", "completion", ""], ["bash", "zsh", "fish"]),
         (["mnemosyne", "completion", "--"], ["--help"]),  # the --list-dirs helper stays hidden
         (["mnemosyne", "wiki", "find", "mastra", "--dir", ""], VAULT_DIRS),
@@ -224,13 +229,13 @@ def test_bash_dir_completion_offers_nothing_without_a_vault(scripts: dict[str, P
     assert bash_complete(scripts["bash"], None, "mnemosyne", "wiki", "find", "x", "--dir", "") == []
 
 
-# --- zsh: the script loads, registers, and its dir helper asks the vault ----------------
+# --- zsh: the script loads both ways, and completes in a real interactive zsh -----------
 
 
-def zsh(script: str, vault: Path | None, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def zsh(script: str, vault: Path | None, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = shell_env(vault, tmp_path)
     env["ZDOTDIR"] = str(tmp_path)  # no user startup files
-    return run_shell([require("zsh"), "-f", "-c", script], env)
+    return run_shell([require("zsh"), "-f", "-c", script, "zsh", *args], env)
 
 
 def test_zsh_script_loads_with_eval(scripts: dict[str, Path], vault: Path, tmp_path: Path) -> None:
@@ -254,28 +259,48 @@ def test_zsh_script_loads_from_fpath(scripts: dict[str, Path], vault: Path, tmp_
     assert (completed.returncode, completed.stdout, completed.stderr) == (0, "_mnemosyne\n", "")
 
 
+#: Types LINE and a Tab into an interactive zsh on a pseudo-terminal (zpty), with compadd
+#: wrapped to append every match it is given to OUT: zsh's own completion, end to end.
+#: comppostfuncs runs once the completion is over; nothing more is typed before it, since
+#: zsh drops a completion that typeahead interrupts.
+ZSH_DRIVER = r"""
+zmodload zsh/zpty zsh/zselect
+script=$1 out=$2 line=$3
+wait_for() { local i; for i in {1..1500}; do [[ -e $1 ]] && return 0; zselect -t 2; done; return 1 }
+zpty z zsh -f -i
+zpty -w z "PS1=''; autoload -Uz compinit && compinit -u -D; eval \"\$(<$script)\""
+zpty -w z "compadd() { local -a m; builtin compadd -O m \"\$@\"; print -rl -- \$m >> $out; builtin compadd \"\$@\" }"
+zpty -w z "_done() { print done > $out.done }; comppostfuncs=(_done); print ready > $out.ready"
+wait_for $out.ready || exit 2
+zpty -w -n z "$line"$'\t'
+wait_for $out.done || exit 3
+zpty -d z
+"""
+
+
+def zsh_complete(script: Path, vault: Path, tmp_path: Path, line: str) -> list[str]:
+    out = tmp_path / "matches"
+    completed = zsh(ZSH_DRIVER, vault, tmp_path, str(script), str(out), line)
+    assert (completed.returncode, completed.stderr) == (0, "")
+    matches = out.read_text(encoding="utf-8").splitlines() if out.exists() else []  # no compadd: none
+    return sorted({match for match in matches if match})
+
+
 @pytest.mark.parametrize(
-    ("words", "expected"),
+    ("line", "expected"),
     [
-        ("mnemosyne wiki find x --dir ''", VAULT_DIRS),
-        ("mnemosyne wiki find x --vault ~/vault --dir ''", VAULT_DIRS),
-        ("mnemosyne wiki find x --vault=~/vault --dir ''", VAULT_DIRS),
-        ("mnemosyne wiki find x --vault ~/other --dir ''", ["zeta"]),
+        ("mnemosyne wiki f", ["find"]),
+        ("mnemosyne wiki lint --sel", ["--select"]),
+        ("mnemosyne wiki ingest - --constellation he", ["hephaistos", "hermes"]),
+        ("mnemosyne wiki find x --dir ", VAULT_DIRS),
+        ("mnemosyne wiki find x --dir a", ["analyses", "atlas"]),
+        ("mnemosyne wiki find x --vault ~/other --dir ", ["zeta"]),
+        ("mnemosyne wiki find x --vault=~/other --dir ", ["zeta"]),
     ],
 )
-def test_zsh_dir_helper_lists_the_vaults_dirs(
-    scripts: dict[str, Path], vault: Path, tmp_path: Path, words: str, expected: list[str]
-) -> None:
+def test_zsh_completes(scripts: dict[str, Path], vault: Path, tmp_path: Path, line: str, expected: list[str]) -> None:
     (vault.parent / "other" / "zeta").mkdir(parents=True)
-    # compadd is the completion system's; here it prints what it was given.
-    driver = (
-        f'autoload -Uz compinit && compinit -u -D && eval "$(<{scripts["zsh"]})"\n'
-        "compadd() { print -rl -- ${(P)${@[-1]}} }\n"
-        f"words=({words}); CURRENT=${{#words}}\n"
-        "_mnemosyne_vault_dirs\n"
-    )
-    completed = zsh(driver, vault, tmp_path)
-    assert (completed.returncode, completed.stdout.splitlines(), completed.stderr) == (0, expected, "")
+    assert zsh_complete(scripts["zsh"], vault, tmp_path, line) == expected
 
 
 # --- fish: complete -C is fish's own completion of a command line -----------------------
@@ -297,6 +322,7 @@ def fish_complete(script: Path, vault: Path | None, line: str) -> list[str]:
         ("mnemosyne wiki f", ["find"]),
         ("mnemosyne wiki lint --sel", ["--select"]),
         ("mnemosyne wiki ingest - --constellation he", ["hermes", "hephaistos"]),
+        ("mnemosyne wiki lint --ignore missing-", ["missing-title", "missing-updated"]),
         ("mnemosyne wiki find x --dir ", VAULT_DIRS),
         ("mnemosyne wiki find x --dir a", ["analyses", "atlas"]),
         ("mnemosyne wiki find x --vault ~/vault --dir h", ["hermes"]),

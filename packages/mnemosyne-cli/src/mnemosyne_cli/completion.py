@@ -138,19 +138,17 @@ def _mark_arguments(parser: argparse.ArgumentParser, shtab: Any) -> None:
     """Tell shtab what each argument takes (``action.complete``), through the whole tree
     (a tree built for the script alone, so changing it is safe)."""
     from mnemosyne_core.config import CONSTELLATIONS
+    from mnemosyne_core.lint import REASON_CODES
 
     vault_dirs = {"bash": DIRS_FUNCTION, "zsh": DIRS_FUNCTION, "fish": f"({DIRS_FUNCTION})"}
-    constellations = {
-        "bash": "_mnemosyne_constellations",
-        "zsh": f"({' '.join(CONSTELLATIONS)})",
-        "fish": " ".join(CONSTELLATIONS),
-        "preamble": {"bash": f'_mnemosyne_constellations() {{ compgen -W "{" ".join(CONSTELLATIONS)}" -- "$1"; }}\n'},
-    }
+    lint_codes = _fixed_words("_mnemosyne_lint_codes", list(REASON_CODES))
     by_option = {
         "--dir": vault_dirs,
         "--vault": shtab.DIRECTORY,
         "--memory-dir": shtab.DIRECTORY,
-        "--constellation": constellations,
+        "--constellation": _fixed_words("_mnemosyne_constellations", list(CONSTELLATIONS)),
+        "--select": lint_codes,
+        "--ignore": lint_codes,
     }
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -165,6 +163,18 @@ def _mark_arguments(parser: argparse.ArgumentParser, shtab: Any) -> None:
             for option in action.option_strings:
                 if option in by_option:
                     action.complete = by_option[option]  # type: ignore[attr-defined]
+
+
+def _fixed_words(bash_function: str, words: list[str]) -> dict[str, Any]:
+    """shtab's ``complete`` for an argument that takes one of ``words`` (names without
+    spaces or quotes): a list for zsh and fish, a compgen function for bash."""
+    listed = " ".join(words)
+    return {
+        "bash": bash_function,
+        "zsh": f"({listed})",
+        "fish": listed,
+        "preamble": {"bash": f'{bash_function}() {{ compgen -W "{listed}" -- "$1"; }}\n'},
+    }
 
 
 def list_dirs(vault: str | None, console: Console) -> int:
