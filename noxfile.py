@@ -1,10 +1,12 @@
 """Sessions of the mnemosyne monorepo. Plain ``nox`` runs tests, lint, typecheck and
-acceptance (which builds the wheels it tests). build, bench and retrieval (slow) and
-ingest-report (writes into a vault) run only when named."""
+acceptance (which builds the wheels it tests). build, bench and retrieval (slow),
+readme-install (installs with pipx and uv) and ingest-report (writes into a vault) run only
+when named."""
 
 from __future__ import annotations
 
 import glob
+import os
 import shutil
 from pathlib import Path
 
@@ -144,6 +146,51 @@ def retrieval(session: nox.Session) -> None:
     session.install(*PACKAGES)
     mnemosyne = str(Path(session.bin) / "mnemosyne")
     session.run("python", "bench/run_retrieval.py", "--mnemosyne", mnemosyne, *session.posargs)
+
+
+@nox.session(name="readme-install", default=False)
+def readme_install(session: nox.Session) -> None:
+    """Run the README's pipx and uv install, upgrade and uninstall lines, as written, in a
+    fresh clone of this repository's HEAD; the installed command must find a page before
+    each uninstall and be gone after it. Tools and installs stay inside the session's tmp
+    dir. Pass a tool to run only its lines: `nox -s readme-install -- uv`."""
+    import re
+    import subprocess
+
+    session.install("pipx", "uv")
+    tmp = Path(session.create_tmp()).resolve()
+    clone = tmp / "clone"
+    shutil.rmtree(clone, ignore_errors=True)
+    session.run("git", "clone", "-q", str(ROOT), str(clone), external=True)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Install for daily use") : readme.index("## Usage")]
+    lines = [line for block in re.findall(r"```sh\n(.*?)```", section, re.DOTALL) for line in block.splitlines()]
+    # The caller's environment (its index and certificate settings), with pipx and uv
+    # from this session and every install below tmp.
+    env = {
+        **os.environ,
+        "PATH": f"{session.bin}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PIPX_HOME": str(tmp / "pipx"),
+        "PIPX_BIN_DIR": str(tmp / "bin"),
+        "PIPX_MAN_DIR": str(tmp / "man"),
+        "UV_TOOL_DIR": str(tmp / "uv-tools"),
+        "UV_TOOL_BIN_DIR": str(tmp / "bin"),
+    }
+    command = tmp / "bin" / "mnemosyne"
+    tools = session.posargs or ["pipx", "uv"]
+    for tool in tools:
+        steps = [line for line in lines if re.search(rf"(^|&& ){tool} ", line)]
+        if len(steps) != 3:
+            session.error(f"README: expected install, upgrade and uninstall lines for {tool}, found {steps}")
+        for step in steps:
+            if " uninstall " in step:
+                session.run(
+                    str(command), "wiki", "find", "mastra", "--vault", "fixtures/vaults/aion", env=env, external=True
+                )
+            session.log(f"$ {step}")
+            subprocess.run(["bash", "-ec", step], cwd=clone, env=env, check=True)
+        if command.exists():
+            session.error(f"{tool} uninstall left {command} behind")
 
 
 @nox.session(name="ingest-report", default=False)
