@@ -162,6 +162,60 @@ def test_list_dirs_is_silent_on_a_vault_error(where: str, tmp_path: Path, capsys
     assert run(capsys, "completion", "--list-dirs", *argv) == (3, "", "")
 
 
+def list_dirs_calls(vault: Path) -> list[list[str]]:
+    return [
+        ["completion", "--list-dirs"],
+        ["completion", "--list-dirs", "--vault", str(vault)],
+        ["completion", "--list-dirs", f"--vault={vault}"],
+        ["completion", "--list-dirs", "--vault", str(vault / "missing")],
+        ["completion", "--list-dirs", "--vault"],
+        ["completion", "--list-dirs", "--vault", str(vault), "extra"],
+        ["completion", "--vault", str(vault), "--list-dirs"],
+        ["completion", "--list-dirs", "--vault", "-x"],
+    ]
+
+
+def test_list_dirs_without_argparse_answers_as_argparse(
+    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The console script's fast path for --list-dirs, against app.main, the reference."""
+    monkeypatch.setenv("AION_VAULT", str(vault))
+    for argv in list_dirs_calls(vault):
+        assert run_console_script(capsys, argv) == run(capsys, *argv), argv
+    assert run_console_script(capsys, list_dirs_calls(vault)[1])[1] == "".join(f"{name}\n" for name in VAULT_DIRS)
+
+
+def run_console_script(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str, str]:
+    from mnemosyne_cli import console_script
+
+    code = console_script.main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_list_dirs_fast_path_takes_only_the_scripts_calls(vault: Path) -> None:
+    from mnemosyne_cli.completion import list_dirs_arguments
+
+    taken = [argv for argv in list_dirs_calls(vault) if list_dirs_arguments(argv) is not None]
+    assert taken == list_dirs_calls(vault)[:4]
+
+
+def test_a_list_dirs_call_imports_no_argparse(vault: Path) -> None:
+    probe = (
+        "import sys\nfrom mnemosyne_cli.console_script import main\nmain(sys.argv[1:])\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", probe, "completion", "--list-dirs", "--vault", str(vault)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    modules = set(completed.stderr.split())
+    assert completed.stdout.splitlines() == VAULT_DIRS
+    assert sorted(modules & {"argparse", "shtab", "mnemosyne_cli.app"}) == []
+
+
 # --- bash: drive the completion function as bash does ----------------------------------
 
 BASH_DRIVER = r"""

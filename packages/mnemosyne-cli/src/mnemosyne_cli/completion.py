@@ -12,13 +12,11 @@ shtab: a find call pays nothing for completion.
 
 from __future__ import annotations
 
-import argparse
-
-from mnemosyne_cli.help import epilog
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
     from mnemosyne_cli.output import Console
@@ -85,6 +83,10 @@ end
 
 
 def register(groups: Any) -> None:
+    import argparse  # not at the top: the console script runs --list-dirs without argparse
+
+    from mnemosyne_cli.help import epilog
+
     parser = groups.add_parser(
         "completion",
         help="print a shell completion script (bash, zsh or fish)",
@@ -137,6 +139,8 @@ def script(shell: str) -> str:
 def _mark_arguments(parser: argparse.ArgumentParser, shtab: Any) -> None:
     """Tell shtab what each argument takes (``action.complete``), through the whole tree
     (a tree built for the script alone, so changing it is safe)."""
+    import argparse
+
     from mnemosyne_core.config import CONSTELLATIONS
     from mnemosyne_core.lint import REASON_CODES
 
@@ -175,6 +179,22 @@ def _fixed_words(bash_function: str, words: list[str]) -> dict[str, Any]:
         "fish": listed,
         "preamble": {"bash": f'{bash_function}() {{ compgen -W "{listed}" -- "$1"; }}\n'},
     }
+
+
+def list_dirs_arguments(words: list[str]) -> tuple[str | None] | None:
+    """The vault of a ``completion --list-dirs [--vault PATH]`` call as the scripts make
+    it, or None for any other call (then argparse parses it). The console script runs such
+    a call without argparse: it is made on every Tab."""
+    if words[:2] != ["completion", "--list-dirs"] or any("\0" in word for word in words):
+        return None
+    rest = words[2:]
+    if not rest:
+        return (None,)
+    if len(rest) == 2 and rest[0] == "--vault" and not rest[1].startswith("-"):
+        return (rest[1],)
+    if len(rest) == 1 and rest[0].startswith("--vault=") and not rest[0].startswith("--vault=-"):
+        return (rest[0].removeprefix("--vault="),)
+    return None
 
 
 def list_dirs(vault: str | None, console: Console) -> int:

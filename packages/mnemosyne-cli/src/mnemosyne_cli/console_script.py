@@ -95,15 +95,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code."""
     words = sys.argv[1:] if argv is None else list(argv)
     args = find_arguments(words)
-    if args is None:
+    listed = _list_dirs_call(words) if args is None else None
+    if args is None and listed is None:
         from mnemosyne_cli.app import main as parse_and_run
 
         return parse_and_run(words)
     from mnemosyne_cli.output import Console, guarded
 
     console = Console()
+    if listed is not None:
+        from mnemosyne_cli.completion import list_dirs
+
+        return guarded(console, lambda: list_dirs(listed[0], console))
+    assert args is not None
     console.color_mode = args.color
     return guarded(console, lambda: int(args.handler(args, console)))
+
+
+def _list_dirs_call(words: list[str]) -> tuple[str | None] | None:
+    """The vault of a ``completion --list-dirs`` call, which the completion scripts make on
+    every Tab, when it needs no argparse (see ``completion.list_dirs_arguments``)."""
+    if words[:2] != ["completion", "--list-dirs"]:
+        return None
+    from mnemosyne_cli.completion import list_dirs_arguments
+
+    return list_dirs_arguments(words)
 
 
 def run() -> NoReturn:
