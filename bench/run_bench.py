@@ -558,14 +558,20 @@ def report(profiles: list[Profile], results: Results, plot_name: str, context: C
 INSTALL_TEXT = [
     "### Which install",
     "",
-    "For the fastest start-up, install with uv and compiled bytecode:",
-    "`uv tool install --compile-bytecode ./packages/mnemosyne-cli` (or `uv pip install",
-    "--compile-bytecode` into a venv made by `uv venv`). uv's console script imports only `sys`",
-    "where pip's imports `re`, and a uv venv has no `distutils-precedence.pth` (setuptools') to",
-    "load at every start. Without `--compile-bytecode` (or `UV_COMPILE_BYTECODE=1`) uv leaves the",
-    "bytecode to the first runs, and where `PYTHONDONTWRITEBYTECODE` is set every run compiles",
-    "the package again (tens of milliseconds). A pip install into a venv works as well, a few",
-    "milliseconds slower per call: compare the `python -c pass` columns of the fixture.",
+    "For the fastest start-up, install with uv into a venv made by uv, with bytecode compiled:",
+    "",
+    "```sh",
+    "uv venv ~/.local/share/mnemosyne",
+    "uv pip install --compile-bytecode --python ~/.local/share/mnemosyne/bin/python ./packages/*",
+    "ln -s ~/.local/share/mnemosyne/bin/mnemosyne ~/.local/bin/mnemosyne",
+    "```",
+    "",
+    "That is the `mnemosyne (uv)` column. uv's console script imports only `sys` where pip's",
+    "also imports `re`, and a venv made by uv has no setuptools `distutils-precedence.pth` to",
+    "load at every start (compare the two `python -c pass` columns). `--compile-bytecode` (or",
+    "`UV_COMPILE_BYTECODE=1`) matters: uv otherwise leaves the bytecode to the first runs, and",
+    "where `PYTHONDONTWRITEBYTECODE` is set every run compiles the package again (tens of",
+    "milliseconds). The README's pip install works as well, a few milliseconds slower per call.",
 ]
 
 

@@ -179,7 +179,7 @@ def string_field(metadata: Mapping[Any, Any] | None, key: str) -> str | None:
 # Spelled as the complement of what the subset allows (LF, \x20-\x7e, \xa0-\u2027,
 # \u202a-\ud7ff, \ue000-\ufefe, \uff00-\ufffd, \U00010000-\U0010ffff): the same set, but
 # a negated class with astral ranges takes ~8 ms to compile, on every run of the command.
-_OUTSIDE_SUBSET = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+_OUTSIDE_SUBSET = "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
 # PyYAML's implicit resolvers for words (YAML 1.1 booleans and null).
 _WORDS: dict[str, Any] = {
     **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
@@ -211,10 +211,23 @@ _FAST_LIST = rb"\[(?:" + _FAST_ITEM + rb"(?:, " + _FAST_ITEM + rb")*)?\]"
 _FAST_VALUE = rb"(?:" + rb"|".join((_FAST_PLAIN, _FAST_QUOTED, _FAST_DATE, _FAST_LIST)) + rb")"
 # `key:` then its items one per line (`  - item`), all at the indentation of the first.
 _FAST_BLOCK_LIST = rb":\n( *)- " + _FAST_ITEM + rb"\n(?:\1- " + _FAST_ITEM + rb"\n)*"
-_FAST_BLOCK = re.compile(rb"(?:" + _FAST_KEY + rb"(?:: " + _FAST_VALUE + rb"\n|" + _FAST_BLOCK_LIST + rb"))+")
+_FAST_BLOCK = rb"(?:" + _FAST_KEY + rb"(?:: " + _FAST_VALUE + rb"\n|" + _FAST_BLOCK_LIST + rb"))+"
 # Each key with its value (empty for a key over a block list), in block order, from a block
 # _FAST_BLOCK has matched: item lines start with a space or `-`, so only key lines match.
-_FAST_FIELD = re.compile(rb"^(" + _FAST_KEY + rb"):(?: (.*))?$", re.MULTILINE)
+_FAST_FIELD = rb"(?m)^(" + _FAST_KEY + rb"):(?: (.*))?$"
+#: The patterns above, compiled on first use: a search that shows no page's title never
+#: needs them, and compiling them is a millisecond of every call's start-up (issue 13).
+_compiled: dict[str | bytes, re.Pattern[Any]] = {}
+
+
+def compiled(pattern: str | bytes) -> re.Pattern[Any]:
+    """``pattern`` compiled, once per process."""
+    found = _compiled.get(pattern)
+    if found is None:
+        found = _compiled[pattern] = re.compile(pattern)
+    return found
+
+
 _WORD_BYTES = frozenset(word.encode("ascii") for word in _WORDS)
 
 
@@ -226,12 +239,12 @@ def fast_string_fields(block: bytes) -> dict[str, str] | None:
     Only string values are kept: ``title_of`` and ``string_field`` give the same answers
     from this mapping as from the whole one.
     """
-    if len(block) > MAX_BLOCK_BYTES or _FAST_BLOCK.fullmatch(block) is None:
+    if len(block) > MAX_BLOCK_BYTES or compiled(_FAST_BLOCK).fullmatch(block) is None:
         return None
-    if not block.isascii() and _OUTSIDE_SUBSET.search(block.decode("utf-8", "replace")):
+    if not block.isascii() and compiled(_OUTSIDE_SUBSET).search(block.decode("utf-8", "replace")):
         return None  # a character YAML rejects or reads as a line break
     fields: dict[str, str] = {}
-    for key, value in _FAST_FIELD.findall(block):
+    for key, value in compiled(_FAST_FIELD).findall(block):
         if key in _WORD_BYTES:
             return None  # a boolean or null key: not a string key
         name = key.decode("ascii")
