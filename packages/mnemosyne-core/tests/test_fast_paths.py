@@ -26,9 +26,11 @@ from mnemosyne_core.fold import ASCII_FOLDING_CHARS, TextMatcher, decode, fold, 
 from mnemosyne_core.frontmatter import (
     _OUTSIDE_SUBSET,
     compiled,
+    fast_mapping,
     fast_string_fields,
     locate,
     parse_block,
+    parse_block_bytes,
     string_field,
     title_of,
 )
@@ -126,6 +128,45 @@ def test_fast_fields_on_any_bytes_equal_yamls_whenever_they_answer(data: bytes) 
     fields = fast_string_fields(data)
     if fields is not None:
         assert fields == yaml_string_fields(data.decode("utf-8", "replace"))
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "title: Plain Title\nconstellation: atlas\ntype: decision\n",
+        'title: "ADR-004: Stay on Hetzner"\ncreated: 2025-09-02\nupdated: 2025-09-30\n',
+        "title: It's fine — café\ntags: [a, b-c, yes]\ndraft: no\nowner: null\n",
+        "title: 'single'\ntags:\n  - one\n  - two\nupdated: 2026-01-31\n",
+        "tags:\n- off\n- x.y\ntags: []\n",
+        "title: First\ntitle: [not, a, string]\n",
+    ],
+)
+def test_fast_mapping_of_common_blocks_equals_yamls(block: str) -> None:
+    mapping = fast_mapping(block.encode())
+    assert mapping is not None, "the fast path should read this block"
+    assert mapping == parse_block(block)[0]
+
+
+@settings(max_examples=800, deadline=None)
+@given(BLOCKS)
+def test_fast_mapping_equals_yamls_whenever_it_answers(block: str) -> None:
+    mapping = fast_mapping(block.encode("utf-8", "surrogatepass"))
+    if mapping is not None:
+        expected = parse_block(block)[0]
+        assert mapping == expected
+        # Equal and of the same types: True == 1 and a date is not a string.
+        assert {key: type(value) for key, value in mapping.items()} == {
+            key: type(value) for key, value in (expected or {}).items()
+        }
+        assert [type(item) for value in mapping.values() if isinstance(value, list) for item in value] == [
+            type(item) for value in (expected or {}).values() if isinstance(value, list) for item in value
+        ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=80))
+def test_parse_block_bytes_on_any_bytes_equals_yamls(data: bytes) -> None:
+    assert parse_block_bytes(data) == parse_block(data.decode("utf-8", "replace"))
 
 
 # --- TextMatcher against fold(decode(data)) -----------------------------------------------

@@ -75,7 +75,7 @@ def loads_bytes(data: bytes) -> Frontmatter:
         status = STATUS_UNCLOSED if opens_frontmatter(data) else STATUS_ABSENT
         return Frontmatter(None, decode(data), status)
     block_start, block_end, body_start = span
-    metadata, status = parse_block(data[block_start:block_end].decode("utf-8", "replace"))
+    metadata, status = parse_block_bytes(data[block_start:block_end])
     return Frontmatter(metadata, data[body_start:].decode("utf-8", "replace"), status)
 
 
@@ -88,6 +88,15 @@ def load(path: str | os.PathLike[str]) -> Frontmatter:
     """Split and parse the page at ``path``."""
     with open(path, "rb") as handle:
         return loads_bytes(handle.read())
+
+
+def parse_block_bytes(block: bytes) -> tuple[dict[Any, Any] | None, str]:
+    """``parse_block`` of a raw block (decoded as find decodes pages), answered without
+    YAML when the block is in the fast subset (``fast_mapping``)."""
+    mapping = fast_mapping(block)
+    if mapping is not None:
+        return mapping, STATUS_OK
+    return parse_block(block.decode("utf-8", "replace"))
 
 
 def parse_block(block: str) -> tuple[dict[Any, Any] | None, str]:
@@ -239,10 +248,8 @@ def fast_string_fields(block: bytes) -> dict[str, str] | None:
     Only string values are kept: ``title_of`` and ``string_field`` give the same answers
     from this mapping as from the whole one.
     """
-    if len(block) > MAX_BLOCK_BYTES or compiled(_FAST_BLOCK).fullmatch(block) is None:
+    if not _in_fast_subset(block):
         return None
-    if not block.isascii() and compiled(_OUTSIDE_SUBSET).search(block.decode("utf-8", "replace")):
-        return None  # a character YAML rejects or reads as a line break
     fields: dict[str, str] = {}
     for key, value in compiled(_FAST_FIELD).findall(block):
         if key in _WORD_BYTES:
@@ -257,3 +264,49 @@ def fast_string_fields(block: bytes) -> dict[str, str] | None:
             # YAML, so it also removes an earlier string.
             fields.pop(name, None)
     return fields
+
+
+def _in_fast_subset(block: bytes) -> bool:
+    """Whether every line of ``block`` is in the fast subset, whose meaning is certain."""
+    if len(block) > MAX_BLOCK_BYTES or compiled(_FAST_BLOCK).fullmatch(block) is None:
+        return False
+    # Outside ASCII: a character YAML rejects or reads as a line break.
+    return block.isascii() or compiled(_OUTSIDE_SUBSET).search(block.decode("utf-8", "replace")) is None
+
+
+def fast_mapping(block: bytes) -> dict[str, Any] | None:
+    """The whole mapping a frontmatter block (raw bytes, as for ``fast_string_fields``)
+    holds, exactly as PyYAML's safe loader builds it, when every line is in the fast subset;
+    None otherwise (meaning: ask ``parse_block``). lint and recall read every page's
+    frontmatter, dates and lists included: this spares most of them a YAML parse (issue 13).
+    tests/test_fast_paths.py holds it equal to PyYAML's on generated blocks."""
+    if not _in_fast_subset(block):
+        return None
+    mapping: dict[str, Any] = {}
+    items: list[Any] = []
+    for line in block.decode("utf-8", "replace").split("\n")[:-1]:
+        if line[:1] in (" ", "-"):  # `  - item` of the block list of the key above
+            items.append(_fast_scalar(line.lstrip(" ")[2:]))
+            continue
+        key, _, value = line.partition(": ")
+        if key.rstrip(":") in _WORDS:
+            return None  # a boolean or null key
+        if not value:  # `key:`, then its block list
+            items = mapping[key[:-1]] = []
+        elif value[:1] == "[":
+            mapping[key] = [_fast_scalar(item) for item in value[1:-1].split(", ")] if value != "[]" else []
+        else:
+            mapping[key] = _fast_scalar(value)
+    return mapping
+
+
+def _fast_scalar(text: str) -> Any:
+    """A value of the fast subset as YAML reads it: a quoted string, a date, or a plain word
+    (a boolean, null or a string)."""
+    if text[:1] in ('"', "'"):
+        return text[1:-1]
+    if text[:1].isdigit():  # _FAST_DATE: a date that exists in every year
+        import datetime  # lint and recall import it anyway; find never reads a date
+
+        return datetime.date(int(text[:4]), int(text[5:7]), int(text[8:10]))
+    return _WORDS.get(text, text)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, load_vault_config
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
 from mnemosyne_core.fold import decode, fold
-from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block
+from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
 from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan, unreadable_warning
 
 if TYPE_CHECKING:
@@ -240,7 +240,7 @@ def _searched_fields(data: bytes) -> tuple[dict[Any, Any], list[str]] | None:
     span = locate(data)
     if span is None:
         return None
-    metadata, _status = parse_block(data[span[0] : span[1]].decode("utf-8", "replace"))
+    metadata, _status = parse_block_bytes(data[span[0] : span[1]])
     if not metadata:
         return None
     fields = [value for value in (metadata.get("title"), metadata.get("slug")) if isinstance(value, str)]
