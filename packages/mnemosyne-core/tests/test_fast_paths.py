@@ -153,13 +153,14 @@ def test_fast_mapping_equals_yamls_whenever_it_answers(block: str) -> None:
     mapping = fast_mapping(block.encode("utf-8", "surrogatepass"))
     if mapping is not None:
         expected = parse_block(block)[0]
+        assert expected is not None
         assert mapping == expected
         # Equal and of the same types: True == 1 and a date is not a string.
         assert {key: type(value) for key, value in mapping.items()} == {
-            key: type(value) for key, value in (expected or {}).items()
+            key: type(value) for key, value in expected.items()
         }
         assert [type(item) for value in mapping.values() if isinstance(value, list) for item in value] == [
-            type(item) for value in (expected or {}).values() if isinstance(value, list) for item in value
+            type(item) for value in expected.values() if isinstance(value, list) for item in value
         ]
 
 
