@@ -102,7 +102,10 @@ def default_output(vault: Path, keywords: list[str], full: FindResult) -> tuple[
     """(stdout, stderr) of ``mnemosyne wiki find`` with the default limit, written by the
     CLI's own ``main`` from ``full`` (a search without limit) instead of a second search."""
 
+    searched: list[int] = []
+
     def cut(_vault: object, given: list[str], *, limit: int, **_options: object) -> FindResult:
+        searched.append(limit)
         if list(given) != keywords:
             raise AssertionError(f"the CLI searched {given!r}, not {keywords!r}")
         result = FindResult()
@@ -119,6 +122,9 @@ def default_output(vault: Path, keywords: list[str], full: FindResult) -> tuple[
         contextlib.redirect_stderr(stderr),
     ):
         cli_main(cli_argv(vault, keywords))
+    if searched != [DEFAULT_LIMIT]:
+        # Else the figures would be of a second, real search, or of none.
+        raise AssertionError(f"the CLI searched {len(searched)} times through mnemosyne_core.search, not once")
     stdout.flush()
     return stdout.buffer.getvalue(), stderr.getvalue().encode("utf-8", "surrogateescape")
 
@@ -132,10 +138,8 @@ def measure(
         full = mnemosyne_core.search(vault.path, query.keywords, limit=0)
         ranking = [match.path for match in full.matches]
         stdout, stderr = default_output(vault.path, query.keywords, full)
-        outcome = Outcome(
-            query, known_item.rank_of(ranking, query.relevant), ranking[0] if ranking else "", full.total, 0
-        )
-        outcome.output_bytes = len(stdout) + len(stderr)
+        rank = known_item.rank_of(ranking, query.relevant)
+        outcome = Outcome(query, rank, ranking[0] if ranking else "", full.total, len(stdout) + len(stderr))
         outcome.spec_agrees = ranking == known_item.spec_order(ranking, pages, query.keywords)
         if cli is not None and number < cli_sample:
             check_cli(cli, vault, query.keywords, stdout, stderr)
