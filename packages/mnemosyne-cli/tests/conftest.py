@@ -13,6 +13,8 @@ from pyfakefs.fake_filesystem import FakeFilesystem
 def _no_ambient_vault(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AION_VAULT", raising=False)
     monkeypatch.delenv("MNEMOSYNE_MEMORY_DIR", raising=False)
+    # No test asks a developer's running 'wiki serve': server tests set their own dir.
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "/nonexistent/mnemosyne-tests-runtime")
 
 
 @pytest.fixture(autouse=True)

@@ -89,6 +89,7 @@ def test_exit_codes_are_fixed() -> None:
         "VAULT_ERROR": 3,
         "TARGET_EXISTS": 4,
         "INGEST_UNVERIFIED": 5,
+        "SERVER_RUNNING": 6,
         "USAGE": 64,
         "BAD_SOURCE": 65,
         "WRITE_FAILED": 74,

@@ -156,14 +156,25 @@ def build_parser(only: str | None = None) -> Parser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code."""
-    console = Console()
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    console: Console | None = None,
+    ask_server: bool = True,
+    served_by: object | None = None,
+) -> int:
+    """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code.
+
+    A find or recall call goes to the vault's ``wiki serve`` when one runs (unless
+    ``ask_server`` is false or the call says --no-server); its answer is the same bytes.
+    ``served_by`` is that server's index, given by the server when it runs the call.
+    """
+    console = console or Console()
     words = sys.argv[1:] if argv is None else list(argv)
-    return guarded(console, lambda: _run(words, console))
+    return guarded(console, lambda: _run(words, console, ask_server and served_by is None, served_by))
 
 
-def _run(words: list[str], console: Console) -> int:
+def _run(words: list[str], console: Console, ask_server: bool, served_by: object | None) -> int:
     # Errors can come before argparse has read --color: honour it as written.
     console.color_mode = color_flag(words)
     if any("\0" in word for word in words):
@@ -174,6 +185,12 @@ def _run(words: list[str], console: Console) -> int:
     if words and words[0] in wiki_command_names:
         console.error(f"unknown command {words[0]!r}: did you mean '{PROG} wiki {words[0]}'?")
         return ExitCode.USAGE
+    if ask_server:
+        from mnemosyne_cli import client
+
+        answer = client.ask(words)
+        if answer is not None:
+            return client.print_answer(answer, console)
     # A call to one wiki command builds only its parser: the others' cost ~3 ms of
     # start-up (issue 6); anything else (help, a typo) gets the whole tree.
     named = words[1] if len(words) > 1 and words[0] == "wiki" else None
@@ -195,6 +212,7 @@ def _run(words: list[str], console: Console) -> int:
     if handler is None:
         console.error(f"no command given: try '{where} --help'")
         return ExitCode.USAGE
+    args.served_by = served_by
     return int(handler(args, console))
 
 
@@ -238,5 +256,5 @@ def unrecognized_message(parser: Parser, args: argparse.Namespace, extras: list[
 
 
 def run() -> NoReturn:
-    """The console script."""
+    """The console script (``client.run`` asks a server first, then calls main)."""
     sys.exit(main())

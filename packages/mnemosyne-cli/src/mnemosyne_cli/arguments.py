@@ -50,3 +50,12 @@ def add_color_argument(parser: argparse.ArgumentParser) -> None:
         metavar="WHEN",
         help="colour on a terminal: auto (default; NO_COLOR turns it off, FORCE_COLOR on), always or never",
     )
+
+
+def add_no_server_argument(parser: argparse.ArgumentParser) -> None:
+    """--no-server, for the commands a ``wiki serve`` answers (find, recall)."""
+    parser.add_argument(
+        "--no-server",
+        action="store_true",
+        help="scan the vault even when a 'wiki serve' runs for it (the answer is the same)",
+    )

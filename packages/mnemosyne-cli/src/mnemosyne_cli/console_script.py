@@ -94,12 +94,23 @@ def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code."""
     words = sys.argv[1:] if argv is None else list(argv)
+    from mnemosyne_cli import client
+
+    try:
+        # A running 'wiki serve' for the vault answers with the same bytes (docs/server.md).
+        answer = client.ask(words)
+    except KeyboardInterrupt:
+        if sys.stderr is not None:
+            sys.stderr.write("\n")  # end the ^C line the terminal echoed, as main does
+        return 130  # ExitCode.INTERRUPTED, not imported: start-up time
+    if answer is not None:
+        return client.print_answer(answer)
     args = find_arguments(words)
     listed = _list_dirs_call(words) if args is None else None
     if args is None and listed is None:
         from mnemosyne_cli.app import main as parse_and_run
 
-        return parse_and_run(words)
+        return parse_and_run(words, ask_server=False)
     from mnemosyne_cli.output import Console, guarded
 
     console = Console()

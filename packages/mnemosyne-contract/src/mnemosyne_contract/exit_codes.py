@@ -21,6 +21,8 @@ class ExitCode(IntEnum):
     TARGET_EXISTS = 4
     #: ingest: the page was written but find cannot locate it by its title.
     INGEST_UNVERIFIED = 5
+    #: serve: a server is already running for the vault (it holds the vault's lock).
+    SERVER_RUNNING = 6
     #: Usage error: unknown flag, bad value, no subcommand, no or empty keyword.
     USAGE = 64
     #: ingest: the source is missing, not a regular file, empty, not UTF-8, or its

@@ -157,6 +157,14 @@ def check_keywords(keywords: Sequence[str]) -> None:
             raise InvalidQueryError(f"empty keyword {keyword!r}: every KEYWORD must have a non-space character")
 
 
+def prepare_query(keywords: Sequence[str], limit: int) -> tuple[str, ...]:
+    """The folded keywords, each once, after checking them and the limit (InvalidQueryError)."""
+    check_keywords(keywords)
+    if limit < 0:
+        raise InvalidQueryError(f"limit {limit} is negative: pass 0 for no cap or a positive number")
+    return tuple(dict.fromkeys(fold(keyword) for keyword in keywords))
+
+
 def search(
     vault: str | os.PathLike[str] | None,
     keywords: Sequence[str],
@@ -171,12 +179,9 @@ def search(
     overrides the scanned dirs; ``keep_content`` keeps each match's bytes (for --cat).
     Raises VaultError or InvalidQueryError; a page that cannot be read is a warning.
     """
-    check_keywords(keywords)
-    if limit < 0:
-        raise InvalidQueryError(f"limit {limit} is negative: pass 0 for no cap or a positive number")
+    folded = prepare_query(keywords, limit)
     vault_real = resolve_vault(vault)
     pages = scan(vault_real, dirs)
-    folded = tuple(dict.fromkeys(fold(keyword) for keyword in keywords))
     task = _Task(pages, folded, limit, keep_content)
     count = len(pages)
     tally = _run_split(task, count) if count >= PARALLEL_MIN_PAGES and _can_fork() else task.run(0, count)
@@ -390,7 +395,7 @@ class _Task:
                         holds, key = judge(keywords, rel_path, folded_path, "", text_contains)
                         tally.count(holds)
                         return None if key is None else (None, block, key, None)
-                fields = _fields(data)
+                fields = page_fields(data)
                 # judge asks only about keywords the path lacks: for those, in_text is the text's.
                 text_contains = dict(zip(keywords, in_text, strict=True)).__getitem__
             else:
@@ -471,9 +476,9 @@ class _LongPage:
         return self._matcher.contains(folded_keyword)
 
 
-def _fields(data: bytes) -> dict[Any, Any] | None:
-    """The frontmatter mapping of a page read whole (None when it has none or it is
-    unusable); only its string fields when the fast path reads it."""
+def page_fields(data: bytes) -> dict[Any, Any] | None:
+    """The frontmatter mapping of a page read whole, for the scan and the index alike (None
+    when it has none or it is unusable); only its string fields when the fast path reads it."""
     span = locate(data)
     return None if span is None else _block_fields(data[span[0] : span[1]])
 
@@ -493,7 +498,7 @@ def _fields_of_long_page(fd: int, head: bytes) -> tuple[bytes, dict[Any, Any] | 
     # ("----", "--- x"): only the rest of the file can tell.
     if (span is None or span[2] == len(head)) and opens_frontmatter(head):
         head += read_to_end(fd)
-    return head, _fields(head)
+    return head, page_fields(head)
 
 
 def _run_split(task: _Task, count: int) -> Tally:

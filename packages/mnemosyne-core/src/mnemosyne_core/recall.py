@@ -220,50 +220,68 @@ def recall(
             result.unreadable += 1
             result.warnings.append(unreadable_warning(page.rel_path, error))
             continue
-        result.pages_searched += 1
-        searched = _searched_fields(data)
-        if searched is None:
-            result.unseen += 1
-            continue
-        entry = _entry_if_match(page, data, *searched, folded_terms)
-        if entry is not None:
-            result.matches.append(entry)
-    result.matches.sort(key=rank_key)
-    for entry in result.matches[READ_CAP:]:
-        entry.content = None
+        take_page(result, page, recall_fields(data), folded_terms, data)
+    rank(result)
     return result
 
 
-def _searched_fields(data: bytes) -> tuple[dict[Any, Any], list[str]] | None:
-    """The page's frontmatter and the strings recall searches in it (title, slug, tags), or
-    None when it has none of them: no topic can match such a page."""
+def rank(result: RecallResult) -> None:
+    """Put the matches in rank order, drop the text of those below the read cap, and sort
+    the warnings (each starts with its path) so no file system's listing order shows."""
+    result.warnings.sort()
+    result.matches.sort(key=rank_key)
+    for entry in result.matches[READ_CAP:]:
+        entry.content = None
+
+
+class RecallFields:
+    """What recall reads of a page's frontmatter: title, slug, tags and updated, and the
+    folded strings a term is looked for in."""
+
+    __slots__ = ("folded", "slug", "tags", "title", "updated")
+
+    def __init__(self, metadata: dict[Any, Any]):
+        title = metadata.get("title")
+        slug = metadata.get("slug")
+        self.tags = tags_of(metadata.get("tags"))
+        fields = [value for value in (title, slug) if isinstance(value, str)] + self.tags
+        self.folded = [fold(field) for field in fields]
+        self.title = collapse_whitespace(title) if isinstance(title, str) else None
+        self.slug = slug if isinstance(slug, str) else None
+        self.updated = updated_date(metadata.get("updated"))
+
+
+def recall_fields(data: bytes) -> RecallFields | None:
+    """The recall fields of a page (its bytes, or any prefix holding its frontmatter), or
+    None when it has no usable frontmatter mapping."""
     span = locate(data)
     if span is None:
         return None
     metadata, _status = parse_block_bytes(data[span[0] : span[1]])
-    if not metadata:
-        return None
-    fields = [value for value in (metadata.get("title"), metadata.get("slug")) if isinstance(value, str)]
-    fields += tags_of(metadata.get("tags"))
-    return (metadata, fields) if fields else None
+    return RecallFields(metadata) if metadata else None
 
 
-def _entry_if_match(
-    page: PageRef, data: bytes, metadata: dict[Any, Any], fields: list[str], folded_terms: tuple[str, ...]
+def take_page(
+    result: RecallResult, page: PageRef, fields: RecallFields | None, folded_terms: tuple[str, ...], content: bytes
+) -> None:
+    """Count one page that was read into ``result``: unseen when it has no title, slug or
+    tag recall could search, else a match when ``entry_if_match`` says so."""
+    result.pages_searched += 1
+    if fields is None or not fields.folded:
+        result.unseen += 1
+        return
+    entry = entry_if_match(page, fields, folded_terms, content)
+    if entry is not None:
+        result.matches.append(entry)
+
+
+def entry_if_match(
+    page: PageRef, fields: RecallFields | None, folded_terms: tuple[str, ...], content: bytes
 ) -> Entry | None:
-    """The page's Entry when a term is in one of its searched fields, else None."""
-    folded_fields = [fold(field) for field in fields]
-    if not any(term in field for term in folded_terms for field in folded_fields):
+    """The one rule deciding recall's matches: ANY term in the title, slug or a tag."""
+    if fields is None or not any(term in field for term in folded_terms for field in fields.folded):
         return None
-    title, slug = metadata.get("title"), metadata.get("slug")
-    return Entry(
-        page,
-        collapse_whitespace(title) if isinstance(title, str) else None,
-        slug if isinstance(slug, str) else None,
-        tags_of(metadata.get("tags")),
-        updated_date(metadata.get("updated")),
-        data,
-    )
+    return Entry(page, fields.title, fields.slug, fields.tags, fields.updated, content)
 
 
 # --- the memory log ---

@@ -231,6 +231,7 @@ class Scan:
         "incomplete",
         "links",
         "listing",
+        "symlinks",
         "skipped",
         "vault",
         "warnings",
@@ -243,6 +244,8 @@ class Scan:
         self.listing: list[tuple[str, str, list[str]]] = []
         #: The read path of each page that is a symlink, by rel_path (its target, resolved).
         self.links: dict[str, str] = {}
+        #: (dir name, file name) of every page-named symlink met, followed or not.
+        self.symlinks: list[tuple[str, str]] = []
         self.warnings: list[str] = []
         #: The warnings (also in ``warnings``) about the command line rather than a file:
         #: a --dir that names no dir of the vault.
@@ -362,7 +365,10 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
                     continue
                 if entry.is_symlink():
                     rel_path = f"{dir_name}/{name}"
-                    read_path = _followed_symlink(result, rel_path, entry.path)
+                    result.symlinks.append((dir_name, name))
+                    read_path, warning = followed_symlink(result.vault, rel_path, entry.path)
+                    if warning is not None:
+                        result.warnings.append(warning)
                     if read_path is not None:
                         result.links[rel_path] = read_path
                         names.append(name)
@@ -373,15 +379,15 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
         result.warnings.append(f"{dir_name}/: cannot list ({error.strerror}); its pages were not searched")
 
 
-def _followed_symlink(result: Scan, rel_path: str, link_path: str) -> str | None:
+def followed_symlink(vault: str, rel_path: str, link_path: str) -> tuple[str | None, str | None]:
+    """For a page-named symlink: (the path to read it from, or None when it is not a page;
+    the warning it raises, or None). Only a link to a file inside the vault is a page."""
     real = os.path.realpath(link_path)
     if not os.path.exists(real):
-        result.warnings.append(f"{rel_path}: broken symlink; skipped")
-        return None
-    if not is_inside(real, result.vault):
-        result.warnings.append(f"{rel_path}: symlink leaves the vault; skipped")
-        return None
-    return real if os.path.isfile(real) else None
+        return None, f"{rel_path}: broken symlink; skipped"
+    if not is_inside(real, vault):
+        return None, f"{rel_path}: symlink leaves the vault; skipped"
+    return (real if os.path.isfile(real) else None), None
 
 
 def unreadable_warning(rel_path: str, error: OSError) -> str:

@@ -38,7 +38,7 @@ def limit_value(text: str) -> int:
 
 def register(commands: Any) -> None:
 
-    from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
+    from mnemosyne_cli.arguments import add_color_argument, add_no_server_argument, add_vault_arguments
     from mnemosyne_cli.help import epilog
 
     parser = commands.add_parser(
@@ -108,6 +108,7 @@ def register(commands: Any) -> None:
     )
     add_vault_arguments(parser)
     add_color_argument(parser)
+    add_no_server_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -119,7 +120,10 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.error(contradiction)
         return ExitCode.USAGE
     try:
-        result = search(args.vault, args.keywords, limit=args.limit, dirs=args.dir, keep_content=args.cat)
+        # A server's index answers exactly as the scan (docs/server.md).
+        result = (search if getattr(args, "served_by", None) is None else args.served_by.search)(
+            args.vault, args.keywords, limit=args.limit, dirs=args.dir, keep_content=args.cat
+        )
     except InvalidQueryError as error:
         console.error(str(error))
         return ExitCode.USAGE

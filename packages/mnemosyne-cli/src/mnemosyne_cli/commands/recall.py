@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
+from mnemosyne_cli.arguments import add_color_argument, add_no_server_argument, add_vault_arguments
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
@@ -65,6 +65,7 @@ def register(commands: Any) -> None:
     )
     add_vault_arguments(parser)
     add_color_argument(parser)
+    add_no_server_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -97,7 +98,10 @@ def run(args: argparse.Namespace, console: Console) -> int:
             console.warning(f"{error}; the recall itself is unaffected")
 
     try:
-        result = recall(args.vault, args.topic, dirs=args.dir)
+        # A server's index answers exactly as the scan (docs/server.md).
+        result = (recall if getattr(args, "served_by", None) is None else args.served_by.recall)(
+            args.vault, args.topic, dirs=args.dir
+        )
     except (InvalidQueryError, VaultError) as error:
         console.error(str(error))
         log(False, 0, [], failure_observation(error))

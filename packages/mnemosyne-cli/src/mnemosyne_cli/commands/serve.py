@@ -1,0 +1,102 @@
+"""``mnemosyne wiki serve``: keep the vault in memory so find and recall answer at once."""
+
+from __future__ import annotations
+
+import argparse
+
+from mnemosyne_cli.arguments import add_vault_arguments
+from mnemosyne_cli.help import epilog
+from mnemosyne_contract import ExitCode
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mnemosyne_cli.output import Console
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "serve",
+        help="keep the vault in memory so find and recall answer in milliseconds (Linux)",
+        description=(
+            "Run in the foreground, holding every page's find and recall inputs in memory and\n"
+            "learning of changes from the kernel (inotify). While it runs, 'wiki find' and\n"
+            "'wiki recall' on this vault ask it first and print exactly what a scan would;\n"
+            "they scan as before when it is not running, does not answer in time, or says\n"
+            "it cannot (see docs/server.md). One server per vault. Ctrl-C or SIGTERM stops it."
+        ),
+        epilog=epilog(
+            [
+                "mnemosyne wiki serve --vault ~/aion",
+                "mnemosyne wiki serve --status --vault ~/aion",
+            ],
+            [
+                (ExitCode.OK, "stopped by SIGTERM; --status: a server is running"),
+                (ExitCode.NO_MATCH, "--status: no server is running for the vault"),
+                (
+                    ExitCode.VAULT_ERROR,
+                    "vault unset or missing, on a file system without change events (NFS, SMB, FUSE), "
+                    "or no safe socket dir",
+                ),
+                (ExitCode.SERVER_RUNNING, "a server is already running for the vault (its pid is printed)"),
+                (ExitCode.USAGE, "usage error"),
+                (ExitCode.INTERRUPTED, "stopped by Ctrl-C"),
+            ],
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--status", action="store_true", help="say whether a server runs for the vault: pid, pages, memory"
+    )
+    add_vault_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    import signal
+
+    from mnemosyne_cli import server
+    from mnemosyne_core import VaultError
+    from mnemosyne_core.index import VaultIndex
+    from mnemosyne_core.inotify import InotifyError
+    from mnemosyne_core.vault import resolve_vault
+
+    try:
+        vault = resolve_vault(args.vault)
+    except VaultError as error:
+        console.error(str(error))
+        return ExitCode.VAULT_ERROR
+    if args.status:
+        line = server.status(vault)
+        if line is None:
+            console.out(f"no server is running for {vault}")
+            return ExitCode.NO_MATCH
+        console.out(line.rstrip("\n"))
+        return ExitCode.OK
+    running = server.Server(VaultIndex(vault, args.dir))
+    try:
+        took = running.start()
+    except server.AlreadyRunning as error:
+        console.error(f"a server is already running for {vault} (pid {error.pid}); it answers find and recall")
+        return ExitCode.SERVER_RUNNING
+    except (server.ServerError, InotifyError, OSError) as error:
+        running.close()
+        console.error(str(error))
+        return ExitCode.VAULT_ERROR
+
+    def stop(_signal: int, _frame: object) -> None:
+        raise SystemExit(ExitCode.OK)
+
+    signal.signal(signal.SIGTERM, stop)
+    running.log(
+        f"serving {vault}: {running.index.page_count} pages indexed in {took:.2f} s, "
+        f"{server.resident_bytes() / (1 << 20):.0f} MiB resident; socket {running.socket_path}"
+    )
+    try:
+        running.serve_forever()
+    except SystemExit as stopped:
+        return int(stopped.code or 0)
+    finally:
+        running.close()
+    return ExitCode.OK

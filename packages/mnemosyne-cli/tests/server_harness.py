@@ -1,0 +1,78 @@
+"""A real ``wiki serve`` for tests: in a thread of the test process, or as a subprocess,
+and a way to run the CLI through it and through the scan."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from mnemosyne_cli import client
+from mnemosyne_cli.app import main
+from mnemosyne_cli.server import Server
+from mnemosyne_core.index import VaultIndex
+
+
+class ThreadServer:
+    """A server for ``vault`` answering from a thread of this process."""
+
+    def __init__(self, vault: str | Path, dirs: list[str] | None = None):
+        self.server = Server(VaultIndex(os.path.realpath(vault), dirs))
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> Server:
+        self.server.start()
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self.server
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.stop()
+        if self.thread is not None:
+            self.thread.join(10)
+        self.server.close()
+
+
+def start_subprocess_server(vault: str | Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """``mnemosyne wiki serve`` in a child process, returned once its socket answers."""
+    environ = {**os.environ, **(env or {})}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
+        env=environ,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    path = client.socket_path(os.path.realpath(vault), environ)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if os.path.exists(path) and client.exchange(path, client.encode_request("status", "/", {}, []), 2.0):
+            return process
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited with {process.returncode}")
+        time.sleep(0.02)
+    process.kill()
+    raise AssertionError("the server did not start in 30 s")
+
+
+def run_cli(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> tuple[int, bytes, str]:
+    """main(argv): (exit code, stdout bytes, stderr)."""
+    capsysbinary.readouterr()
+    code = main(argv)
+    out, err = capsysbinary.readouterr()
+    return code, out, err.decode("utf-8", "surrogateescape")
+
+
+def served_and_scanned(
+    capsysbinary: pytest.CaptureFixture[bytes], server: Server, argv: list[str]
+) -> tuple[tuple[int, bytes, str], tuple[int, bytes, str]]:
+    """The call's answer through the server (asserted to come from it) and by the scan."""
+    before = server.answered
+    served = run_cli(capsysbinary, argv)
+    assert server.answered == before + 1, f"the server did not answer {argv}"
+    scanned = run_cli(capsysbinary, [*argv, "--no-server"])
+    return served, scanned

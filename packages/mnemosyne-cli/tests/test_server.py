@@ -1,0 +1,338 @@
+"""``wiki serve``: the lock, the socket dir, the protocol's bounds, the client's fallbacks,
+and answers through the server equal to the scan's."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from server_harness import ThreadServer, run_cli, served_and_scanned, start_subprocess_server
+
+from mnemosyne_cli import client, server
+from mnemosyne_cli.app import main
+from mnemosyne_contract import ExitCode
+from mnemosyne_core import inotify
+from mnemosyne_core.index import VaultIndex
+
+
+@pytest.fixture(autouse=True)
+def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
+    return run
+
+
+def make_vault(root: Path, pages: dict[str, str]) -> Path:
+    root.mkdir()
+    for rel_path, text in pages.items():
+        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel_path).write_text(text, encoding="utf-8")
+    return root
+
+
+HARNESS_PAGES = {
+    "wiki/alpha.md": "---\ntitle: Alpha GitHub auth\nslug: alpha\nupdated: 2026-01-02\ntags: [github]\n---\nbody\n",
+    "wiki/beta.md": "---\ntitle: Beta\ntags: auth\nupdated: 2026-03-01\n---\nno\n",
+    "wiki/gamma.md": "plain page, no frontmatter\n",
+    ".mnemosyne.toml": 'dirs = ["wiki"]\n',
+}
+
+
+# --- the lock, the socket dir, status ---
+
+
+def test_a_second_server_names_the_first_and_exits_with_its_own_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    with ThreadServer(vault):
+        code = main(["wiki", "serve", "--vault", str(vault)])
+        err = capsys.readouterr().err
+        assert code == ExitCode.SERVER_RUNNING
+        assert int(ExitCode.SERVER_RUNNING) == 6
+        assert err == (
+            f"mnemosyne: error: a server is already running for {vault} (pid {os.getpid()}); "
+            "it answers find and recall\n"
+        )
+
+
+def test_status_says_pid_pages_and_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    assert main(["wiki", "serve", "--status", "--vault", str(vault)]) == ExitCode.NO_MATCH
+    assert capsys.readouterr().out == f"no server is running for {vault}\n"
+    with ThreadServer(vault):
+        assert main(["wiki", "serve", "--status", "--vault", str(vault)]) == ExitCode.OK
+        out = capsys.readouterr().out
+    assert out.startswith(f"server: pid {os.getpid()}, 3 pages, ")
+    assert " MiB resident, 1 index builds, " in out
+
+
+def test_the_socket_dir_must_be_ours_and_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared))
+    with pytest.raises(server.ServerError, match="unsafe XDG_RUNTIME_DIR"):
+        server.prepare_socket_dir()
+    shared.chmod(0o700)
+    (shared / "mnemosyne").mkdir(mode=0o755)
+    (shared / "mnemosyne").chmod(0o755)
+    with pytest.raises(server.ServerError, match="has mode 755"):
+        server.prepare_socket_dir()
+    (shared / "mnemosyne").chmod(0o700)
+    assert server.prepare_socket_dir() == str(shared / "mnemosyne")
+
+
+def test_without_xdg_runtime_dir_the_sockets_live_in_the_cache_dir(tmp_path: Path) -> None:
+    environ = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    assert client.socket_dir(environ) == str(tmp_path / "cache" / "mnemosyne" / "run")
+    path = server.prepare_socket_dir(environ)
+    assert os.stat(path).st_mode & 0o777 == 0o700
+
+
+def test_a_symlinked_socket_dir_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    os.symlink(tmp_path / "elsewhere", tmp_path / "link")
+    assert client.unsafe_dir_reason(str(tmp_path / "link")) == f"{tmp_path / 'link'} is not a directory"
+
+
+def test_only_our_own_uid_may_ask() -> None:
+    assert server.peer_allowed(os.geteuid())
+    assert not server.peer_allowed(os.geteuid() + 1)
+    left, right = socket.socketpair(socket.AF_UNIX)
+    with left, right:
+        assert server.peer_uid(left) == os.geteuid()
+
+
+def test_a_file_system_without_events_is_refused_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    assert inotify.no_event_reason(str(vault)) is None  # the test's own tmp is local
+    monkeypatch.setattr(inotify, "file_system_type", lambda path: 0x6969)
+    assert main(["wiki", "serve", "--vault", str(vault)]) == ExitCode.VAULT_ERROR
+    assert capsys.readouterr().err == (
+        f"mnemosyne: error: cannot serve {vault}: it is on NFS, a file system that does not report every "
+        "change to inotify; find and recall scan it instead\n"
+    )
+
+
+# --- the protocol's bounds ---
+
+
+def _raw_exchange(path: str, data: bytes) -> bytes:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(path)
+        sock.sendall(data)
+        chunks = []
+        try:
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+        except ConnectionResetError:
+            pass  # the server closed with our bytes unread: what it sent still counts
+    return b"".join(chunks)
+
+
+def test_malformed_and_oversized_requests_get_no_answer_and_the_server_goes_on(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    with ThreadServer(vault) as running:
+        path = running.socket_path
+        fallback = client.frame(client.encode_reply(client.STATUS_FALLBACK))
+        error = client.frame(client.encode_reply(client.STATUS_ERROR))
+        assert _raw_exchange(path, client.frame(b"garbage")) == fallback
+        assert _raw_exchange(path, client.frame(b"1\0dance\0/\0\0\0wiki\0find\0x")) == error
+        assert _raw_exchange(path, client.frame(b"2\0run\0/\0\0\0wiki\0find\0x")) == fallback  # other version
+        assert _raw_exchange(path, client.frame(b"1\0run\0relative\0\0\0wiki\0find\0x")) == error
+        assert _raw_exchange(path, client.frame(b"\xff\xfe" * 10)) == fallback
+        too_long = (client.MAX_REQUEST_BYTES + 1).to_bytes(4, "big") + b"x" * 100
+        assert _raw_exchange(path, too_long) == error  # refused unread
+        assert _raw_exchange(path, b"\0\0") == b""  # a peer that stops mid-frame
+        served, scanned = served_and_scanned(capsysbinary, running, ["wiki", "recall", "github", "--vault", str(vault)])
+        assert served == scanned
+
+
+def test_the_reply_decoder_refuses_what_it_does_not_understand() -> None:
+    assert client.decode_reply(client.encode_reply(client.STATUS_OK, 3, b"out", "err")) is not None
+    for bad in (b"", b"1 ok 0", b"1 ok 0 5\nabc", b"2 ok 0 0\n", b"1 ok x 0\n", b"1 fallback 0 0\n", b"1 ok 999 0\n"):
+        assert client.decode_reply(bad) is None
+
+
+# --- fallbacks ---
+
+
+def test_a_server_that_never_answers_costs_at_most_the_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    expected = run_cli(capsysbinary, ["wiki", "recall", "github", "--vault", str(vault), "--no-server"])
+    path = client.socket_path(str(vault.resolve()))
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stuck.bind(path)
+    stuck.listen(8)
+    accepted: list[socket.socket] = []
+    threading.Thread(target=lambda: accepted.append(stuck.accept()[0]), daemon=True).start()
+    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "0.3")
+    try:
+        began = time.monotonic()
+        assert run_cli(capsysbinary, ["wiki", "recall", "github", "--vault", str(vault)]) == expected
+        assert time.monotonic() - began < 0.3 + 1.0
+        assert accepted  # it did connect, and gave up waiting
+    finally:
+        stuck.close()
+        for connection in accepted:
+            connection.close()
+
+
+def test_a_server_that_hangs_up_mid_query_means_a_scan(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    expected = run_cli(capsysbinary, ["wiki", "recall", "github", "--vault", str(vault), "--no-server"])
+    path = client.socket_path(str(vault.resolve()))
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dying:
+        dying.bind(path)
+        dying.listen(8)
+
+        def hang_up() -> None:
+            connection, _ = dying.accept()
+            connection.recv(4)
+            connection.sendall(b"\0\0\0\x10partial")  # half a reply, then gone
+            connection.close()
+
+        threading.Thread(target=hang_up, daemon=True).start()
+        assert run_cli(capsysbinary, ["wiki", "recall", "github", "--vault", str(vault)]) == expected
+
+
+def test_a_killed_server_means_a_scan_and_a_restarted_one_answers(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    argv = ["wiki", "recall", "github", "auth", "--vault", str(vault)]
+    expected = run_cli(capsysbinary, [*argv, "--no-server"])
+    process = start_subprocess_server(vault)
+    try:
+        assert run_cli(capsysbinary, argv) == expected
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+        assert os.path.exists(client.socket_path(str(vault.resolve())))  # left behind
+        (vault / "wiki" / "delta.md").write_text("---\ntitle: Delta auth\n---\n", encoding="utf-8")
+        expected = run_cli(capsysbinary, [*argv, "--no-server"])
+        assert run_cli(capsysbinary, argv) == expected
+        process = start_subprocess_server(vault)
+        status = server.status(str(vault.resolve()))
+        assert status is not None
+        assert f"pid {process.pid}, 4 pages" in status
+        assert run_cli(capsysbinary, argv) == expected
+    finally:
+        process.terminate()
+        assert process.wait(10) == 0
+    assert not os.path.exists(client.socket_path(str(vault.resolve())))  # SIGTERM cleans up
+
+
+def test_an_overflowed_queue_rebuilds_before_answering(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    argv = ["wiki", "recall", "auth", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert running.index.watcher is not None
+        # A real overflow needs more than max_queued_events (16384) unread events; the
+        # handling is the same for an injected one.
+        running.index.watcher.inject(inotify.Event(-1, inotify.IN_Q_OVERFLOW, ""))
+        (vault / "wiki" / "beta.md").write_text("---\ntitle: Beta\n---\n", encoding="utf-8")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert running.index.rebuilds == 2
+
+
+def test_another_vault_or_other_dirs_are_scanned_not_served(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", {**HARNESS_PAGES, "notes/n.md": "---\ntitle: github notes\n---\n"})
+    with ThreadServer(vault) as running:
+        argv = ["wiki", "recall", "github", "--vault", str(vault), "--dir", "notes"]
+        assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
+        assert running.answered == 0
+        assert running.requests == 1  # asked, and told to scan
+
+
+def test_the_server_answers_as_the_caller_relative_vault_and_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AION_VAULT", "v")
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, ["wiki", "recall", "github"])
+        assert served == scanned
+        assert served[0] == 0
+        assert b"wiki/alpha.md" in served[1]
+        served, scanned = served_and_scanned(capsysbinary, running, ["wiki", "recall", "github", "--vault", "v"])
+        assert served == scanned
+
+
+def test_recall_logs_to_the_memory_dir_the_caller_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    monkeypatch.chdir(tmp_path)
+    with ThreadServer(vault) as running:
+        before = running.answered
+        code, _out, _err = run_cli(capsysbinary, ["wiki", "recall", "github", "--vault", "v", "--memory-dir", "mem"])
+        assert code == 0
+        assert running.answered == before + 1
+    logs = list((tmp_path / "mem").glob("*/log.md"))
+    assert len(logs) == 1
+    assert "- **Query**: github\n" in logs[0].read_text(encoding="utf-8")
+
+
+def test_the_request_is_bounded_and_versioned() -> None:
+    request = client.encode_request("run", "/", {"AION_VAULT": "/v"}, ["wiki", "find", "x"])
+    assert request.split(b"\0")[:2] == [str(client.PROTOCOL_VERSION).encode(), b"run"]
+    assert struct.unpack(">I", client.frame(request)[:4])[0] == len(request)
+
+
+def test_the_client_path_imports_almost_nothing(tmp_path: Path, runtime_dir: Path) -> None:
+    """The console script asks a server before it imports argparse or re: start-up time."""
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    probe = "import sys; from mnemosyne_cli import client; client.ask(sys.argv[1:]); print(' '.join(sys.modules))"
+    bare = "import sys; print(' '.join(sys.modules))"
+
+    def modules(code: str) -> set[str]:
+        argv = [sys.executable, "-c", code, "wiki", "find", "x", "--vault", str(vault)]
+        return set(subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split())
+
+    with ThreadServer(vault):
+        extra = modules(probe) - modules(bare)
+    assert sorted(extra - {"__future__", "mnemosyne_cli", "mnemosyne_cli.client", "_blake2", "time", "_socket"}) == []
+
+
+def test_an_index_sees_a_change_made_just_before_the_query(tmp_path: Path) -> None:
+    """The kernel queues the event before the write returns: no sleep is needed."""
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    index = VaultIndex(str(vault.resolve()))
+    index.rebuild()
+    try:
+        for round_number in range(50):
+            (vault / "wiki" / "alpha.md").write_text(f"---\ntitle: round{round_number}\n---\n", encoding="utf-8")
+            result = index.recall(str(vault), f"round{round_number}")
+            assert [entry.path for entry in result.matches] == ["wiki/alpha.md"]
+    finally:
+        index.close()

@@ -1,0 +1,497 @@
+"""The resident index behind ``wiki serve``: every page's find and recall inputs in memory,
+kept current by inotify, answering exactly as the scan does.
+
+What it keeps per page is what the one matcher (``find.judge``) and recall's rule
+(``recall.entry_if_match``) take as input: the folded title, the folded vault-relative
+path, the folded text, the frontmatter fields find reports, and the frontmatter bytes
+recall parses. It never decides a match itself.
+
+How it stays exact (docs/server.md):
+
+- The listing is the scan's own: a rebuild calls ``vault.scan``; afterwards, an event on a
+  name in a scanned dir re-classifies that one entry with the scan's rules
+  (``vault.is_page_name``, ``vault.followed_symlink``) and re-reads it.
+- ``sync`` drains the inotify queue. The kernel queues an event before the system call that
+  made the change returns, so a drain after a request arrived has seen every change
+  completed before the request was sent.
+- An overflow, a lost watch (dir deleted, moved, unmounted), a change of permissions on a
+  watched dir, or any change at the vault root to a scanned dir's name or to
+  ``.mnemosyne.toml`` throws everything away and rebuilds.
+- What inotify on the scanned dirs cannot see is re-checked on every query: symlinked
+  pages (their targets may change anywhere in the vault) and pages with more than one
+  hard link are re-classified and re-read; a scanned dir that is a symlink is re-resolved.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from mnemosyne_core import inotify
+from mnemosyne_core.config import VAULT_CONFIG_FILE, scanned_dirs
+from mnemosyne_core.errors import MnemosyneError, VaultError
+from mnemosyne_core.fold import decode, fold
+from mnemosyne_core.frontmatter import locate, string_field, title_of
+from mnemosyne_core.vault import (
+    PAGE_SUFFIX,
+    followed_symlink,
+    is_page_name,
+    open_page,
+    Scan,
+    read_to_end,
+    resolve_vault,
+    scan,
+    unreadable_warning,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from mnemosyne_core.find import FindResult
+    from mnemosyne_core.recall import RecallFields, RecallResult
+
+#: Events on the vault root that can change which dirs are scanned or how.
+ROOT_EVENTS = (
+    inotify.IN_ATTRIB
+    | inotify.IN_CLOSE_WRITE
+    | inotify.IN_MODIFY
+    | inotify.IN_MOVED_FROM
+    | inotify.IN_MOVED_TO
+    | inotify.IN_CREATE
+    | inotify.IN_DELETE
+    | inotify.IN_DELETE_SELF
+    | inotify.IN_MOVE_SELF
+)
+#: How often a query is retried when the vault changes while it is answered.
+MAX_ATTEMPTS = 3
+
+
+class NotServed(MnemosyneError):
+    """The index cannot answer this call exactly (another vault or other dirs, a vault that
+    keeps changing under the query, a lost state): the caller scans instead."""
+
+
+class Page:
+    """One listed page: what find and recall need of it, or why it could not be read."""
+
+    __slots__ = ("constellation", "error", "head", "recall", "record", "text_start", "title", "type", "volatile")
+
+    def __init__(self) -> None:
+        #: UTF-8 of folded title, NUL, folded vault-relative path, NUL, folded text. One
+        #: buffer: ``keyword in record`` finds the pages worth judging in one C call.
+        self.record: bytes | None = None
+        self.text_start = 0
+        self.title = ""
+        self.constellation: str | None = None
+        self.type: str | None = None
+        #: The page's bytes up to the end of its frontmatter (recall parses them), or None.
+        self.head: bytes | None = None
+        #: Recall's parsed fields, made on the first recall and kept until the page changes.
+        self.recall: RecallFields | bool | None = False
+        #: Why the page could not be read (then ``record`` is None).
+        self.error: OSError | None = None
+        #: Re-read on every query: a symlink's target or a file with other hard links can
+        #: change without an event on the watched dirs.
+        self.volatile = False
+
+    @property
+    def folded_title(self) -> str:
+        assert self.record is not None
+        return self.record[: self.record.index(b"\0")].decode("utf-8", "surrogatepass")
+
+    @property
+    def folded_path(self) -> str:
+        assert self.record is not None
+        start = self.record.index(b"\0") + 1
+        return self.record[start : self.text_start - 1].decode("utf-8", "surrogatepass")
+
+
+def _utf8(text: str) -> bytes:
+    # File names may hold lone surrogates (undecodable bytes); keywords too. surrogatepass
+    # keeps UTF-8's property that a byte match is a character match.
+    return text.encode("utf-8", "surrogatepass")
+
+
+def read_page(read_path: str, rel_path: str) -> Page:
+    """Read one page whole and keep its inputs; a failure is kept as its warning."""
+    from mnemosyne_core.find import page_fields
+
+    page = Page()
+    try:
+        fd = open_page(read_path)
+        try:
+            data = read_to_end(fd)
+            page.volatile = os.fstat(fd).st_nlink > 1
+        finally:
+            os.close(fd)
+    except OSError as error:
+        page.error = error
+        return page
+    name = rel_path.rpartition("/")[2]
+    fields = page_fields(data)
+    page.title = title_of(fields, name[: -len(PAGE_SUFFIX)])
+    page.constellation = string_field(fields, "constellation")
+    page.type = string_field(fields, "type")
+    span = locate(data)
+    page.head = data[: span[2]] if span is not None else None
+    folded_text = data.lower() if data.isascii() else fold(decode(data)).encode("utf-8")
+    prefix = _utf8(fold(page.title)) + b"\0" + _utf8(fold(rel_path)) + b"\0"
+    page.text_start = len(prefix)
+    page.record = prefix + folded_text
+    return page
+
+
+class _Dir:
+    """A scanned dir as the index holds it."""
+
+    __slots__ = ("pages", "path", "symlinks", "warnings")
+
+    def __init__(self, path: str):
+        #: Where it is read (the resolved target when the dir is a symlink).
+        self.path = path
+        self.pages: dict[str, Page] = {}
+        #: Every page-named symlink in it (followed or not), re-checked on every query.
+        self.symlinks: set[str] = set()
+        #: The warnings of its symlinks that are not followed, by file name.
+        self.warnings: dict[str, str] = {}
+
+
+class VaultIndex:
+    """The pages of one vault, for the scanned dirs of ``dirs`` (None: the config's)."""
+
+    def __init__(self, vault_real: str, dirs: Sequence[str] | None = None):
+        self.vault = vault_real
+        self.dirs_override = tuple(dirs) if dirs else None
+        self.dirs: tuple[str, ...] = ()
+        self.watcher: inotify.Inotify | None = None
+        self._root_wd = -1
+        self._dir_wds: dict[int, str] = {}
+        self._root_id: tuple[int, int] = (0, 0)
+        self._dirs: dict[str, _Dir] = {}
+        #: Dir-level warnings of the last rebuild (a dir skipped or not listable).
+        self._listing_warnings: list[str] = []
+        self._incomplete = 0
+        #: The scanned dirs that are symlinks, and where they led at the last rebuild.
+        self._dir_links: dict[str, str] = {}
+        #: The VaultError the scan raised at the last rebuild, raised again to every query.
+        self._error: VaultError | None = None
+        self._dirty: set[tuple[str, str]] = set()
+        self._stale = True
+        #: Whether a warning of the last rebuild lists the vault's top-level dirs.
+        self._names_root_dirs = False
+        #: How many full rebuilds happened (tests and --status read it).
+        self.rebuilds = 0
+
+    # --- keeping it current ---
+
+    def rebuild(self) -> None:
+        """Forget everything and index the vault anew, watches first so that no change
+        made while listing is missed."""
+        if self.watcher is not None:
+            self.watcher.close()
+        self.watcher = watcher = inotify.Inotify()
+        self.rebuilds += 1
+        self._dirs, self._dir_wds, self._dirty = {}, {}, set()
+        self._listing_warnings, self._incomplete, self._dir_links, self._error = [], 0, {}, None
+        self._stale = self._names_root_dirs = False
+        info = os.stat(self.vault)
+        self._root_id = (info.st_dev, info.st_ino)
+        self._root_wd = watcher.add_watch(self.vault, ROOT_EVENTS | inotify.IN_ONLYDIR)
+        try:
+            self.dirs = scanned_dirs(self.vault, self.dirs_override)
+        except VaultError as error:
+            self.dirs = ()
+            self._error = error
+            return
+        watched: dict[str, tuple[int, int]] = {}
+        for dir_name in self.dirs:
+            path = os.path.join(self.vault, dir_name)
+            try:
+                wd = watcher.add_watch(path, inotify.DIR_EVENTS | inotify.IN_ONLYDIR)
+                info = os.stat(path)
+            except OSError:
+                continue  # absent or not a dir: a root event says when that changes
+            self._dir_wds[wd] = dir_name
+            watched[dir_name] = (info.st_dev, info.st_ino)
+        try:
+            listing = scan(self.vault, self.dirs_override)
+        except VaultError as error:
+            self._error = error
+            return
+        if listing.dirs != self.dirs:
+            self._stale = True  # the config changed under us: its event rebuilds again
+        skipped = {}
+        for dir_name, name in listing.symlinks:
+            _read_path, warning = followed_symlink(
+                self.vault, f"{dir_name}/{name}", os.path.join(self.vault, dir_name, name)
+            )
+            if warning is not None:
+                skipped[warning] = (dir_name, name)
+        for dir_name, dir_path, names in listing.listing:
+            info = os.stat(dir_path)
+            if watched.get(dir_name) != (info.st_dev, info.st_ino):
+                self._stale = True  # swapped between watch and listing
+            if dir_path != os.path.join(self.vault, dir_name):
+                self._dir_links[dir_name] = dir_path
+            held = self._dirs[dir_name] = _Dir(dir_path)
+            for name in names:
+                rel_path = f"{dir_name}/{name}"
+                held.pages[name] = read_page(listing.links.get(rel_path) or f"{dir_path}/{name}", rel_path)
+        for dir_name, name in listing.symlinks:
+            self._dirs[dir_name].symlinks.add(name)
+        for warning in listing.warnings:
+            if warning in skipped:
+                dir_name, name = skipped[warning]
+                self._dirs[dir_name].warnings[name] = warning
+            else:
+                self._listing_warnings.append(warning)
+        self._incomplete = listing.incomplete
+        self._names_root_dirs = bool(listing.dir_warnings)
+
+    def sync(self) -> None:
+        """Take in every change completed so far: drain the event queue, then re-read what
+        it named (or rebuild when it says the state is lost)."""
+        if self.watcher is None:
+            self.rebuild()
+            return
+        self.take_events()
+        if not self._stale and not self._root_unchanged():
+            self._stale = True
+        if self._stale:
+            self.rebuild()
+            return
+        dirty, self._dirty = self._dirty, set()
+        for dir_name, name in dirty:
+            self._refresh(dir_name, name)
+        for dir_name, link_target in self._dir_links.items():
+            if os.path.realpath(os.path.join(self.vault, dir_name)) != link_target:
+                self.rebuild()
+                return
+        for dir_name, held in self._dirs.items():
+            for name in held.symlinks:
+                self._refresh(dir_name, name)
+            for name, page in list(held.pages.items()):
+                if page.volatile and name not in held.symlinks:
+                    self._refresh(dir_name, name)
+
+    def take_events(self) -> bool:
+        """Drain the event queue into the set of names to re-read; returns whether there
+        was any event. Cheap: nothing is read here."""
+        assert self.watcher is not None
+        events = self.watcher.read()
+        for event in events:
+            mask = event.mask
+            if mask & inotify.IN_Q_OVERFLOW:
+                self._stale = True
+            elif event.wd == self._root_wd:
+                # The root itself, its config file, or a scanned dir's name (created,
+                # deleted, renamed, retargeted, chmodded): which dirs are scanned may change.
+                name = event.name
+                if mask & inotify.WATCH_LOST or not name or name == VAULT_CONFIG_FILE or name in self.dirs:
+                    self._stale = True
+                elif self._names_root_dirs:
+                    self._stale = True  # a warning lists the vault's dirs: any may change it
+            elif event.wd in self._dir_wds:
+                if mask & inotify.WATCH_LOST or not event.name:
+                    self._stale = True  # the dir itself was deleted, moved or chmodded
+                elif is_page_name(event.name):
+                    self._dirty.add((self._dir_wds[event.wd], event.name))
+            elif mask & inotify.IN_IGNORED == 0:
+                self._stale = True  # an event from a watch we no longer know
+        return bool(events)
+
+    def _root_unchanged(self) -> bool:
+        try:
+            info = os.stat(self.vault)
+        except OSError:
+            return False
+        return (info.st_dev, info.st_ino) == self._root_id
+
+    def _refresh(self, dir_name: str, name: str) -> None:
+        """Re-classify and re-read one entry of a scanned dir, by the scan's rules."""
+        held = self._dirs.get(dir_name)
+        if held is None:
+            return
+        rel_path = f"{dir_name}/{name}"
+        path = f"{held.path}/{name}"
+        held.pages.pop(name, None)
+        held.symlinks.discard(name)
+        held.warnings.pop(name, None)
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return
+        except OSError:
+            self._stale = True
+            return
+        if stat.S_ISLNK(mode):
+            held.symlinks.add(name)
+            read_path, warning = followed_symlink(self.vault, rel_path, path)
+            if warning is not None:
+                held.warnings[name] = warning
+            if read_path is not None:
+                page = held.pages[name] = read_page(read_path, rel_path)
+                page.volatile = True
+        elif stat.S_ISREG(mode):
+            held.pages[name] = read_page(path, rel_path)
+
+    # --- answering ---
+
+    @property
+    def page_count(self) -> int:
+        return sum(len(held.pages) for held in self._dirs.values())
+
+    def text_bytes(self) -> int:
+        """The size of the folded text held, a measure of the vault's text."""
+        return sum(
+            len(page.record) - page.text_start
+            for held in self._dirs.values()
+            for page in held.pages.values()
+            if page.record is not None
+        )
+
+    def _check_call(self, vault: str | os.PathLike[str] | None, dirs: Sequence[str] | None) -> None:
+        """Raise what the scan would raise for this vault and dirs, or NotServed when the
+        call is not about this index's vault and dirs."""
+        vault_real = resolve_vault(vault)
+        if vault_real != self.vault:
+            raise NotServed(f"the vault {vault_real} is not the served vault {self.vault}")
+        wanted = scanned_dirs(vault_real, dirs)  # a bad config or --dir: the scan's error
+        if wanted != self.dirs:
+            raise NotServed("the call scans other dirs than the server")
+        if bool(dirs) != bool(self.dirs_override) and len(self._dirs) != len(self.dirs):
+            # The scan warns about a --dir that is missing, and only when --dir was given.
+            raise NotServed("the call names its dirs differently than the server")
+        if self._error is not None:
+            # A vault without a scanned dir is not worth serving; its message names the
+            # vault's other dirs, which no watch follows.
+            raise NotServed(str(self._error))
+
+    def _pages(self) -> Iterator[tuple[str, str, Page]]:
+        for dir_name in self.dirs:
+            held = self._dirs.get(dir_name)
+            if held is not None:
+                for name, page in held.pages.items():
+                    yield dir_name, name, page
+
+    def _warnings(self) -> list[str]:
+        warnings = list(self._listing_warnings)
+        for held in self._dirs.values():
+            warnings += held.warnings.values()
+        return warnings
+
+    def _unchanged_since_sync(self) -> bool:
+        """Whether nothing happened since the last sync (after reading pages for --cat or
+        recall, so the answer holds one state of the vault)."""
+        return not self.take_events() and not self._stale
+
+    def search(
+        self,
+        vault: str | os.PathLike[str] | None,
+        keywords: Sequence[str],
+        *,
+        limit: int = 20,
+        dirs: Sequence[str] | None = None,
+        keep_content: bool = False,
+    ) -> FindResult:
+        """``find.search``'s answer, from memory: ``find.judge`` decides every page and a
+        ``find.Tally`` collects, as in the scan. Raises what it raises, or NotServed."""
+        from mnemosyne_core.find import Tally, judge, prepare_query
+
+        folded = prepare_query(keywords, limit)
+        needles = [_utf8(keyword) for keyword in folded]
+        for _attempt in range(MAX_ATTEMPTS):
+            self.sync()
+            self._check_call(vault, dirs)
+            tally = Tally(len(folded), limit)
+            for dir_name, name, page in self._pages():
+                record = page.record
+                if record is None:
+                    tally.unreadable_page(f"{dir_name}/{name}", page.error or OSError())
+                    continue
+                tally.searched += 1
+                # ``judge`` finds a keyword only in title, path or text, all in ``record``
+                # (NUL-separated, and no keyword holds a NUL): a page holding none of them
+                # anywhere is one it would count nowhere and not match.
+                if not any(needle in record for needle in needles):
+                    continue
+                start = page.text_start
+
+                def text_contains(keyword: str, record: bytes = record, start: int = start) -> bool:
+                    return record.find(_utf8(keyword), start) >= 0
+
+                rel_path = f"{dir_name}/{name}"
+                holds, key = judge(folded, rel_path, page.folded_path, page.folded_title, text_contains)
+                tally.count(holds)
+                if key is not None:
+                    fields = {"constellation": page.constellation, "type": page.type}
+                    tally.add_match(rel_path, dir_name, page.title, fields, key)
+            listing = Scan(self.vault, self.dirs)
+            listing.warnings = self._warnings()
+            listing.incomplete = self._incomplete
+            result = tally.result(listing, keywords)
+            if keep_content and result.total == 1:
+                dir_name, _, name = result.matches[0].path.partition("/")
+                try:
+                    result.matches[0].content = self._read_current(dir_name, name)
+                except OSError:
+                    continue
+            if self._unchanged_since_sync():
+                return result
+        raise NotServed("the vault kept changing while the query was answered")
+
+    def _read_current(self, dir_name: str, name: str) -> bytes:
+        held = self._dirs[dir_name]
+        path = f"{held.path}/{name}"
+        if name in held.symlinks:
+            read_path, _warning = followed_symlink(self.vault, f"{dir_name}/{name}", path)
+            if read_path is None:
+                raise FileNotFoundError(path)
+            path = read_path
+        fd = open_page(path)
+        try:
+            return read_to_end(fd)
+        finally:
+            os.close(fd)
+
+    def recall(
+        self, vault: str | os.PathLike[str] | None, topic: str | Sequence[str], *, dirs: Sequence[str] | None = None
+    ) -> RecallResult:
+        """``recall.recall``'s answer, from memory; raises what it raises, or NotServed."""
+        from mnemosyne_core.recall import RecallResult, rank, recall_fields, split_topic, take_page
+        from mnemosyne_core.vault import PageRef
+
+        terms = split_topic(topic)
+        for _attempt in range(MAX_ATTEMPTS):
+            self.sync()
+            self._check_call(vault, dirs)
+            result = RecallResult(self.vault, topic if isinstance(topic, str) else " ".join(topic), terms)
+            result.warnings = self._warnings()
+            result.unreadable = self._incomplete
+            folded_terms = tuple(dict.fromkeys(fold(term) for term in terms))
+            for dir_name, name, page in self._pages():
+                if page.record is None:
+                    result.unreadable += 1
+                    result.warnings.append(unreadable_warning(f"{dir_name}/{name}", page.error or OSError()))
+                    continue
+                if page.recall is False:
+                    page.recall = recall_fields(page.head) if page.head is not None else None
+                fields = page.recall if not isinstance(page.recall, bool) else None
+                held = self._dirs[dir_name]
+                take_page(result, PageRef(dir_name, name, f"{held.path}/{name}"), fields, folded_terms, b"")
+            rank(result)
+            try:
+                for entry in result.read:
+                    dir_name, _, name = entry.path.partition("/")
+                    entry.content = self._read_current(dir_name, name)
+            except OSError:
+                continue
+            if self._unchanged_since_sync():
+                return result
+        raise NotServed("the vault kept changing while the query was answered")
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
