@@ -336,3 +336,46 @@ def test_an_index_sees_a_change_made_just_before_the_query(tmp_path: Path) -> No
             assert [entry.path for entry in result.matches] == ["wiki/alpha.md"]
     finally:
         index.close()
+
+
+# --- find through the server: the same bytes as the scan ---
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "vaults"
+FIND_CALLS = [
+    ["mastra"],
+    ["agent", "--limit", "0"],
+    ["agent", "--json", "--limit", "3"],
+    ["kestrel", "--cat"],
+    ["a", "--cat"],
+    ["zyzzyva"],
+    ["zyzzyva", "agent"],
+    ["STRASSE"],
+    ["tar"],
+    ["contains", "--limit", "2"],
+    ["md", "--paths"],
+    ["page", "--json"],
+    ["e", "--limit", "0", "--json"],
+]
+
+
+@pytest.mark.parametrize("vault_name", ["aion", "edge", "known-item", "harness"])
+def test_find_and_recall_through_the_server_print_what_the_scan_prints(
+    vault_name: str, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    import shutil
+
+    vault = tmp_path / vault_name
+    shutil.copytree(FIXTURES / vault_name, vault, symlinks=True)
+    with ThreadServer(vault) as running:
+        for call in [*FIND_CALLS, ["--", "-v"]]:
+            argv = ["wiki", "find", *call, "--vault", str(vault)]
+            if call[0] == "--":
+                argv = ["wiki", "find", "--vault", str(vault), *call]
+                assert run_cli(capsysbinary, argv)[0] in (0, 1)
+                continue
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned, argv
+        for topic in (["github", "auth"], ["agent"], ["zyzzyva"]):
+            argv = ["wiki", "recall", *topic, "--vault", str(vault)]
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned, topic

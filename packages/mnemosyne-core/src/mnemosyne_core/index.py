@@ -34,10 +34,10 @@ from mnemosyne_core.fold import decode, fold
 from mnemosyne_core.frontmatter import locate, string_field, title_of
 from mnemosyne_core.vault import (
     PAGE_SUFFIX,
+    Scan,
     followed_symlink,
     is_page_name,
     open_page,
-    Scan,
     read_to_end,
     resolve_vault,
     scan,
@@ -75,12 +75,25 @@ class NotServed(MnemosyneError):
 class Page:
     """One listed page: what find and recall need of it, or why it could not be read."""
 
-    __slots__ = ("constellation", "error", "head", "recall", "record", "text_start", "title", "type", "volatile")
+    __slots__ = (
+        "constellation",
+        "error",
+        "head",
+        "path_start",
+        "recall",
+        "record",
+        "text_start",
+        "title",
+        "type",
+        "volatile",
+    )
 
     def __init__(self) -> None:
         #: UTF-8 of folded title, NUL, folded vault-relative path, NUL, folded text. One
         #: buffer: ``keyword in record`` finds the pages worth judging in one C call.
         self.record: bytes | None = None
+        #: Where the path and the text start in ``record`` (a title may hold a NUL itself).
+        self.path_start = 0
         self.text_start = 0
         self.title = ""
         self.constellation: str | None = None
@@ -97,14 +110,13 @@ class Page:
 
     @property
     def folded_title(self) -> str:
-        assert self.record is not None
-        return self.record[: self.record.index(b"\0")].decode("utf-8", "surrogatepass")
+        assert self.record is not None  # only readable pages are judged
+        return self.record[: self.path_start - 1].decode("utf-8", "surrogatepass")
 
     @property
     def folded_path(self) -> str:
         assert self.record is not None
-        start = self.record.index(b"\0") + 1
-        return self.record[start : self.text_start - 1].decode("utf-8", "surrogatepass")
+        return self.record[self.path_start : self.text_start - 1].decode("utf-8", "surrogatepass")
 
 
 def _utf8(text: str) -> bytes:
@@ -136,7 +148,9 @@ def read_page(read_path: str, rel_path: str) -> Page:
     span = locate(data)
     page.head = data[: span[2]] if span is not None else None
     folded_text = data.lower() if data.isascii() else fold(decode(data)).encode("utf-8")
-    prefix = _utf8(fold(page.title)) + b"\0" + _utf8(fold(rel_path)) + b"\0"
+    folded_title = _utf8(fold(page.title))
+    prefix = folded_title + b"\0" + _utf8(fold(rel_path)) + b"\0"
+    page.path_start = len(folded_title) + 1
     page.text_start = len(prefix)
     page.record = prefix + folded_text
     return page

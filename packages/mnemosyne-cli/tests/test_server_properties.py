@@ -1,0 +1,213 @@
+"""Differential property test of ``wiki serve``: a random vault, random changes between
+queries, and every answer through the server equal to the scan's (stdout bytes, stderr,
+exit code), each call made with main([...]) with and without --no-server."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from server_harness import ThreadServer, run_cli
+
+from mnemosyne_cli import client
+
+WORDS = ["alpha", "beta", "gamma", "Straße", "STRASSE", "tar", "café", "x"]
+DIRS = ["a", "b", "c"]
+NAMES = ["one.md", "Two.md", "two.md", "three.md", "Tar.md", ".hidden.md", "four.txt"]
+OPERATIONS = [
+    "write",
+    "same_size_rewrite",
+    "truncate",
+    "append",
+    "atomic_save",
+    "delete",
+    "rename",
+    "case_rename",
+    "recreate_dir",
+    "symlink",
+    "chmod",
+    "file_to_dir",
+    "config",
+    "query",
+]
+
+
+def page_text(rng: random.Random) -> bytes:
+    words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 6)))
+    kind = rng.randint(0, 4)
+    if kind == 0:
+        return words.encode("utf-8")
+    if kind == 1:
+        return f"---\ntitle: {rng.choice(WORDS)} {rng.choice(WORDS)}\n---\n{words}\n".encode()
+    if kind == 2:
+        return (
+            f"---\ntitle: '{rng.choice(WORDS)}'\nslug: {rng.choice(WORDS)}\ntags: [{rng.choice(WORDS)}]\n"
+            f"updated: 2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}\nconstellation: atlas\ntype: note\n---\n{words}\n"
+        ).encode()
+    if kind == 3:
+        return f"---\ntitle: [unclosed\n---\n{words}".encode()
+    return b"\xef\xbb\xbf---\r\ntitle: \xff " + words.encode("utf-8") + b"\r\n---\r\n"
+
+
+class World:
+    """The vault and the changes made to it."""
+
+    def __init__(self, root: Path, rng: random.Random):
+        self.root = root
+        self.vault = root / "vault"
+        self.rng = rng
+        self.vault.mkdir()
+        (self.vault / "other").mkdir()
+        (self.vault / "other" / "target.md").write_bytes(b"---\ntitle: target alpha\n---\n")
+        (root / "outside.md").write_bytes(b"secret alpha\n")
+        for dir_name in ("a", "b"):
+            (self.vault / dir_name).mkdir()
+            for name in rng.sample(NAMES, 3):
+                (self.vault / dir_name / name).write_bytes(page_text(rng))
+
+    def some_entry(self) -> Path:
+        dir_name = self.rng.choice(DIRS)
+        return self.vault / dir_name / self.rng.choice(NAMES)
+
+    def existing_file(self) -> Path | None:
+        files = [
+            self.vault / d / n
+            for d in DIRS
+            for n in NAMES
+            if (self.vault / d / n).is_file() and not (self.vault / d / n).is_symlink()
+        ]
+        return self.rng.choice(files) if files else None
+
+    def apply(self, operation: str) -> None:
+        rng = self.rng
+        target = self.existing_file()
+        path = self.some_entry()
+        if operation == "write":
+            if path.parent.is_dir() and not path.is_dir():
+                _remove(path)
+                path.write_bytes(page_text(rng))
+        elif operation == "same_size_rewrite" and target is not None:
+            # The same size and the same mtime: only an event can tell the change.
+            before = target.stat()
+            data = bytearray(target.read_bytes())
+            if data:
+                data[rng.randrange(len(data))] = ord(rng.choice("abcxyz"))
+                target.write_bytes(bytes(data))
+                os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+        elif operation == "truncate" and target is not None:
+            os.truncate(target, rng.randint(0, max(target.stat().st_size, 1)))
+        elif operation == "append" and target is not None:
+            with target.open("ab") as page:
+                page.write(f" {rng.choice(WORDS)}".encode())
+        elif operation == "atomic_save" and path.parent.is_dir() and not path.is_dir():
+            temporary = path.parent / ".save.tmp"
+            temporary.write_bytes(page_text(rng))
+            os.replace(temporary, path)
+        elif operation == "delete" and target is not None:
+            target.unlink()
+        elif operation == "rename" and target is not None:
+            new = target.parent / rng.choice(NAMES)
+            if not new.is_dir():
+                os.replace(target, new)
+        elif operation == "case_rename" and target is not None:
+            os.replace(target, target.parent / target.name.swapcase().replace(".MD", ".md"))
+        elif operation == "recreate_dir":
+            dir_path = self.vault / rng.choice(DIRS)
+            shutil.rmtree(dir_path, ignore_errors=True)
+            if rng.random() < 0.8:
+                dir_path.mkdir()
+                (dir_path / rng.choice(NAMES)).write_bytes(page_text(rng))
+        elif operation == "symlink" and path.parent.is_dir() and not path.is_dir():
+            _remove(path)
+            link_to = rng.choice(
+                [
+                    self.vault / "other" / "target.md",  # inside the vault, outside the dirs
+                    self.root / "outside.md",  # escapes the vault
+                    self.vault / "other" / "missing.md",  # broken
+                    self.vault / "a" / "one.md",  # another page (maybe missing)
+                    self.vault / "other",  # a dir
+                ]
+            )
+            os.symlink(link_to, path)
+            if rng.random() < 0.5:
+                (self.vault / "other" / "target.md").write_bytes(page_text(rng))
+        elif operation == "chmod" and target is not None:
+            target.chmod(rng.choice([0o000, 0o644]))
+        elif operation == "file_to_dir" and target is not None:
+            target.unlink()
+            target.mkdir()
+        elif operation == "config":
+            config = self.vault / ".mnemosyne.toml"
+            choice = rng.randint(0, 4)
+            if choice == 0:
+                config.unlink(missing_ok=True)
+            elif choice == 1:
+                config.write_text("dirs = [", encoding="utf-8")  # invalid
+            else:
+                dirs = ", ".join(f'"{d}"' for d in DIRS[: choice - 1] or ["a"])
+                config.write_text(f"dirs = [{dirs}]\n", encoding="utf-8")
+
+    def queries(self) -> list[list[str]]:
+        rng = self.rng
+        vault = str(self.vault)
+        keywords = rng.sample(WORDS, rng.randint(1, 2))
+        flags = rng.choice([[], ["--json"], ["--limit", "1"], ["--cat"], ["--limit", "0"]])
+        return [
+            ["wiki", "find", *keywords, *flags, "--vault", vault],
+            ["wiki", "recall", rng.choice(WORDS), "--vault", vault],
+        ]
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+
+
+#: A few seconds by default; ``nox -s serve_soak`` runs many more.
+EXAMPLES = int(os.environ.get("MNEMOSYNE_SERVE_EXAMPLES", "25"))
+
+
+@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(operations=st.lists(st.sampled_from(OPERATIONS), min_size=5, max_size=30), seed=st.integers(0, 2**32 - 1))
+def test_every_answer_through_the_server_equals_the_scan(
+    operations: list[str],
+    seed: int,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root = Path(tempfile.mkdtemp(prefix="mnemosyne-serve-"))
+    try:
+        run = root / "run"
+        run.mkdir(mode=0o700)
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+        monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
+        world = World(root, random.Random(seed))
+        (world.vault / ".mnemosyne.toml").write_text('dirs = ["a", "b"]\n', encoding="utf-8")
+        with ThreadServer(world.vault) as running:
+            for operation in operations:
+                world.apply(operation)
+                for argv in world.queries():
+                    served = run_cli(capsysbinary, argv)
+                    scanned = run_cli(capsysbinary, [*argv, "--no-server"])
+                    assert served == scanned, (operation, argv)
+            # Whatever happened, a sound vault is served again (a vault left with none of
+            # its dirs is scanned, as nothing in it is worth serving).
+            (world.vault / ".mnemosyne.toml").write_text('dirs = ["a", "b"]\n', encoding="utf-8")
+            (world.vault / "a").mkdir(exist_ok=True)
+            before = running.answered
+            for argv in world.queries():
+                assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
+            assert running.answered == before + 2
+    finally:
+        for path in root.rglob("*"):
+            if not path.is_symlink():
+                path.chmod(0o755 if path.is_dir() else 0o644)
+        shutil.rmtree(root)
