@@ -152,10 +152,13 @@ def test_malformed_and_oversized_requests_get_no_answer_and_the_server_goes_on(
         path = running.socket_path
         fallback = client.frame(client.encode_reply(client.STATUS_FALLBACK))
         error = client.frame(client.encode_reply(client.STATUS_ERROR))
-        assert _raw_exchange(path, client.frame(b"garbage")) == fallback
-        assert _raw_exchange(path, client.frame(b"1\0dance\0/\0\0\0wiki\0find\0x")) == error
-        assert _raw_exchange(path, client.frame(b"2\0run\0/\0\0\0wiki\0find\0x")) == fallback  # other version
-        assert _raw_exchange(path, client.frame(b"1\0run\0relative\0\0\0wiki\0find\0x")) == error
+        assert _raw_exchange(path, client.frame(b"garbage")) == fallback  # no version: not ours
+        assert _raw_exchange(path, client.frame(b"1\0dance\0/\x0000\x000\0wiki\0find\0x")) == error
+        assert _raw_exchange(path, client.frame(b"2\0run\0/\x0000\x000\0wiki\0find\0x")) == fallback  # version
+        assert _raw_exchange(path, client.frame(b"1\0run\0relative\x0000\x000\0wiki\0find\0x")) == error
+        assert _raw_exchange(path, client.frame(b"1\0run\0/\x0000\x009\0wiki\0find\0x")) == error  # count
+        assert _raw_exchange(path, client.frame(b"1\0run\0/\x0000\x001\0noequals\0wiki\0find")) == error
+        assert _raw_exchange(path, client.frame(b"1\0run")) == error
         assert _raw_exchange(path, client.frame(b"\xff\xfe" * 10)) == fallback
         too_long = (client.MAX_REQUEST_BYTES + 1).to_bytes(4, "big") + b"x" * 100
         assert _raw_exchange(path, too_long) == error  # refused unread
@@ -305,6 +308,14 @@ def test_recall_logs_to_the_memory_dir_the_caller_named(
 
 def test_the_request_is_bounded_and_versioned() -> None:
     request = client.encode_request("run", "/", {"AION_VAULT": "/v"}, ["wiki", "find", "x"])
+    decoded = client.decode_request(request)
+    assert isinstance(decoded, client.Request)
+    assert (decoded.op, decoded.cwd, decoded.environ, decoded.words) == (
+        "run",
+        "/",
+        {"AION_VAULT": "/v"},
+        ["wiki", "find", "x"],
+    )
     assert request.split(b"\0")[:2] == [str(client.PROTOCOL_VERSION).encode(), b"run"]
     assert struct.unpack(">I", client.frame(request)[:4])[0] == len(request)
 
@@ -379,3 +390,28 @@ def test_find_and_recall_through_the_server_print_what_the_scan_prints(
             argv = ["wiki", "recall", *topic, "--vault", str(vault)]
             served, scanned = served_and_scanned(capsysbinary, running, argv)
             assert served == scanned, topic
+
+
+@pytest.mark.parametrize("environment", [{}, {"FORCE_COLOR": "1"}, {"NO_COLOR": "1", "FORCE_COLOR": "1"}])
+def test_colour_follows_the_callers_terminal_and_environment(
+    environment: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    vault = make_vault(tmp_path / "v", {**HARNESS_PAGES, "wiki/link.md": ""})
+    os.unlink(vault / "wiki" / "link.md")
+    os.symlink(tmp_path, vault / "wiki" / "link.md")  # a warning, whose prefix may be coloured
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    with ThreadServer(vault) as running:
+        for argv in (
+            ["wiki", "find", "alpha", "--vault", str(vault)],
+            ["wiki", "recall", "github", "--vault", str(vault)],
+        ):
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned
+            assert "warning" in served[2]
+            assert ("\x1b[" in served[2]) == ("NO_COLOR" not in environment)

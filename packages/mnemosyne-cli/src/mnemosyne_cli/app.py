@@ -171,7 +171,8 @@ def main(
     """
     console = console or Console()
     words = sys.argv[1:] if argv is None else list(argv)
-    return guarded(console, lambda: _run(words, console, ask_server and served_by is None, served_by))
+    ask = ask_server and served_by is None
+    return guarded(console, lambda: _run(words, console, ask, served_by))
 
 
 def _run(words: list[str], console: Console, ask_server: bool, served_by: object | None) -> int:

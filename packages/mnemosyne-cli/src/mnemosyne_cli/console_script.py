@@ -26,6 +26,7 @@ _FIND_FLAGS = {
     "--absolute": "absolute",
     "--null": "null",
     "-0": "null",
+    "--no-server": "no_server",
 }
 _FIND_OPTIONS = {"--vault": "vault", "--limit": "limit", "--color": "color"}
 

@@ -21,7 +21,7 @@ from mnemosyne_cli import client
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Mapping
 
     from mnemosyne_core.index import VaultIndex
 
@@ -55,7 +55,7 @@ def peer_allowed(uid: int) -> bool:
     return uid == os.geteuid()
 
 
-def prepare_socket_dir(environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
+def prepare_socket_dir(environ: Mapping[str, str] = os.environ) -> str:
     """The socket dir, created 0700 when missing; ServerError when it is not safe."""
     path = client.socket_dir(environ)
     parent = os.path.dirname(path)
@@ -94,6 +94,16 @@ def take_lock(path: str) -> int:
     return fd
 
 
+def exit_on_sigterm() -> None:
+    """Make SIGTERM (systemctl stop) end the server as SystemExit(0), so it cleans up."""
+    import signal
+
+    def stop(_signal: int, _frame: object) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 def resident_bytes() -> int:
     """This process's resident memory (RSS), from /proc."""
     try:
@@ -103,21 +113,27 @@ def resident_bytes() -> int:
         return 0
 
 
-@contextlib.contextmanager
-def caller_context(cwd: str, environ: dict[str, str]) -> Iterator[None]:
+class caller_context:
     """Run as the caller would: in its working directory, with its environment. The server
     answers one request at a time, so swapping them process-wide is safe."""
-    own_cwd = os.getcwd()
-    own_environ = dict(os.environ)
-    os.chdir(cwd)
-    try:
+
+    def __init__(self, cwd: str, environ: dict[str, str]):
+        self.cwd = cwd
+        self.environ = environ
+        self.own_cwd = ""
+        self.own_environ: dict[str, str] = {}
+
+    def __enter__(self) -> None:
+        self.own_cwd = os.getcwd()
+        self.own_environ = dict(os.environ)
+        os.chdir(self.cwd)
         os.environ.clear()
-        os.environ.update(environ)
-        yield
-    finally:
-        os.chdir(own_cwd)
+        os.environ.update(self.environ)
+
+    def __exit__(self, *exc: object) -> None:
+        os.chdir(self.own_cwd)
         os.environ.clear()
-        os.environ.update(own_environ)
+        os.environ.update(self.own_environ)
 
 
 class _CapturedText(io.StringIO):
@@ -151,7 +167,7 @@ class _CapturedBytes(io.TextIOWrapper):
 class Server:
     """The socket, the lock and the index of one vault."""
 
-    def __init__(self, index: VaultIndex, environ: dict[str, str] | os._Environ[str] = os.environ):
+    def __init__(self, index: VaultIndex, environ: Mapping[str, str] = os.environ):
         self.index = index
         self.environ = environ
         self.started = time.time()
@@ -162,6 +178,13 @@ class Server:
         self.socket_path = ""
         self._lock_fd = -1
         self._stopping = threading.Event()
+
+    @classmethod
+    def for_vault(cls, vault_real: str, dirs: list[str] | None) -> Server:
+        """A server for the vault at ``vault_real`` (over ``dirs``, None: its own)."""
+        from mnemosyne_core.index import VaultIndex
+
+        return cls(VaultIndex(vault_real, dirs))
 
     def stop(self) -> None:
         """Make ``serve_forever`` return (from another thread, or a signal handler)."""
@@ -252,22 +275,27 @@ class Server:
             return client.encode_reply(client.STATUS_ERROR)
         try:
             return self.run_command(request)
-        except Exception as error:  # noqa: BLE001 - a request must never end the server
+        except Exception as error:
             self.log(f"request failed, the client scans instead: {type(error).__name__}: {error}")
             return client.encode_reply(client.STATUS_FALLBACK)
 
     def run_command(self, request: client.Request) -> bytes:
         """Run the CLI on the request's words as the caller, the index standing in for the
         scan; NotServed (or any OSError) makes the caller scan instead."""
-        from mnemosyne_cli.app import main
+        import importlib
+
         from mnemosyne_cli.output import Console
+
+        # app imports this module's command; importing it back by name keeps mypy's
+        # import graph acyclic (mypy 2.4 crashes on the cycle).
+        app = importlib.import_module("mnemosyne_cli.app")
         from mnemosyne_core.index import NotServed
 
         stdout = _CapturedBytes(request.ttys[0])
         stderr = _CapturedText(request.ttys[1])
         try:
             with caller_context(request.cwd, request.environ):
-                code = main(request.words, console=Console(stdout, stderr), served_by=self.index)
+                code = int(app.main(request.words, console=Console(stdout, stderr), served_by=self.index))
         except (NotServed, OSError):
             return client.encode_reply(client.STATUS_FALLBACK)
         self.answered += 1
@@ -299,7 +327,7 @@ class Server:
         self.index.close()
 
 
-def status(vault_real: str, environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
+def status(vault_real: str, environ: Mapping[str, str] = os.environ) -> str | None:
     """The running server's status line for a vault, or None when none answers."""
     path = client.socket_path(vault_real, environ)
     if not os.path.exists(path):

@@ -231,8 +231,8 @@ class Scan:
         "incomplete",
         "links",
         "listing",
-        "symlinks",
         "skipped",
+        "symlinks",
         "vault",
         "warnings",
     )

@@ -54,11 +54,8 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
-    import signal
-
     from mnemosyne_cli import server
     from mnemosyne_core import VaultError
-    from mnemosyne_core.index import VaultIndex
     from mnemosyne_core.inotify import InotifyError
     from mnemosyne_core.vault import resolve_vault
 
@@ -74,7 +71,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
             return ExitCode.NO_MATCH
         console.out(line.rstrip("\n"))
         return ExitCode.OK
-    running = server.Server(VaultIndex(vault, args.dir))
+    running = server.Server.for_vault(vault, args.dir)
     try:
         took = running.start()
     except server.AlreadyRunning as error:
@@ -84,11 +81,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         running.close()
         console.error(str(error))
         return ExitCode.VAULT_ERROR
-
-    def stop(_signal: int, _frame: object) -> None:
-        raise SystemExit(ExitCode.OK)
-
-    signal.signal(signal.SIGTERM, stop)
+    server.exit_on_sigterm()
     running.log(
         f"serving {vault}: {running.index.page_count} pages indexed in {took:.2f} s, "
         f"{server.resident_bytes() / (1 << 20):.0f} MiB resident; socket {running.socket_path}"
