@@ -1,0 +1,88 @@
+"""200 calls from 8 clients at once against a server while ingest lands pages: every call
+is answered by the server, none hangs, every answer is well formed and one of the vault's
+states, and once ingest is done the server's answer is the scan's."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from server_harness import run_cli, start_subprocess_server
+
+from mnemosyne_cli import client
+from mnemosyne_ingest import ingest
+
+CLIENTS = 8
+CALLS_PER_CLIENT = 25
+LINE = re.compile(r"analyses/agent-note-\d+\.md — Agent note \d+")
+
+
+def test_concurrent_calls_while_ingest_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "20")
+    vault = tmp_path / "vault"
+    (vault / "analyses").mkdir(parents=True)
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    for number in range(5):
+        (vault / "analyses" / f"agent-note-{number}.md").write_text(
+            f"---\ntitle: Agent note {number}\n---\nbody\n", encoding="utf-8"
+        )
+    process = start_subprocess_server(vault)
+    words = ["wiki", "find", "agent", "note", "--limit", "0", "--vault", str(vault)]
+    answers: list[tuple[float, client.Answer | None]] = []
+    lock = threading.Lock()
+    done_writing = threading.Event()
+
+    def write_pages() -> None:
+        for number in range(5, 45):
+            source = sources / f"agent-note-{number}.md"
+            source.write_text(f"---\ntitle: Agent note {number}\n---\nagent note body\n", encoding="utf-8")
+            ingest(source, constellation="atlas", vault=vault)
+        done_writing.set()
+
+    def ask_repeatedly() -> None:
+        for _ in range(CALLS_PER_CLIENT):
+            began = time.monotonic()
+            answer = client.ask(words)
+            with lock:
+                answers.append((time.monotonic() - began, answer))
+
+    try:
+        writer = threading.Thread(target=write_pages)
+        askers = [threading.Thread(target=ask_repeatedly) for _ in range(CLIENTS)]
+        writer.start()
+        for asker in askers:
+            asker.start()
+        for thread in [writer, *askers]:
+            thread.join(120)
+            assert not thread.is_alive(), "a call or the writer hung"
+        assert done_writing.is_set()
+        assert len(answers) == CLIENTS * CALLS_PER_CLIENT  # nothing lost
+        counts = []
+        for took, answer in answers:
+            assert answer is not None, "the server did not answer"
+            assert took < 20
+            assert answer.code == 0
+            assert answer.stderr == ""
+            lines = answer.stdout.decode("utf-8").splitlines()
+            assert all(LINE.fullmatch(line) for line in lines), lines
+            assert len(set(lines)) == len(lines)
+            counts.append(len(lines))
+        assert min(counts) >= 5
+        assert max(counts) <= 45
+        final = run_cli(capsysbinary, words)
+        assert final == run_cli(capsysbinary, [*words, "--no-server"])
+        assert final[1].count(b"\n") == 45
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert os.path.exists(vault)
