@@ -35,9 +35,10 @@ UNSEARCHED = {
 }
 
 
-def versions_line() -> str:
+def last_lines() -> str:
+    """The report's last lines: no server runs in these tests, then the versions."""
     packages = ", ".join(f"{name} {version(name)}" for name in PACKAGES)
-    return f"version: mnemosyne {version('mnemosyne-wiki-cli')} ({packages})\n"
+    return f"server: none ('wiki serve' starts one)\nversion: mnemosyne {version('mnemosyne-wiki-cli')} ({packages})\n"
 
 
 @pytest.fixture
@@ -88,8 +89,7 @@ def test_info_describes_the_vault_given_by_the_flag(vault: Path, capsys: pytest.
         "  athena/: missing\n"
         "  analyses/: missing\n"
         "pages: 2\n"
-        f"skipped: 2 .md files find never searches; 'mnemosyne wiki lint --vault {vault}' lists them\n"
-        + versions_line(),
+        f"skipped: 2 .md files find never searches; 'mnemosyne wiki lint --vault {vault}' lists them\n" + last_lines(),
         "",
     )
 
@@ -108,7 +108,7 @@ def test_info_names_the_vault_config_found_from_the_cwd(
         "  atlas/: 2 pages\n"
         "  notes/: missing\n"
         "pages: 2\n"
-        "skipped: 2 .md files find never searches; 'mnemosyne wiki lint' lists them\n" + versions_line(),
+        "skipped: 2 .md files find never searches; 'mnemosyne wiki lint' lists them\n" + last_lines(),
         "",
     )
 
@@ -166,6 +166,7 @@ def test_info_json_is_the_report_and_matches_the_schema(vault: Path, capsys: pyt
         "pages": 2,
         "unsearched": 2,
         "error": None,
+        "server": None,
         "version": version("mnemosyne-wiki-cli"),
         "packages": {name: version(name) for name in PACKAGES},
     }
@@ -188,7 +189,7 @@ def test_info_shows_a_vault_find_cannot_search_and_exits_3(home: Path, capsys: p
         "scanned dirs (from .mnemosyne.toml):\n"
         f"  wiki/: skipped: {reason}\n"
         "pages: 0\n"
-        "skipped: none\n" + versions_line(),
+        "skipped: none\n" + last_lines(),
         f"mnemosyne: error: vault '{root}' has no scanned dir find can read (wiki): wiki/ is {reason}; "
         "move the dir into the vault, or pass the dir that holds it as --vault\n",
     )

@@ -74,7 +74,23 @@ def test_status_says_pid_pages_and_memory(tmp_path: Path, capsys: pytest.Capture
         assert main(["wiki", "serve", "--status", "--vault", str(vault)]) == ExitCode.OK
         out = capsys.readouterr().out
     assert out.startswith(f"server: pid {os.getpid()}, 3 pages, ")
-    assert " MiB resident, 1 index builds, " in out
+    assert " MiB resident, 1 index builds, 1 requests since " in out
+
+
+def test_info_names_the_running_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
+    assert "\nserver: none ('wiki serve' starts one)\n" in capsys.readouterr().out
+    with ThreadServer(vault):
+        assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
+        assert f"\nserver: pid {os.getpid()}, 3 pages, " in capsys.readouterr().out
+        assert main(["wiki", "info", "--vault", str(vault), "--json"]) == ExitCode.OK
+        served = json.loads(capsys.readouterr().out)["server"]
+    assert served["pid"] == os.getpid()
+    assert served["pages"] == 3
+    assert served["resident_bytes"] > 1 << 20
 
 
 def test_the_socket_dir_must_be_ours_and_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -239,7 +255,7 @@ def test_a_killed_server_means_a_scan_and_a_restarted_one_answers(
         process = start_subprocess_server(vault)
         status = server.status(str(vault.resolve()))
         assert status is not None
-        assert f"pid {process.pid}, 4 pages" in status
+        assert (status.pid, status.pages) == (process.pid, 4)
         assert run_cli(capsysbinary, argv) == expected
     finally:
         process.terminate()

@@ -65,12 +65,15 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
         "pages": 3,
         "unsearched": 1,
         "error": None,
+        "server": None,
         "version": "0.1.0",
         "packages": versions,
     }
     assert validator.is_valid(good)
     assert validator.is_valid({**good, "server": None})  # reserved for wiki serve
     assert validator.is_valid({**good, "packages": {**versions, "mnemosyne-wiki-core": None}})
+    assert validator.is_valid({**good, "server": {"pid": 42, "pages": 94, "resident_bytes": 16 << 20}})
+    assert not validator.is_valid({**good, "server": {"pid": 42}})
     assert not validator.is_valid({**good, "source": "env"})
     assert not validator.is_valid({**good, "vault": "relative/aion"})
     assert not validator.is_valid({**good, "extra": 1})

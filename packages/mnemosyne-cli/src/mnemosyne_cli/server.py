@@ -302,13 +302,11 @@ class Server:
         return client.encode_reply(client.STATUS_OK, code, stdout.value(), stderr.getvalue())
 
     def status_text(self) -> str:
+        """The status reply: pid, pages, resident bytes, index builds, requests, start time
+        (seconds since the epoch), as numbers on one line."""
         index = self.index
-        return (
-            f"server: pid {os.getpid()}, {index.page_count} pages, "
-            f"{resident_bytes() / (1 << 20):.1f} MiB resident, "
-            f"{index.rebuilds} index builds, {self.requests} requests since "
-            f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(self.started))}\n"
-        )
+        numbers = (os.getpid(), index.page_count, resident_bytes(), index.rebuilds, self.requests, int(self.started))
+        return " ".join(map(str, numbers)) + "\n"
 
     def log(self, message: str) -> None:
         with contextlib.suppress(OSError, ValueError):
@@ -327,12 +325,35 @@ class Server:
         self.index.close()
 
 
-def status(vault_real: str, environ: Mapping[str, str] = os.environ) -> str | None:
-    """The running server's status line for a vault, or None when none answers."""
+class Status:
+    """What a running server says about itself."""
+
+    __slots__ = ("builds", "pages", "pid", "requests", "resident_bytes", "started")
+
+    def __init__(self, line: str):
+        pid, pages, resident, builds, requests, started = (int(number) for number in line.split())
+        self.pid, self.pages, self.resident_bytes = pid, pages, resident
+        self.builds, self.requests, self.started = builds, requests, started
+
+    def summary(self) -> str:
+        """``pid N, P pages, M MiB resident``: the line wiki info and serve --status print."""
+        return f"pid {self.pid}, {self.pages} pages, {self.resident_bytes / (1 << 20):.1f} MiB resident"
+
+    def to_dict(self) -> dict[str, int]:
+        return {"pid": self.pid, "pages": self.pages, "resident_bytes": self.resident_bytes}
+
+
+def status(vault_real: str, environ: Mapping[str, str] = os.environ) -> Status | None:
+    """What the server running for a vault says, or None when none answers."""
     path = client.socket_path(vault_real, environ)
     if not os.path.exists(path):
         return None
     request = client.encode_request("status", "/", {}, [])
     reply = client.exchange(path, request, client.timeout_seconds(environ))
     answer = client.decode_reply(reply) if reply is not None else None
-    return answer.stdout.decode("utf-8", "replace") if answer is not None else None
+    if answer is None:
+        return None
+    try:
+        return Status(answer.stdout.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        return None

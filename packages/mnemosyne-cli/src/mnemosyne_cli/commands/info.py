@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_cli.output import Console
+    from mnemosyne_cli.server import Status
     from mnemosyne_core.info import DirInfo, VaultInfo
 
 
@@ -52,6 +53,7 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    from mnemosyne_cli.server import status
     from mnemosyne_cli.versions import installed_versions
     from mnemosyne_core import VaultError
     from mnemosyne_core.info import describe_vault
@@ -62,10 +64,11 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
     versions = installed_versions()
+    served = status(info.location.path)
     if args.json:
-        console.out_json(to_json(info, versions))
+        console.out_json(to_json(info, versions, served))
     else:
-        for line in report_lines(info, versions, lint_command(args)):
+        for line in report_lines(info, versions, lint_command(args), served):
             console.out(line)
     if info.error:
         console.error(info.error)
@@ -73,7 +76,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     return ExitCode.OK
 
 
-def to_json(info: VaultInfo, versions: dict[str, str | None]) -> dict[str, object]:
+def to_json(info: VaultInfo, versions: dict[str, str | None], served: Status | None = None) -> dict[str, object]:
     """The --json object; info.schema.json describes every key."""
     from mnemosyne_cli import __version__
 
@@ -89,12 +92,15 @@ def to_json(info: VaultInfo, versions: dict[str, str | None]) -> dict[str, objec
         "pages": info.pages,
         "unsearched": info.unsearched,
         "error": info.error,
+        "server": served.to_dict() if served is not None else None,
         "version": __version__,
         "packages": versions,
     }
 
 
-def report_lines(info: VaultInfo, versions: dict[str, str | None], lint: str) -> list[str]:
+def report_lines(
+    info: VaultInfo, versions: dict[str, str | None], lint: str, served: Status | None = None
+) -> list[str]:
     """The plain report: one ``key: value`` line per fact, the scanned dirs indented below
     theirs. A new fact (the wiki server, say) is one more line here and one more key in
     ``to_json``."""
@@ -113,6 +119,7 @@ def report_lines(info: VaultInfo, versions: dict[str, str | None], lint: str) ->
         lines.append(f"skipped: {info.unsearched} .md {files} find never searches; '{lint}' lists them")
     else:
         lines.append("skipped: none")
+    lines.append(f"server: {served.summary()}" if served is not None else "server: none ('wiki serve' starts one)")
     packages = ", ".join(f"{name} {installed or 'not installed'}" for name, installed in versions.items())
     lines.append(f"version: mnemosyne {__version__} ({packages})")
     return lines

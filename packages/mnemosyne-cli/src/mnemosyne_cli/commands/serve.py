@@ -54,6 +54,8 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    import time
+
     from mnemosyne_cli import server
     from mnemosyne_core import VaultError
     from mnemosyne_core.inotify import InotifyError
@@ -65,11 +67,15 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
     if args.status:
-        line = server.status(vault)
-        if line is None:
+        running_now = server.status(vault)
+        if running_now is None:
             console.out(f"no server is running for {vault}")
             return ExitCode.NO_MATCH
-        console.out(line.rstrip("\n"))
+        started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(running_now.started))
+        console.out(
+            f"server: {running_now.summary()}, {running_now.builds} index builds, "
+            f"{running_now.requests} requests since {started}"
+        )
         return ExitCode.OK
     running = server.Server.for_vault(vault, args.dir)
     try:
