@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import stat
+from functools import partial
 
 from mnemosyne_core import inotify
 from mnemosyne_core.config import VAULT_CONFIG_FILE, scanned_dirs
@@ -78,8 +79,9 @@ class Page:
     __slots__ = (
         "constellation",
         "error",
+        "folded_path",
+        "folded_title",
         "head",
-        "path_start",
         "recall",
         "record",
         "text_start",
@@ -92,9 +94,11 @@ class Page:
         #: UTF-8 of folded title, NUL, folded vault-relative path, NUL, folded text. One
         #: buffer: ``keyword in record`` finds the pages worth judging in one C call.
         self.record: bytes | None = None
-        #: Where the path and the text start in ``record`` (a title may hold a NUL itself).
-        self.path_start = 0
+        #: Where the text starts in ``record``.
         self.text_start = 0
+        #: judge's inputs, kept as they are given to it.
+        self.folded_title = ""
+        self.folded_path = ""
         self.title = ""
         self.constellation: str | None = None
         self.type: str | None = None
@@ -108,15 +112,10 @@ class Page:
         #: change without an event on the watched dirs.
         self.volatile = False
 
-    @property
-    def folded_title(self) -> str:
-        assert self.record is not None  # only readable pages are judged
-        return self.record[: self.path_start - 1].decode("utf-8", "surrogatepass")
 
-    @property
-    def folded_path(self) -> str:
-        assert self.record is not None
-        return self.record[self.path_start : self.text_start - 1].decode("utf-8", "surrogatepass")
+def _record_contains(record: bytes, text_start: int, folded_keyword: str) -> bool:
+    """``text_contains`` for judge: whether the keyword is in the page's folded text."""
+    return record.find(_utf8(folded_keyword), text_start) >= 0
 
 
 def _utf8(text: str) -> bytes:
@@ -148,18 +147,29 @@ def read_page(read_path: str, rel_path: str) -> Page:
     span = locate(data)
     page.head = data[: span[2]] if span is not None else None
     folded_text = data.lower() if data.isascii() else fold(decode(data)).encode("utf-8")
-    folded_title = _utf8(fold(page.title))
-    prefix = folded_title + b"\0" + _utf8(fold(rel_path)) + b"\0"
-    page.path_start = len(folded_title) + 1
+    page.folded_title = fold(page.title)
+    page.folded_path = fold(rel_path)
+    prefix = _utf8(page.folded_title) + b"\0" + _utf8(page.folded_path) + b"\0"
     page.text_start = len(prefix)
     page.record = prefix + folded_text
     return page
 
 
+class _Snapshot:
+    """The listed pages as flat lists, so a query runs one comprehension per keyword."""
+
+    __slots__ = ("pages", "records")
+
+    def __init__(self, pages: list[tuple[str, str, Page]]):
+        self.pages = pages
+        #: Each page's record; an unreadable page's is empty, which holds no keyword.
+        self.records = [page.record or b"" for _, _, page in pages]
+
+
 class _Dir:
     """A scanned dir as the index holds it."""
 
-    __slots__ = ("pages", "path", "symlinks", "warnings")
+    __slots__ = ("pages", "path", "symlinks", "volatile", "warnings")
 
     def __init__(self, path: str):
         #: Where it is read (the resolved target when the dir is a symlink).
@@ -167,6 +177,8 @@ class _Dir:
         self.pages: dict[str, Page] = {}
         #: Every page-named symlink in it (followed or not), re-checked on every query.
         self.symlinks: set[str] = set()
+        #: The pages with other hard links, re-read on every query.
+        self.volatile: set[str] = set()
         #: The warnings of its symlinks that are not followed, by file name.
         self.warnings: dict[str, str] = {}
 
@@ -194,6 +206,8 @@ class VaultIndex:
         self._stale = True
         #: Whether a warning of the last rebuild lists the vault's top-level dirs.
         self._names_root_dirs = False
+        #: The pages in scan order as flat lists, made on the first query after a change.
+        self._snapshot: _Snapshot | None = None
         #: How many full rebuilds happened (tests and --status read it).
         self.rebuilds = 0
 
@@ -206,7 +220,7 @@ class VaultIndex:
             self.watcher.close()
         self.watcher = watcher = inotify.Inotify()
         self.rebuilds += 1
-        self._dirs, self._dir_wds, self._dirty = {}, {}, set()
+        self._dirs, self._dir_wds, self._dirty, self._snapshot = {}, {}, set(), None
         self._listing_warnings, self._incomplete, self._dir_links, self._error = [], 0, {}, None
         self._stale = self._names_root_dirs = False
         info = os.stat(self.vault)
@@ -251,7 +265,9 @@ class VaultIndex:
             held = self._dirs[dir_name] = _Dir(dir_path)
             for name in names:
                 rel_path = f"{dir_name}/{name}"
-                held.pages[name] = read_page(listing.links.get(rel_path) or f"{dir_path}/{name}", rel_path)
+                page = held.pages[name] = read_page(listing.links.get(rel_path) or f"{dir_path}/{name}", rel_path)
+                if page.volatile:
+                    held.volatile.add(name)
         for dir_name, name in listing.symlinks:
             self._dirs[dir_name].symlinks.add(name)
         for warning in listing.warnings:
@@ -283,11 +299,8 @@ class VaultIndex:
                 self.rebuild()
                 return
         for dir_name, held in self._dirs.items():
-            for name in held.symlinks:
+            for name in list(held.symlinks | held.volatile):
                 self._refresh(dir_name, name)
-            for name, page in list(held.pages.items()):
-                if page.volatile and name not in held.symlinks:
-                    self._refresh(dir_name, name)
 
     def take_events(self) -> bool:
         """Drain the event queue into the set of names to re-read; returns whether there
@@ -329,8 +342,10 @@ class VaultIndex:
             return
         rel_path = f"{dir_name}/{name}"
         path = f"{held.path}/{name}"
+        self._snapshot = None
         held.pages.pop(name, None)
         held.symlinks.discard(name)
+        held.volatile.discard(name)
         held.warnings.pop(name, None)
         try:
             mode = os.lstat(path).st_mode
@@ -348,7 +363,9 @@ class VaultIndex:
                 page = held.pages[name] = read_page(read_path, rel_path)
                 page.volatile = True
         elif stat.S_ISREG(mode):
-            held.pages[name] = read_page(path, rel_path)
+            page = held.pages[name] = read_page(path, rel_path)
+            if page.volatile:
+                held.volatile.add(name)
 
     # --- answering ---
 
@@ -419,25 +436,30 @@ class VaultIndex:
             self.sync()
             self._check_call(vault, dirs)
             tally = Tally(len(folded), limit)
-            for dir_name, name, page in self._pages():
-                record = page.record
-                if record is None:
+            snapshot = self._snapshot
+            if snapshot is None:
+                snapshot = self._snapshot = _Snapshot(list(self._pages()))
+            for dir_name, name, page in snapshot.pages:
+                if page.record is None:
                     tally.unreadable_page(f"{dir_name}/{name}", page.error or OSError())
-                    continue
-                tally.searched += 1
-                # ``judge`` finds a keyword only in title, path or text, all in ``record``
-                # (NUL-separated, and no keyword holds a NUL): a page holding none of them
-                # anywhere is one it would count nowhere and not match.
-                if not any(needle in record for needle in needles):
-                    continue
-                start = page.text_start
-
-                def text_contains(keyword: str, record: bytes = record, start: int = start) -> bool:
-                    return record.find(_utf8(keyword), start) >= 0
-
+            tally.searched = len(snapshot.pages) - tally.unreadable
+            # ``judge`` finds a keyword in a page when it is in its title, path or text, all
+            # in its record (NUL-separated, and no keyword holds a NUL). So the pages
+            # holding a keyword are those whose record does, and judge's count of it is
+            # their number; a page that lacks a keyword anywhere is one judge would not
+            # match (as the scan's own shortcut, Task._title_cannot_hold, relies on). judge
+            # decides every page that holds them all, and where it sorts.
+            records = snapshot.records
+            holding = [[index for index, record in enumerate(records) if needle in record] for needle in needles]
+            tally.counts = [len(pages) for pages in holding]
+            fewest = min(holding, key=lambda pages: len(pages))
+            candidates = set(fewest).intersection(*holding)
+            for index in candidates:
+                dir_name, name, page = snapshot.pages[index]
+                record = records[index]
                 rel_path = f"{dir_name}/{name}"
-                holds, key = judge(folded, rel_path, page.folded_path, page.folded_title, text_contains)
-                tally.count(holds)
+                text_contains = partial(_record_contains, record, page.text_start)
+                _holds, key = judge(folded, rel_path, page.folded_path, page.folded_title, text_contains)
                 if key is not None:
                     fields = {"constellation": page.constellation, "type": page.type}
                     tally.add_match(rel_path, dir_name, page.title, fields, key)
