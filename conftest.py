@@ -11,6 +11,7 @@ import datetime  # noqa: F401
 import os
 import tomllib  # noqa: F401
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import yaml  # noqa: F401
@@ -35,3 +36,17 @@ def _no_user_config_nor_enclosing_vault(tmp_path_factory: pytest.TempPathFactory
         patch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
         patch.chdir(tmp_path_factory.mktemp("cwd"))
         yield
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty HOME, also the current dir, with XDG_CONFIG_HOME and AION_VAULT unset: a
+    test of how the vault is found starts from nothing (the user config, if the test writes
+    one, is HOME/.config/mnemosyne/config.toml)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("AION_VAULT", raising=False)
+    monkeypatch.chdir(home)
+    return home

@@ -60,8 +60,9 @@ def test_console_script_runs_this_venvs_python(mnemosyne: Installed) -> None:
     first_line = mnemosyne.executable.read_bytes().split(b"\n", 1)[0]
     assert first_line == b"#!" + sys.executable.encode()
     version = mnemosyne.run("--version")
-    assert (version.returncode, version.stdout, version.stderr) == (
-        0,
-        f"mnemosyne {mnemosyne_cli.__version__}\n".encode(),
-        b"",
-    )
+    # Each of the four packages as installed from its wheel, then the Python running them.
+    packages = ("mnemosyne-wiki-cli", "mnemosyne-wiki-contract", "mnemosyne-wiki-core", "mnemosyne-wiki-ingest")
+    expected = [f"mnemosyne {mnemosyne_cli.__version__}"]
+    expected += [f"  {name} {importlib.metadata.version(name)}" for name in packages]
+    expected.append(f"  Python {sys.version.split()[0]} ({sys.executable})")
+    assert (version.returncode, version.stdout.decode().splitlines(), version.stderr) == (0, expected, b"")

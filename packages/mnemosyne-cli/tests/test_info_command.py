@@ -42,16 +42,6 @@ def last_lines() -> str:
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.chdir(home)
-    return home
-
-
-@pytest.fixture
 def vault(home: Path) -> Path:
     """Default layout: atlas/ with two pages and a nested one, hermes as a file, a page at
     the root; the other default dirs are missing."""

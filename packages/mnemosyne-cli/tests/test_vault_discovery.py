@@ -12,17 +12,6 @@ from mnemosyne_cli.app import main
 ALPHA = "---\ntitle: Alpha\nupdated: 2026-01-02\ntags: [alpha]\n---\nAlpha body.\n"
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """HOME is an empty dir (XDG_CONFIG_HOME unset), and the cwd too."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.chdir(home)
-    return home
-
-
 def harness_vault(root: Path) -> Path:
     """A vault with one flat wiki/ dir, declared in its .mnemosyne.toml."""
     (root / "wiki").mkdir(parents=True)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
+from pyfakefs.helpers import reset_ids, set_uid
 from vault_pages import VAULT, MakeVault
 
 
@@ -19,3 +22,11 @@ def make_vault(fs: FakeFilesystem) -> MakeVault:
         return VAULT
 
     return build
+
+
+@pytest.fixture
+def as_non_root() -> Iterator[None]:
+    """pyfakefs enforces permissions only for a non-root user."""
+    set_uid(1000)
+    yield
+    reset_ids()

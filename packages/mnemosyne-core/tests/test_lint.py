@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
-from pyfakefs.helpers import reset_ids, set_uid
 from vault_pages import VAULT, MakeVault, page
 
 from mnemosyne_contract import load_schema
@@ -42,14 +41,6 @@ def messages(vault: str) -> dict[tuple[str, str], str]:
 def _no_ambient_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("AION_VAULT", raising=False)
     monkeypatch.delenv("MNEMOSYNE_MEMORY_DIR", raising=False)
-
-
-@pytest.fixture
-def as_non_root() -> Iterator[None]:
-    """pyfakefs enforces permissions only for a non-root user."""
-    set_uid(1000)
-    yield
-    reset_ids()
 
 
 # --- a clean vault ----------------------------------------------------------------------

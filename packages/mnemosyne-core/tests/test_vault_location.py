@@ -14,18 +14,6 @@ from mnemosyne_core.config import expand_path, find_vault_config_upwards, user_c
 from mnemosyne_core.vault import VaultLocation, locate_vault, resolve_vault, scan
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty HOME with XDG_CONFIG_HOME unset, the cwd an empty dir, AION_VAULT unset."""
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.delenv("AION_VAULT", raising=False)
-    monkeypatch.chdir(home)
-    return home
-
-
 def make_vault(path: Path, config: str | None = None) -> Path:
     (path / "atlas").mkdir(parents=True)
     (path / "atlas" / "a.md").write_text("---\ntitle: A\n---\n", encoding="utf-8")
