@@ -56,9 +56,10 @@ def reference_order(vault: str, keywords: list[str]) -> list[str]:
         for name in os.listdir(os.path.join(vault, dir_name)):
             with open(os.path.join(vault, dir_name, name), encoding="utf-8") as handle:
                 text = handle.read()
+            stem = name[: -len(".md")]
             title_line = text.split("\n")[1] if text.startswith("---\n") else None
-            title = title_line[len("title: '") : -1] if title_line else name[: -len(".md")]
-            title = title_of({"title": title}, name[: -len(".md")])
+            # Rule 5: a frontmatter title has its whitespace collapsed; a stem is kept as it is.
+            title = title_of({"title": title_line[len("title: '") : -1]}, stem) if title_line else stem
             rel_path = f"{dir_name}/{name}"
             surface = plain_fold(title) + "\0" + plain_fold(rel_path) + "\0" + plain_fold(text)
             if all(keyword in surface for keyword in folded):
