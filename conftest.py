@@ -17,6 +17,10 @@ import pytest
 import yaml  # noqa: F401
 from hypothesis import settings
 
+# main() imports the server client on its first call; when that call runs on a fake
+# filesystem, the client keeps pyfakefs's os after the test and the next call fails.
+import mnemosyne_cli.client  # noqa: F401
+
 # No per-example deadline: a loaded CI machine must not turn a slow example into a failure.
 # In CI (CI=true, as .ci/run is run), the same examples every time: a red run is
 # reproducible, never a new random draw.
