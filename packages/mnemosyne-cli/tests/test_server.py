@@ -431,3 +431,37 @@ def test_colour_follows_the_callers_terminal_and_environment(
             assert served == scanned
             assert "warning" in served[2]
             assert ("\x1b[" in served[2]) == ("NO_COLOR" not in environment)
+
+
+def test_a_page_written_through_another_hard_link_is_seen(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A write through a name outside the watched dirs raises no event on them: such pages
+    are re-read on every call."""
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    outside = tmp_path / "elsewhere.md"
+    os.link(vault / "wiki" / "gamma.md", outside)
+    argv = ["wiki", "find", "zebra", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert served[0] == 1
+        with outside.open("ab") as page:
+            page.write(b"zebra\n")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert served[1] == b"wiki/gamma.md \xe2\x80\x94 gamma\n"
+
+
+def test_a_vault_replaced_at_the_same_path_is_indexed_anew(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    argv = ["wiki", "recall", "github", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        os.rename(vault, tmp_path / "old")
+        make_vault(vault, {**HARNESS_PAGES, "wiki/alpha.md": "---\ntitle: nothing\n---\n"})
+        assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
+        assert running.index.rebuilds == 2

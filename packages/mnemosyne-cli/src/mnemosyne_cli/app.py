@@ -257,5 +257,5 @@ def unrecognized_message(parser: Parser, args: argparse.Namespace, extras: list[
 
 
 def run() -> NoReturn:
-    """The console script (``client.run`` asks a server first, then calls main)."""
+    """Run main as a script (the console script is ``console_script.run``)."""
     sys.exit(main())

@@ -24,6 +24,7 @@ How it stays exact (docs/server.md):
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from functools import partial
@@ -238,8 +239,10 @@ class VaultIndex:
             try:
                 wd = watcher.add_watch(path, inotify.DIR_EVENTS | inotify.IN_ONLYDIR)
                 info = os.stat(path)
-            except OSError:
-                continue  # absent or not a dir: a root event says when that changes
+            except OSError as error:
+                if error.errno in (errno.ENOENT, errno.ENOTDIR):
+                    continue  # absent or not a dir: a root event says when that changes
+                raise  # out of watches, say: an unwatched dir could not be served exactly
             self._dir_wds[wd] = dir_name
             watched[dir_name] = (info.st_dev, info.st_ino)
         try:
