@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 
+from mnemosyne_cli import client
 from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import COLOR_MODES, PROG, Console, guarded
@@ -187,8 +188,6 @@ def _run(words: list[str], console: Console, ask_server: bool, served_by: object
         console.error(f"unknown command {words[0]!r}: did you mean '{PROG} wiki {words[0]}'?")
         return ExitCode.USAGE
     if ask_server:
-        from mnemosyne_cli import client
-
         answer = client.ask(words)
         if answer is not None:
             return client.print_answer(answer, console)

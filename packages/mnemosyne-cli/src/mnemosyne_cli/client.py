@@ -24,7 +24,7 @@ import sys
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from mnemosyne_cli.output import Console
 
@@ -108,13 +108,14 @@ def lock_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
     return os.path.join(socket_dir(environ), vault_key(vault_real) + ".lock")
 
 
-def guess_vault(words: Sequence[str], cwd: str, environ: Mapping[str, str] = os.environ) -> str | None:
+def guess_vault(words: Sequence[str], cwd: Callable[[], str], environ: Mapping[str, str] = os.environ) -> str | None:
     """The real path of the vault a find or recall call most likely names, or None when the
     words are not a plain call a server may answer or no vault is in sight. The order is
     vault discovery's (``vault.locate_vault``): the last ``--vault``, a dir holding
-    ``.mnemosyne.toml`` at or above ``cwd``, AION_VAULT (the user config is not read: it
-    costs a TOML parser). A wrong guess costs nothing: the server resolves the vault
-    exactly as the scan does and tells a call about another vault to scan."""
+    ``.mnemosyne.toml`` at or above the working dir (``cwd()``, asked only when needed),
+    AION_VAULT (the user config is not read: it costs a TOML parser). A wrong guess costs
+    nothing: the server resolves the vault exactly as the scan does and tells a call about
+    another vault to scan."""
     if len(words) < 3 or words[0] != "wiki" or words[1] not in SERVED_COMMANDS:
         return None
     vault = None
@@ -134,10 +135,12 @@ def guess_vault(words: Sequence[str], cwd: str, environ: Mapping[str, str] = os.
             vault = word[len("--vault=") :]
         index += 1
     if vault is None:
-        vault = _marked_vault(cwd) or environ.get(VAULT_ENV_VAR) or None
+        vault = _marked_vault(cwd()) or environ.get(VAULT_ENV_VAR) or None
     if not vault:
         return None
-    path = os.path.join(cwd, os.path.expanduser(vault))
+    path = os.path.expanduser(vault)
+    if not os.path.isabs(path):
+        path = os.path.join(cwd(), path)
     return os.path.realpath(path) if os.path.isdir(path) else None
 
 
@@ -295,13 +298,13 @@ def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
 def ask(words: Sequence[str], environ: Mapping[str, str] = os.environ) -> Answer | None:
     """The server's answer to the command line ``words``, or None: scan instead."""
     try:
-        cwd = os.getcwd()
-        vault = guess_vault(words, cwd, environ)
+        vault = guess_vault(words, os.getcwd, environ)
         if vault is None:
             return None
         path = socket_path(vault, environ)
         if not os.path.exists(path):
             return None
+        cwd = os.getcwd()
         ttys = (_isatty(sys.stdout), _isatty(sys.stderr))
     except (OSError, ValueError):
         return None

@@ -416,8 +416,9 @@ class VaultIndex:
         return warnings
 
     def _unchanged_since_sync(self) -> bool:
-        """Whether nothing happened since the last sync (after reading pages for --cat or
-        recall, so the answer holds one state of the vault)."""
+        """Whether nothing happened since the last sync: checked after reading a page from
+        disk for --cat or recall, so that an answer holds one state of the vault. An answer
+        from memory alone holds the state of the sync and needs no check."""
         return not self.take_events() and not self._stale
 
     def search(
@@ -470,12 +471,13 @@ class VaultIndex:
             listing.warnings = self._warnings()
             listing.incomplete = self._incomplete
             result = tally.result(listing, keywords)
-            if keep_content and result.total == 1:
-                dir_name, _, name = result.matches[0].path.partition("/")
-                try:
-                    result.matches[0].content = self._read_current(dir_name, name)
-                except OSError:
-                    continue
+            if not (keep_content and result.total == 1):
+                return result  # from memory alone: the state of the sync
+            dir_name, _, name = result.matches[0].path.partition("/")
+            try:
+                result.matches[0].content = self._read_current(dir_name, name)
+            except OSError:
+                continue
             if self._unchanged_since_sync():
                 return result
         raise NotServed("the vault kept changing while the query was answered")
@@ -520,6 +522,8 @@ class VaultIndex:
                 held = self._dirs[dir_name]
                 take_page(result, PageRef(dir_name, name, f"{held.path}/{name}"), fields, folded_terms, b"")
             rank(result)
+            if not result.read:
+                return result  # from memory alone: the state of the sync
             try:
                 for entry in result.read:
                     dir_name, _, name = entry.path.partition("/")
