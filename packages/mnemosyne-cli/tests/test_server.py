@@ -465,3 +465,23 @@ def test_a_vault_replaced_at_the_same_path_is_indexed_anew(
         make_vault(vault, {**HARNESS_PAGES, "wiki/alpha.md": "---\ntitle: nothing\n---\n"})
         assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
         assert running.index.rebuilds == 2
+
+
+def test_a_real_queue_overflow_is_seen_and_rebuilds(tmp_path: Path) -> None:
+    """More unread events than max_queued_events: the kernel drops the rest and queues
+    IN_Q_OVERFLOW, and the index starts over before answering."""
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text(encoding="ascii"))
+    index = VaultIndex(str(vault.resolve()))
+    index.rebuild()
+    try:
+        pages = [vault / "wiki" / "alpha.md", vault / "wiki" / "beta.md"]
+        for turn in range(limit + 10):
+            # Alternating pages: the kernel merges an event equal to the last one queued.
+            os.utime(pages[turn % 2], ns=(turn, turn))
+        (vault / "wiki" / "alpha.md").write_text("---\ntitle: after the flood\n---\n", encoding="utf-8")
+        result = index.recall(str(vault), "flood")
+        assert [entry.path for entry in result.matches] == ["wiki/alpha.md"]
+        assert index.rebuilds == 2  # page events alone re-read pages; only the overflow rebuilds
+    finally:
+        index.close()
