@@ -103,6 +103,26 @@ def sample(items: Sequence[Query], size: int, seed: int) -> list[Query]:
     return [items[index] for index in chosen]
 
 
+def most_rivalled_file_names(items: Sequence[Query], size: int) -> list[Query]:
+    """The ``size`` file-name queries with the most rivals, most first (ties by key): pages
+    whose file name ends with the query's at a word start (``images.md`` in
+    ``caching__images.md``), which the order can put before the intended page. A sample
+    rarely holds these; the bar says the page is *always* in the default 20."""
+    ends_with: dict[str, int] = {}
+    for query in items:
+        for path in query.relevant:
+            name = plain_fold(path.rpartition("/")[2])
+            for start in range(len(name)):
+                if start == 0 or not name[start - 1].isalnum():
+                    ends_with[name[start:]] = ends_with.get(name[start:], 0) + 1
+
+    def rivals(query: Query) -> int:
+        return ends_with.get(plain_fold(query.keywords[0]), 0) - len(query.relevant)
+
+    ranked = sorted(items, key=lambda query: (-rivals(query), query_key(query.keywords)))
+    return [query for query in ranked[:size] if rivals(query) > 0]
+
+
 def rank_of(ranking: Sequence[str], relevant: frozenset[str] | set[str]) -> int | None:
     """The 1-based position of the first relevant path in ``ranking``; None when absent."""
     for position, path in enumerate(ranking, start=1):

@@ -54,6 +54,9 @@ DEFAULT_VAULTS = ("docs:1000", "docs:10000", "commands:5000", "commands:40000")
 DEFAULT_QUERIES = 100
 DEFAULT_CLI_SAMPLE = 4
 SAMPLE_SEED = 11
+#: The row of file-name queries chosen for their rivals, not sampled.
+MOST_RIVALLED = "file name, most rivals"
+DEFAULT_MOST_RIVALLED = 20
 
 # The bar of issue 11.
 HIT_AT_1_BAR = 0.97
@@ -130,10 +133,9 @@ def default_output(vault: Path, keywords: list[str], full: FindResult) -> tuple[
 
 
 def measure(
-    vault: Vault, pages: dict[str, known_item.Page], kind: str, size: int, cli: str | None, cli_sample: int
+    vault: Vault, pages: dict[str, known_item.Page], chosen: list[known_item.Query], cli: str | None, cli_sample: int
 ) -> list[Outcome]:
     outcomes = []
-    chosen = known_item.sample(known_item.queries(list(pages.values()), kind), size, SAMPLE_SEED)
     for number, query in enumerate(chosen):
         full = mnemosyne_core.search(vault.path, query.keywords, limit=0)
         ranking = [match.path for match in full.matches]
@@ -198,7 +200,9 @@ class Row:
 
     @property
     def met(self) -> bool:
-        return self.hit1 >= HIT_AT_1_BAR and self.within >= WITHIN_DEFAULT_BAR
+        # The most-rivalled queries are chosen to lose: only "always in the default 20" holds them.
+        hit1_met = self.kind == MOST_RIVALLED or self.hit1 >= HIT_AT_1_BAR
+        return hit1_met and self.within >= WITHIN_DEFAULT_BAR
 
 
 def shown(keywords: list[str]) -> str:
@@ -219,6 +223,11 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
         "  (`Shortcode templates` → `shortcode templates`, `strings.ContainsAny` →",
         "  `strings.containsany`, `ADR-0004: Ollama — notes` → `adr-0004 ollama notes`, `-v` → `-v`).",
         "- **file name**: the file name as find prints it, pasted as one keyword (`tar-split.md`).",
+        "- **file name, most rivals**: not a sample but the file-name queries of the pages most",
+        "  likely to lose: those whose file name ends the most other file names at a word start",
+        "  (`images.md` in `caching__images.md`). A sample rarely holds them, and the bar says the",
+        f"  page is *always* in the default {DEFAULT_LIMIT}. (A title-words query can only lose to a title",
+        "  no longer than its own that holds every word at a word start: far fewer rivals.)",
         "",
         "Metrics, per vault and kind: **hit@1** and **hit@3** (share of queries whose page is",
         "first, or in the first three), **MRR** (mean of 1/rank), **in default 20** (share whose page",
@@ -267,6 +276,8 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
         "## Results",
         "",
         f"The bar (issue 11): hit@1 at least {HIT_AT_1_BAR}, and the page always in the default {DEFAULT_LIMIT}.",
+        "The *most rivals* rows are chosen to lose, so only the second part holds them; their",
+        "hit@1 is shown, not held to the bar.",
         "",
         "| vault | query kind | queries | ambiguous | hit@1 | hit@3 | MRR | in default 20 | "
         "mean matches | mean bytes | max bytes | spec order | bar |",
@@ -283,11 +294,17 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
     missed = [row for row in rows if not row.met]
     lines += ["", "## Where the bar is missed", ""]
     if missed:
-        lines += [
-            f"- **{row.vault.label}, {row.kind}**: hit@1 {row.hit1:.3f}, in default 20 {row.within:.3f}; "
-            "the queries below say which shapes miss and why."
-            for row in missed
-        ]
+        for row in missed:
+            lines.append(f"- **{row.vault.label}, {row.kind}**: hit@1 {row.hit1:.3f}, in default 20 {row.within:.3f}.")
+            for outcome in row.misses:
+                if outcome.rank is None or outcome.rank > DEFAULT_LIMIT:
+                    intended = outcome.query.intended
+                    lines.append(
+                        f"  - {shown(outcome.query.keywords)}: {intended.path} is "
+                        f"{'absent' if outcome.rank is None else f'number {outcome.rank}'}; "
+                        f"{why(outcome, row)}. `{intended.path}` names it alone."
+                    )
+        lines += ["", "The queries below say which shapes miss and why."]
     else:
         lines += ["Nowhere on these queries: every vault and query kind meets it."]
     lines += [
@@ -332,7 +349,10 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
         "- **A pasted file name is the tail of a longer flattened one.** `templates__troubleshooting.md`",
         "  is also in `security__templates__troubleshooting.md`; `_` is not a letter or digit, so the",
         "  keyword starts a word in both paths. With equal titles the path decides (key 4). Pasting",
-        "  the path (`docs/templates__troubleshooting.md`) names the page alone.",
+        "  the path (`docs/templates__troubleshooting.md`) names the page alone. The worst case is a",
+        '  section\'s index page (`troubleshooting.md`, "Troubleshooting") on a site where many',
+        "  sections have a page of that name: all of them hold the keyword at a word start with",
+        f"  the same title, so the index page can fall past the default {DEFAULT_LIMIT} by path alone.",
         "- **A keyword inside another keyword.** In `function functions`, every title with",
         '  "functions" holds both, and the shortest wins.',
         "",
@@ -341,7 +361,7 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
         "`nox -s retrieval` (the vaults above; a few minutes on two cores, generating the vaults",
         "the first time). Options go to bench/run_retrieval.py:",
         "`nox -s retrieval -- --vaults docs:40000 commands:40000 --queries 0` measures every query",
-        "of bigger vaults; `--no-fixture`, `--cli-sample N`, `--out PATH`.",
+        "of bigger vaults; `--most-rivalled N`, `--no-fixture`, `--cli-sample N`, `--out PATH`.",
         "",
     ]
     return "\n".join(lines)
@@ -367,6 +387,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--queries", type=int, default=DEFAULT_QUERIES, help="queries per kind per generated vault (0: all)"
     )
+    parser.add_argument(
+        "--most-rivalled",
+        type=int,
+        default=DEFAULT_MOST_RIVALLED,
+        help="file-name queries per vault chosen for the most rivals (0: none)",
+    )
     parser.add_argument("--mnemosyne", help="the installed console script to check a sample with")
     parser.add_argument("--cli-sample", type=int, default=DEFAULT_CLI_SAMPLE, help="queries per row run through it")
     parser.add_argument("--examples", type=int, default=12, help="misses listed per row")
@@ -382,10 +408,19 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for vault in vaults:
         pages = catalogue(vault.path)
-        for kind in known_item.QUERY_KINDS:
-            size = 0 if vault.every_query else args.queries
+        for kind in [*known_item.QUERY_KINDS, MOST_RIVALLED]:
             began = time.monotonic()
-            row = Row(vault, pages, kind, measure(vault, pages, kind, size, args.mnemosyne, args.cli_sample))
+            if kind == MOST_RIVALLED:
+                chosen = known_item.most_rivalled_file_names(
+                    known_item.queries(list(pages.values()), "file name"), args.most_rivalled
+                )
+                if not chosen:
+                    continue
+            else:
+                everything = known_item.queries(list(pages.values()), kind)
+                size = 0 if vault.every_query else args.queries
+                chosen = known_item.sample(everything, size, SAMPLE_SEED)
+            row = Row(vault, pages, kind, measure(vault, pages, chosen, args.mnemosyne, args.cli_sample))
             rows.append(row)
             print(
                 f"{vault.label}, {kind}: {len(row.outcomes)} queries, hit@1 {row.hit1:.3f}, "

@@ -111,6 +111,23 @@ def test_sample_is_a_seeded_subset_in_order_and_all_when_size_is_zero_or_larger(
     assert known_item.sample(items, 1000, seed=3) == items
 
 
+def test_most_rivalled_file_names_count_names_ending_with_it_at_a_word_start() -> None:
+    pages = [
+        Page("docs/images.md", "Images"),
+        Page("docs/caching__images.md", "Images"),
+        Page("docs/b__images.md", "Images"),
+        Page("docs/teximages.md", "teximages"),  # not at a word start: no rival
+        Page("docs/menus.md", "Menus"),
+        Page("docs/a__menus.md", "Menus"),
+        Page("docs/solo.md", "Solo"),
+    ]
+    items = known_item.queries(pages, "file name")
+    chosen = known_item.most_rivalled_file_names(items, 5)
+    # images.md has 2 rivals, menus.md 1; the rest none, so they are left out.
+    assert [query.keywords for query in chosen] == [["images.md"], ["menus.md"]]
+    assert [query.keywords for query in known_item.most_rivalled_file_names(items, 1)] == [["images.md"]]
+
+
 # --- the order of issue 11, used to explain a miss --------------------------------------
 
 
