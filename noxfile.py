@@ -135,22 +135,22 @@ def bench(session: nox.Session) -> None:
     )
 
 
-@nox.session(name="bench_serve", default=False)
+@nox.session(name="bench-serve", default=False)
 def bench_serve(session: nox.Session) -> None:
     """Benchmark `wiki find` answered by `wiki serve` (issue 14): against `rg -l -i -F` on the
     100k-page vault (a rare keyword, one on every page), against `python -c pass` on the
     fixture, and the server's memory against the vault's text and its indexing time.
     Writes the table in docs/server.md. Needs hyperfine and rg on PATH; Linux only.
-    Options go to bench/serve_bench.py: `nox -s bench_serve -- --pages 10000 --runs 3`."""
+    Options go to bench/serve_bench.py: `nox -s bench-serve -- --pages 10000 --runs 3`."""
     session.install(*PACKAGES)
     mnemosyne = str(Path(session.bin) / "mnemosyne")
     session.run("python", "bench/serve_bench.py", "--mnemosyne", mnemosyne, *session.posargs)
 
 
-@nox.session(name="serve_soak", default=False)
+@nox.session(name="serve-soak", default=False)
 def serve_soak(session: nox.Session) -> None:
     """The server's differential property test with many more examples (default 500) than
-    the default run's: `nox -s serve_soak -- 2000`."""
+    the default run's: `nox -s serve-soak -- 2000`."""
     install_editable(session)
     examples = session.posargs[0] if session.posargs else "500"
     session.run(

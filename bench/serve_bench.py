@@ -1,4 +1,4 @@
-"""The benchmark behind ``nox -s bench_serve``: ``wiki find`` answered by ``wiki serve``
+"""The benchmark behind ``nox -s bench-serve``: ``wiki find`` answered by ``wiki serve``
 against ``rg -l -i -F`` and a bare ``python -c pass``, each pair in one hyperfine run.
 
 On the fixture vault (start-up bound) and the generated 100k-page vault of ``nox -s
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(runtime, ignore_errors=True)
     when = time.strftime("%Y-%m-%d", time.gmtime())
     table = [
-        f"Measured by `nox -s bench_serve` on {when} ({os.cpu_count()} cores; the machine's other load shows in",
+        f"Measured by `nox -s bench-serve` on {when} ({os.cpu_count()} cores; the machine's other load shows in",
         "rg's own times).",
         "",
         "| measure | target | measured |",

@@ -171,7 +171,7 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
 
 
-#: A few seconds by default; ``nox -s serve_soak`` runs many more.
+#: A few seconds by default; ``nox -s serve-soak`` runs many more.
 EXAMPLES = int(os.environ.get("MNEMOSYNE_SERVE_EXAMPLES", "25"))
 
 
