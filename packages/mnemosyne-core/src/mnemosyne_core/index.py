@@ -159,12 +159,16 @@ def read_page(read_path: str, rel_path: str) -> Page:
 class _Snapshot:
     """The listed pages as flat lists, so a query runs one comprehension per keyword."""
 
-    __slots__ = ("pages", "records")
+    __slots__ = ("pages", "records", "unreadable")
 
     def __init__(self, pages: list[tuple[str, str, Page]]):
         self.pages = pages
         #: Each page's record; an unreadable page's is empty, which holds no keyword.
         self.records = [page.record or b"" for _, _, page in pages]
+        #: The unreadable pages' paths and errors, found once per change, not per query.
+        self.unreadable = [
+            (f"{dir_name}/{name}", page.error or OSError()) for dir_name, name, page in pages if page.record is None
+        ]
 
 
 class _Dir:
@@ -443,9 +447,8 @@ class VaultIndex:
             snapshot = self._snapshot
             if snapshot is None:
                 snapshot = self._snapshot = _Snapshot(list(self._pages()))
-            for dir_name, name, page in snapshot.pages:
-                if page.record is None:
-                    tally.unreadable_page(f"{dir_name}/{name}", page.error or OSError())
+            for rel_path, error in snapshot.unreadable:
+                tally.unreadable_page(rel_path, error)
             tally.searched = len(snapshot.pages) - tally.unreadable
             # ``judge`` finds a keyword in a page when it is in its title, path or text, all
             # in its record (NUL-separated, and no keyword holds a NUL). So the pages
@@ -456,7 +459,7 @@ class VaultIndex:
             records = snapshot.records
             holding = [[index for index, record in enumerate(records) if needle in record] for needle in needles]
             tally.counts = [len(pages) for pages in holding]
-            fewest = min(holding, key=lambda pages: len(pages))
+            fewest = min(holding, key=len)
             candidates = set(fewest).intersection(*holding)
             for index in candidates:
                 dir_name, name, page = snapshot.pages[index]
