@@ -133,7 +133,7 @@ class FindResult:
         self.matches: list[Match] = []
         self.total = 0
         self.pages_searched = 0
-        #: Per keyword as given: in how many pages it occurs (title, stem or text).
+        #: Per keyword as given: in how many pages it occurs (title, path or text).
         self.keyword_counts: dict[str, int] = {}
         #: One line each: a page or dir skipped, and why.
         self.warnings: list[str] = []
@@ -554,6 +554,6 @@ def _end_child(pid: int) -> None:
 def find_pages(
     keywords: Sequence[str], limit: int = DEFAULT_LIMIT, *, vault: str | None = None
 ) -> list[dict[str, Any]]:
-    """The seed's API: the matching pages as find --json reports them, vault from AION_VAULT
-    unless ``vault`` is given."""
+    """The seed's API: the matching pages as find --json reports them, in ``vault`` if given,
+    else in the vault ``vault.locate_vault`` finds."""
     return [match.to_dict() for match in search(vault, keywords, limit=limit).matches]

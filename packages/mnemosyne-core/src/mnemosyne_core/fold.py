@@ -59,7 +59,7 @@ def folding_search(folded_keyword: str) -> Callable[[bytes], object] | None:
 
 
 def fold(text: str) -> str:
-    """NFC, casefold, NFC: the one comparison form of keywords, titles, stems and text."""
+    """NFC, casefold, NFC: the one comparison form of keywords, titles, paths and text."""
     if text.isascii():
         # ASCII is NFC already and its casefold is its lower case.
         return text.lower()

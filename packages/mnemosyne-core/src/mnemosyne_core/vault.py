@@ -164,7 +164,7 @@ def new_ingest_temp_name() -> str:
 
 
 def is_ingest_temp_name(name: str) -> bool:
-    """Whether ``name`` is exactly the shape ``ingest_temp_name`` makes, and nothing looser:
+    """Whether ``name`` is exactly the shape ``new_ingest_temp_name`` makes, and nothing looser:
     a user's ``.mnemosyne-ingest-notes.tmp`` is not ingest's to judge."""
     if not (name.startswith(INGEST_TEMP_PREFIX) and name.endswith(INGEST_TEMP_SUFFIX)):
         return False
