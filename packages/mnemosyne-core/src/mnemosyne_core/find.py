@@ -385,19 +385,18 @@ class _Task:
                     # judge would say the same: the title cannot add a keyword the text lacks.
                     tally.count(in_text)
                     return None
+                # judge asks only about keywords the path lacks: for those, in_text is the text's.
+                text_contains = dict(zip(keywords, in_text, strict=True)).__getitem__
                 if False not in in_text and not self.keep_content:
                     lacking, block = self._title_lacks_a_keyword(data, folded_path)
                     if lacking:
                         # The page matches, and title and path together lack a keyword: judge
                         # puts it in the second group, by path, whatever the title is. Judged
                         # without it; its frontmatter is parsed only if the page is shown.
-                        text_contains = dict(zip(keywords, in_text, strict=True)).__getitem__
                         holds, key = judge(keywords, rel_path, folded_path, "", text_contains)
                         tally.count(holds)
                         return None if key is None else (None, block, key, None)
                 fields = page_fields(data)
-                # judge asks only about keywords the path lacks: for those, in_text is the text's.
-                text_contains = dict(zip(keywords, in_text, strict=True)).__getitem__
             else:
                 data, fields = _fields_of_long_page(fd, data)
                 long_page = _LongPage(fd, data)
