@@ -106,7 +106,6 @@ def register(groups: Any) -> None:
                 (ExitCode.WRITE_FAILED, "stdout could not take the script (closed, disk full)"),
             ],
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("shell", nargs="?", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
     # The scripts' helper: hidden from --help and from the scripts themselves.
