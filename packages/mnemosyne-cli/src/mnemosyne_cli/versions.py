@@ -29,6 +29,11 @@ def installed_versions() -> dict[str, str | None]:
     return versions
 
 
+def package_version(name: str, installed: str | None) -> str:
+    """One package as --version and ``wiki info`` name it: ``<name> <version>``."""
+    return f"{name} {installed or 'not installed'}"
+
+
 def version_report() -> str:
     """``mnemosyne --version``: the command's version, then one line per package and the
     Python running it."""
@@ -37,6 +42,6 @@ def version_report() -> str:
 
     lines = [f"mnemosyne {__version__}"]
     for name, installed in installed_versions().items():
-        lines.append(f"  {name} {installed or 'not installed'}")
+        lines.append(f"  {package_version(name, installed)}")
     lines.append(f"  Python {platform.python_version()} ({sys.executable})")
     return "\n".join(lines)

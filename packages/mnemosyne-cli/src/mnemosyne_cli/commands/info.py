@@ -105,6 +105,7 @@ def report_lines(
     theirs. A new fact (the wiki server, say) is one more line here and one more key in
     ``to_json``."""
     from mnemosyne_cli import __version__
+    from mnemosyne_cli.versions import package_version
 
     lines = [
         f"vault: {printable(info.location.path)}",
@@ -120,7 +121,7 @@ def report_lines(
     else:
         lines.append("skipped: none")
     lines.append(f"server: {served.summary()}" if served is not None else "server: none ('wiki serve' starts one)")
-    packages = ", ".join(f"{name} {installed or 'not installed'}" for name, installed in versions.items())
+    packages = ", ".join(package_version(name, installed) for name, installed in versions.items())
     lines.append(f"version: mnemosyne {__version__} ({packages})")
     return lines
 
