@@ -24,9 +24,6 @@ BOM = b"\xef\xbb\xbf"
 #: keyword match text whose lowered bytes do not contain it. Generated from this
 #: interpreter's Unicode tables; tests/test_fold.py recomputes it over every code point.
 ASCII_FOLDING_CHARS = "\u00df\u0130\u0149\u017f\u037e\u1e9a\u1e9e\u1fef\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
-#: Per folded keyword: the UTF-8 of the ASCII_FOLDING_CHARS whose fold shares a character
-#: with it. Only these can make it match text whose lowered bytes do not hold it.
-_folding_needles: dict[str, tuple[bytes, ...]] = {}
 #: Per folded keyword: a search of page bytes for any of its folding needles (None: none).
 _folding_searches: dict[str, Callable[[bytes], object] | None] = {}
 
@@ -34,13 +31,10 @@ _folding_searches: dict[str, Callable[[bytes], object] | None] = {}
 def folding_needles(folded_keyword: str) -> tuple[bytes, ...]:
     """The UTF-8 of each non-ASCII character whose fold shares a character with
     ``folded_keyword``: an ASCII keyword missing from a page's lowered bytes can still be in
-    its folded text only if one of these is in the page."""
-    needles = _folding_needles.get(folded_keyword)
-    if needles is None:
-        characters = set(folded_keyword)
-        needles = tuple(char.encode("utf-8") for char in ASCII_FOLDING_CHARS if characters & set(fold(char)))
-        _folding_needles[folded_keyword] = needles
-    return needles
+    its folded text only if one of these is in the page. Asked once per keyword: its answer
+    lives on in the cache of ``folding_search``."""
+    characters = set(folded_keyword)
+    return tuple(char.encode("utf-8") for char in ASCII_FOLDING_CHARS if characters & set(fold(char)))
 
 
 def folding_search(folded_keyword: str) -> Callable[[bytes], object] | None:
