@@ -2,9 +2,11 @@
 is exactly ``---`` (a trailing CR ignored).
 
 ``loads`` is pure over text, ``load`` a thin wrapper over a file, as in python-frontmatter.
-Everything is parsed by PyYAML's safe loader (``parse_block``), except that find reads the
-string fields of common ``key: value`` blocks from the raw bytes without importing YAML
-(``fast_string_fields``); tests/test_fast_paths.py holds the two to the same answers.
+Everything is parsed by PyYAML's safe loader (``parse_block``), except common ``key: value``
+blocks, read from the raw bytes without importing YAML: find takes their string fields
+(``fast_string_fields``), ``loads_bytes`` (lint) and recall their whole mapping
+(``fast_mapping``, by ``parse_block_bytes``); tests/test_fast_paths.py holds each to
+PyYAML's answers.
 """
 
 from __future__ import annotations
