@@ -36,6 +36,7 @@ from mnemosyne_core.fold import decode, fold
 from mnemosyne_core.frontmatter import locate, string_field, title_of
 from mnemosyne_core.vault import (
     PAGE_SUFFIX,
+    PageRef,
     Scan,
     followed_symlink,
     is_page_name,
@@ -157,18 +158,17 @@ def read_page(read_path: str, rel_path: str) -> Page:
 
 
 class _Snapshot:
-    """The listed pages as flat lists, so a query runs one comprehension per keyword."""
+    """The listed pages as flat lists, made once per change: a find runs one comprehension
+    per keyword, a recall one loop."""
 
     __slots__ = ("pages", "records", "unreadable")
 
-    def __init__(self, pages: list[tuple[str, str, Page]]):
+    def __init__(self, pages: list[tuple[PageRef, Page]]):
         self.pages = pages
         #: Each page's record; an unreadable page's is empty, which holds no keyword.
-        self.records = [page.record or b"" for _, _, page in pages]
-        #: The unreadable pages' paths and errors, found once per change, not per query.
-        self.unreadable = [
-            (f"{dir_name}/{name}", page.error or OSError()) for dir_name, name, page in pages if page.record is None
-        ]
+        self.records = [page.record or b"" for _, page in pages]
+        #: The unreadable pages' paths and errors.
+        self.unreadable = [(ref.rel_path, page.error or OSError()) for ref, page in pages if page.record is None]
 
 
 class _Dir:
@@ -406,12 +406,18 @@ class VaultIndex:
             # vault's other dirs, which no watch follows.
             raise NotServed(str(self._error))
 
-    def _pages(self) -> Iterator[tuple[str, str, Page]]:
+    def _current_snapshot(self) -> _Snapshot:
+        """The listed pages in scan order, as of the last sync."""
+        if self._snapshot is None:
+            self._snapshot = _Snapshot(list(self._pages()))
+        return self._snapshot
+
+    def _pages(self) -> Iterator[tuple[PageRef, Page]]:
         for dir_name in self.dirs:
             held = self._dirs.get(dir_name)
             if held is not None:
                 for name, page in held.pages.items():
-                    yield dir_name, name, page
+                    yield PageRef(dir_name, name, f"{held.path}/{name}"), page
 
     def _warnings(self) -> list[str]:
         warnings = list(self._listing_warnings)
@@ -444,9 +450,7 @@ class VaultIndex:
             self.sync()
             self._check_call(vault, dirs)
             tally = Tally(len(folded), limit)
-            snapshot = self._snapshot
-            if snapshot is None:
-                snapshot = self._snapshot = _Snapshot(list(self._pages()))
+            snapshot = self._current_snapshot()
             for rel_path, error in snapshot.unreadable:
                 tally.unreadable_page(rel_path, error)
             tally.searched = len(snapshot.pages) - tally.unreadable
@@ -462,14 +466,12 @@ class VaultIndex:
             fewest = min(holding, key=len)
             candidates = set(fewest).intersection(*holding)
             for index in candidates:
-                dir_name, name, page = snapshot.pages[index]
-                record = records[index]
-                rel_path = f"{dir_name}/{name}"
-                text_contains = partial(_record_contains, record, page.text_start)
-                _holds, key = judge(folded, rel_path, page.folded_path, page.folded_title, text_contains)
+                ref, page = snapshot.pages[index]
+                text_contains = partial(_record_contains, records[index], page.text_start)
+                _holds, key = judge(folded, ref.rel_path, page.folded_path, page.folded_title, text_contains)
                 if key is not None:
                     fields = {"constellation": page.constellation, "type": page.type}
-                    tally.add_match(rel_path, dir_name, page.title, fields, key)
+                    tally.add_match(ref.rel_path, ref.dir, page.title, fields, key)
             listing = Scan(self.vault, self.dirs)
             listing.warnings = self._warnings()
             listing.incomplete = self._incomplete
@@ -504,7 +506,6 @@ class VaultIndex:
     ) -> RecallResult:
         """``recall.recall``'s answer, from memory; raises what it raises, or NotServed."""
         from mnemosyne_core.recall import RecallResult, rank, recall_fields, split_topic, take_page
-        from mnemosyne_core.vault import PageRef
 
         terms = split_topic(topic)
         for _attempt in range(MAX_ATTEMPTS):
@@ -514,16 +515,15 @@ class VaultIndex:
             result.warnings = self._warnings()
             result.unreadable = self._incomplete
             folded_terms = tuple(dict.fromkeys(fold(term) for term in terms))
-            for dir_name, name, page in self._pages():
+            for ref, page in self._current_snapshot().pages:
                 if page.record is None:
                     result.unreadable += 1
-                    result.warnings.append(unreadable_warning(f"{dir_name}/{name}", page.error or OSError()))
+                    result.warnings.append(unreadable_warning(ref.rel_path, page.error or OSError()))
                     continue
                 if page.recall is False:
                     page.recall = recall_fields(page.head) if page.head is not None else None
                 fields = page.recall if not isinstance(page.recall, bool) else None
-                held = self._dirs[dir_name]
-                take_page(result, PageRef(dir_name, name, f"{held.path}/{name}"), fields, folded_terms, b"")
+                take_page(result, ref, fields, folded_terms, b"")
             rank(result)
             if not result.read:
                 return result  # from memory alone: the state of the sync
