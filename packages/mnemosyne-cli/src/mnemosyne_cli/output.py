@@ -35,6 +35,11 @@ def has_control_character(text: str) -> bool:
     return not text.isprintable() and _CONTROL.search(text) is not None
 
 
+def counted(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural unless it is one: ``1 page``, ``3 pages``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def page_line(path: str, title: str, *, color: bool = False) -> str:
     """find's line for a page, ``<dir>/<file>.md — <title>``; ingest prints the same.
     With ``color``, the path and the title are painted, after they are escaped."""

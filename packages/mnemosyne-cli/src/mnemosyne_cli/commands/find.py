@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from mnemosyne_cli.output import has_control_character, page_line, printable
+from mnemosyne_cli.output import counted, has_control_character, page_line, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -152,7 +152,7 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         console.err(printable(f"no wiki page matches '{query}'"))
         if len(result.keyword_counts) > 1:
             for keyword, count in result.keyword_counts.items():
-                console.err(printable(f"  '{keyword}': {count} page{'' if count == 1 else 's'}"))
+                console.err(printable(f"  '{keyword}': {counted(count, 'page')}"))
         if args.cat:
             console.err("--cat needs exactly one match")
             return ExitCode.CAT_NEEDS_ONE_MATCH

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
 from mnemosyne_cli.help import epilog
-from mnemosyne_cli.output import printable
+from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -155,7 +155,7 @@ def _dirs_source(source: str) -> str:
 def _dir_state(dir_info: DirInfo) -> str:
     from mnemosyne_core.info import DIR_NOT_A_DIR, DIR_PRESENT, DIR_UNREADABLE
 
-    pages = f"{dir_info.pages} page{'' if dir_info.pages == 1 else 's'}"
+    pages = counted(dir_info.pages, "page")
     if dir_info.state == DIR_PRESENT:
         return pages
     if dir_info.state == DIR_UNREADABLE:

@@ -6,7 +6,7 @@ import argparse
 
 from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
 from mnemosyne_cli.help import epilog
-from mnemosyne_cli.output import printable
+from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
             console.err("no findings: every .md file is searched and every page is well-formed")
         return ExitCode.OK
     paths = len({finding.path for finding in findings})
-    console.err(f"{_count(len(findings), 'finding')} in {_count(paths, 'path')}{ignored}")
+    console.err(f"{counted(len(findings), 'finding')} in {counted(paths, 'path')}{ignored}")
     return ExitCode.NO_MATCH
 
 
@@ -128,7 +128,3 @@ def _code_painter() -> Callable[[str], str]:
     from mnemosyne_cli.color import CODE, paint
 
     return lambda code: paint(code, CODE)
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
