@@ -42,7 +42,8 @@ def add_vault_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_color_argument(parser: argparse.ArgumentParser) -> None:
-    """--color WHEN, for every command: it colours the error: and warning: prefixes."""
+    """--color WHEN, for every command: it colours the error: and warning: prefixes, and
+    find's lines and lint's codes on a terminal (docs/commands.md#colour)."""
     parser.add_argument(
         "--color",
         choices=COLOR_MODES,

@@ -24,7 +24,8 @@ def register(commands: Any) -> None:
         description="Answer 'why can't find see my page?': the vault and which way named it "
         "(--vault, a .mnemosyne.toml from the current dir up, AION_VAULT, the user config), "
         "the config files read, each scanned dir (present or missing) with its page count, "
-        "how many .md files find never searches (wiki lint lists them), and the version.",
+        "how many .md files find never searches (wiki lint lists them), the 'wiki serve' that "
+        "answers for the vault, if any, and the version.",
         epilog=epilog(
             [
                 "mnemosyne wiki info",
