@@ -17,10 +17,11 @@ if TYPE_CHECKING:
     from typing import IO
 
 PROG = "mnemosyne"
-# C0 and C1 controls and DEL (a title with an ANSI escape must not recolour the terminal),
-# and the surrogates that stand for undecodable bytes in file names.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\udc80-\udcff]")
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# C0 and C1 controls and DEL (a title with an ANSI escape must not recolour the terminal).
+_CONTROLS = "\x00-\x1f\x7f-\x9f"
+_CONTROL = re.compile(f"[{_CONTROLS}]")
+# printable escapes those and the surrogates that stand for undecodable bytes in file names.
+_UNSAFE = re.compile(f"[{_CONTROLS}\udc80-\udcff]")
 
 
 def printable(text: str) -> str:
