@@ -453,6 +453,32 @@ def test_a_page_written_through_another_hard_link_is_seen(
         assert served[1] == b"wiki/gamma.md \xe2\x80\x94 gamma\n"
 
 
+def test_a_symlinked_page_re_read_unchanged_keeps_its_answers_and_a_change_is_seen(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """Symlinked pages are re-read on every call; one that reads as before keeps the index's
+    snapshot (no rebuild of it per call), one whose target changed is answered anew."""
+    vault = make_vault(tmp_path / "v", {**HARNESS_PAGES, "notes/delta.md": "---\ntitle: Delta\ntags: [github]\n---\n"})
+    os.symlink("../notes/delta.md", vault / "wiki" / "delta.md")
+    finds = ["wiki", "find", "delta", "--vault", str(vault)]
+    recalls = ["wiki", "recall", "github", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        for argv in (finds, recalls, finds):
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned
+        assert served[1] == b"wiki/delta.md \xe2\x80\x94 Delta\n"
+        snapshot = running.index._snapshot
+        assert snapshot is not None
+        assert running.index.search(str(vault), ["delta"]).total == 1
+        assert running.index._snapshot is snapshot
+        (vault / "notes" / "delta.md").write_text("---\ntitle: Epsilon\ntags: [gitlab]\n---\n", encoding="utf-8")
+        for argv in (finds, recalls):
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned
+        assert served[1].count(b"delta") == 0
+        assert running.index._snapshot is not snapshot
+
+
 def test_a_vault_replaced_at_the_same_path_is_indexed_anew(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

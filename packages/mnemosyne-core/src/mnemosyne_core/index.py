@@ -114,6 +114,19 @@ class Page:
         #: change without an event on the watched dirs.
         self.volatile = False
 
+    def reads_as(self, other: Page) -> bool:
+        """Whether ``other`` (the same page read again) gives every query the same inputs.
+        A page that could not be read is never taken as unchanged: errors do not compare."""
+        return (
+            self.error is None
+            and other.error is None
+            and all(getattr(self, slot) == getattr(other, slot) for slot in _READ_SLOTS)
+        )
+
+
+#: What ``read_page`` sets: all of a Page but the recall fields made from ``head`` later.
+_READ_SLOTS = tuple(slot for slot in Page.__slots__ if slot != "recall")
+
 
 def _record_contains(record: bytes, text_start: int, folded_keyword: str) -> bool:
     """``text_contains`` for judge: whether the keyword is in the page's folded text."""
@@ -307,7 +320,21 @@ class VaultIndex:
                 return
         for dir_name, held in self._dirs.items():
             for name in list(held.symlinks | held.volatile):
-                self._refresh(dir_name, name)
+                self._recheck(held, dir_name, name)
+
+    def _recheck(self, held: _Dir, dir_name: str, name: str) -> None:
+        """Re-read a page that no event covers (every query): when it reads as before, keep
+        the old Page (and its recall fields) and the snapshot, which holds only pages."""
+        before, snapshot = held.pages.get(name), self._snapshot
+        self._refresh(dir_name, name)
+        after = held.pages.get(name)
+        if snapshot is None or self._stale:
+            return
+        if before is None and after is None:
+            self._snapshot = snapshot
+        elif before is not None and after is not None and before.reads_as(after):
+            held.pages[name] = before
+            self._snapshot = snapshot
 
     def take_events(self) -> bool:
         """Drain the event queue into the set of names to re-read; returns whether there
