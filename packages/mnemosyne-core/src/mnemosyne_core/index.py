@@ -532,16 +532,16 @@ class VaultIndex:
         self, vault: str | os.PathLike[str] | None, topic: str | Sequence[str], *, dirs: Sequence[str] | None = None
     ) -> RecallResult:
         """``recall.recall``'s answer, from memory; raises what it raises, or NotServed."""
-        from mnemosyne_core.recall import RecallResult, rank, recall_fields, split_topic, take_page
+        from mnemosyne_core.recall import RecallResult, fold_terms, rank, recall_fields, split_topic, take_page
 
         terms = split_topic(topic)
+        folded_terms = fold_terms(terms)
         for _attempt in range(MAX_ATTEMPTS):
             self.sync()
             self._check_call(vault, dirs)
             result = RecallResult(self.vault, topic if isinstance(topic, str) else " ".join(topic), terms)
             result.warnings = self._warnings()
             result.unreadable = self._incomplete
-            folded_terms = tuple(dict.fromkeys(fold(term) for term in terms))
             for ref, page in self._current_snapshot().pages:
                 if page.record is None:
                     result.unreadable += 1

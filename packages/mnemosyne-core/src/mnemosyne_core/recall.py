@@ -155,6 +155,11 @@ def split_topic(topic: str | Sequence[str]) -> tuple[str, ...]:
     return terms
 
 
+def fold_terms(terms: Sequence[str]) -> tuple[str, ...]:
+    """The terms as ``entry_if_match`` looks for them: folded, each once, in order."""
+    return tuple(dict.fromkeys(fold(term) for term in terms))
+
+
 def updated_date(value: object) -> datetime.date | None:
     """The date ``updated`` stands for, or None when it is missing or not a valid date.
 
@@ -212,7 +217,7 @@ def recall(
     result = RecallResult(vault_real, topic if isinstance(topic, str) else " ".join(topic), terms)
     result.warnings.extend(pages.warnings)
     result.unreadable = pages.incomplete
-    folded_terms = tuple(dict.fromkeys(fold(term) for term in terms))
+    folded_terms = fold_terms(terms)
     for page in pages.pages:
         try:
             data = read_page_bytes(page)
