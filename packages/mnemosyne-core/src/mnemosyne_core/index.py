@@ -407,15 +407,6 @@ class VaultIndex:
     def page_count(self) -> int:
         return sum(len(held.pages) for held in self._dirs.values())
 
-    def text_bytes(self) -> int:
-        """The size of the folded text held, a measure of the vault's text."""
-        return sum(
-            len(page.record) - page.text_start
-            for held in self._dirs.values()
-            for page in held.pages.values()
-            if page.record is not None
-        )
-
     def _check_call(self, vault: str | os.PathLike[str] | None, dirs: Sequence[str] | None) -> None:
         """Raise what the scan would raise for this vault and dirs, or NotServed when the
         call is not about this index's vault and dirs."""
