@@ -365,6 +365,35 @@ def test_an_index_sees_a_change_made_just_before_the_query(tmp_path: Path) -> No
         index.close()
 
 
+def test_an_entry_that_cannot_be_re_classified_rebuilds_before_the_query_is_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An lstat failing on a changed entry loses its state: the same query rebuilds, rather
+    than answering without the page."""
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    index = VaultIndex(str(vault.resolve()))
+    index.rebuild()
+    page = vault / "wiki" / "alpha.md"
+    real_lstat = os.lstat
+    failures = [str(page.resolve())]
+
+    def failing_lstat(path: str) -> os.stat_result:
+        if failures and str(path) == failures[0]:
+            failures.pop()
+            raise OSError(5, "Input/output error", str(path))
+        return real_lstat(path)
+
+    try:
+        page.write_text("---\ntitle: Kestrel\n---\n", encoding="utf-8")
+        monkeypatch.setattr(os, "lstat", failing_lstat)
+        result = index.search(str(vault), ["kestrel"])
+        assert failures == []
+        assert [match.path for match in result.matches] == ["wiki/alpha.md"]
+        assert index.rebuilds == 2
+    finally:
+        index.close()
+
+
 # --- find through the server: the same bytes as the scan ---
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "vaults"

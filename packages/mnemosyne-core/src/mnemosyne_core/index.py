@@ -306,21 +306,23 @@ class VaultIndex:
             self.rebuild()
             return
         self.take_events()
-        if not self._stale and not self._root_unchanged():
-            self._stale = True
-        if self._stale:
+        if self._stale or not self._root_unchanged() or not self._take_changes():
             self.rebuild()
-            return
+
+    def _take_changes(self) -> bool:
+        """Re-read what the events named and what no event covers; False when that lost
+        the state (an entry that could not be re-classified, a dir link retargeted): a
+        query answered now could omit a page, so a rebuild is due."""
         dirty, self._dirty = self._dirty, set()
         for dir_name, name in dirty:
             self._refresh(dir_name, name)
         for dir_name, link_target in self._dir_links.items():
             if os.path.realpath(os.path.join(self.vault, dir_name)) != link_target:
-                self.rebuild()
-                return
+                return False
         for dir_name, held in self._dirs.items():
             for name in list(held.symlinks | held.volatile):
                 self._recheck(held, dir_name, name)
+        return not self._stale
 
     def _recheck(self, held: _Dir, dir_name: str, name: str) -> None:
         """Re-read a page that no event covers (every query): when it reads as before, keep
