@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
-
 from mnemosyne_cli.arguments import add_vault_arguments
 from mnemosyne_cli.help import epilog
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
     from mnemosyne_cli.output import Console
@@ -44,7 +43,6 @@ def register(commands: Any) -> None:
                 (ExitCode.INTERRUPTED, "stopped by Ctrl-C"),
             ],
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--status", action="store_true", help="say whether a server runs for the vault: pid, pages, memory"
