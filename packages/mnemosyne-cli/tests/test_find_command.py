@@ -318,7 +318,7 @@ def test_ctrl_c_exits_130_without_traceback(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("mnemosyne_core.search", interrupted)
+    monkeypatch.setattr("mnemosyne_core.find.search", interrupted)
     assert run(capsys, "wiki", "find", "mastra", "--vault", vault) == (130, "", "\n")
 
 

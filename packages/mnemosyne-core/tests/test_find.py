@@ -11,6 +11,7 @@ from vault_pages import VAULT, MakeVault, no_vault_message, page
 
 from mnemosyne_core import InvalidQueryError, VaultError, find_pages, search
 from mnemosyne_core import find as find_module
+from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_READ, SYMLINK_ESCAPES, Diagnostic
 from mnemosyne_core.vault import open_page, read_to_end
 
 
@@ -147,9 +148,9 @@ def test_escaping_and_broken_symlinks_are_skipped_with_a_warning(make_vault: Mak
     fs.create_symlink(f"{VAULT}/atlas/broken.md", f"{VAULT}/atlas/missing.md")
     result = search(vault, ["kw"])
     assert [match.path for match in result.matches] == ["atlas/ok.md"]
-    assert sorted(result.warnings) == [
-        "atlas/broken.md: broken symlink; skipped",
-        "atlas/escape.md: symlink leaves the vault; skipped",
+    assert result.warnings == [
+        Diagnostic("atlas/broken.md", BROKEN_SYMLINK),
+        Diagnostic("atlas/escape.md", SYMLINK_ESCAPES),
     ]
     assert not result.incomplete
 
@@ -474,7 +475,7 @@ def test_unreadable_page_warns_and_the_search_goes_on(make_vault: MakeVault, mon
     monkeypatch.setattr(find_module, "open_page", open_or_deny)
     result = search(vault, ["kw"])
     assert [m.path for m in result.matches] == ["atlas/open.md"]
-    assert result.warnings == ["atlas/locked.md: cannot read (Permission denied); skipped"]
+    assert result.warnings == [Diagnostic("atlas/locked.md", CANNOT_READ, "Permission denied")]
     assert result.incomplete
     assert search(vault, ["absent"]).incomplete
 
@@ -489,7 +490,8 @@ def test_broken_symlink_scanned_dir_is_skipped_with_a_warning(make_vault: MakeVa
     vault = make_vault({"atlas/a.md": "kw"})
     fs.create_symlink(f"{VAULT}/hades", f"{VAULT}/nowhere")
     result = search(vault, ["kw"])
-    assert ([m.path for m in result.matches], result.warnings) == (["atlas/a.md"], ["hades/: broken symlink; skipped"])
+    expected_warning = Diagnostic("hades", BROKEN_SYMLINK, is_dir=True)
+    assert ([m.path for m in result.matches], result.warnings) == (["atlas/a.md"], [expected_warning])
 
 
 def test_cat_keeps_bytes_only_while_a_single_match_is_possible(make_vault: MakeVault) -> None:

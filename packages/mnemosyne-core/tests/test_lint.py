@@ -16,6 +16,7 @@ from mnemosyne_contract import load_schema
 from mnemosyne_core import VaultError, frontmatter, search
 from mnemosyne_core import lint as lint_module
 from mnemosyne_core import recall as recall_module
+from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.lint import REASON_CODES, Finding, lint
 from mnemosyne_core.vault import Scan
 
@@ -444,14 +445,12 @@ def test_scan_warning_of_an_unknown_kind(make_vault: MakeVault, monkeypatch: pyt
 
     def scan_with_new_warning(vault: str, dirs: Sequence[str] | None = None) -> Scan:
         result = real_scan(vault, dirs)
-        result.warnings.append("atlas/odd.md: some future reason; skipped")
+        result.warnings.append(Diagnostic("atlas/odd.md", "some-future-reason", "why"))
         return result
 
     monkeypatch.setattr(lint_module, "scan", scan_with_new_warning)
     assert findings(vault) == [("atlas/odd.md", "skipped-by-find")]
-    assert messages(vault) == {
-        ("atlas/odd.md", "skipped-by-find"): "find skipped it: atlas/odd.md: some future reason; skipped"
-    }
+    assert messages(vault) == {("atlas/odd.md", "skipped-by-find"): "find skipped it: some-future-reason (why)"}
 
 
 # --- leftovers ------------------------------------------------------------------------------

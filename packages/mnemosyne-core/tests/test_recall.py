@@ -16,6 +16,7 @@ import pytest
 
 from mnemosyne_core import recall as recall_module
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, VAULT_CONFIG_FILE
+from mnemosyne_core.diagnostics import CANNOT_READ, Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, VaultError
 from mnemosyne_core.fold import fold
 from mnemosyne_core.frontmatter import load
@@ -331,7 +332,7 @@ def test_an_unreadable_page_is_a_warning_and_makes_the_result_incomplete(
     result = recall(VAULT, "t")
     assert paths(result) == ["wiki/open.md"]
     assert (result.unreadable, result.incomplete) == (1, True)
-    assert result.warnings == ["wiki/locked.md: cannot read (Permission denied); skipped"]
+    assert result.warnings == [Diagnostic("wiki/locked.md", CANNOT_READ, "Permission denied")]
 
 
 def test_to_dict_reports_fields_and_only_read_content(fs: FakeFilesystem) -> None:

@@ -11,6 +11,7 @@ from vault_pages import no_vault_message
 
 from mnemosyne_core import VaultError
 from mnemosyne_core.config import expand_path, find_vault_config_upwards, user_config_path
+from mnemosyne_core.diagnostics import SYMLINK_ESCAPES, Diagnostic
 from mnemosyne_core.vault import VaultLocation, locate_vault, resolve_vault, scan
 
 
@@ -259,4 +260,4 @@ def test_a_skipped_symlink_beside_a_listed_dir_is_only_a_warning(home: Path) -> 
     (vault / "hades").symlink_to(outside / "atlas")
     result = scan(str(vault), ["atlas", "hades"])
     assert [page.rel_path for page in result.pages] == ["atlas/a.md"]
-    assert result.warnings == ["hades/: symlink leaves the vault; skipped"]
+    assert result.warnings == [Diagnostic("hades", SYMLINK_ESCAPES, is_dir=True)]

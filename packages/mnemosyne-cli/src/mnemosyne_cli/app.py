@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, NoReturn
 
+    from mnemosyne_core.backend import Backend
+
 
 class UsageError(Exception):
     """A bad command line; the message is one line naming the problem and the fix."""
@@ -162,21 +164,22 @@ def main(
     *,
     console: Console | None = None,
     ask_server: bool = True,
-    served_by: object | None = None,
+    backend: Backend | None = None,
 ) -> int:
     """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code.
 
     A find or recall call goes to the vault's ``wiki serve`` when one runs (unless
     ``ask_server`` is false or the call says --no-server); its answer is the same bytes.
-    ``served_by`` is that server's index, given by the server when it runs the call.
+    ``backend`` is where find and recall get their pages (default: the scan); given one,
+    no server is asked.
     """
     console = console or Console()
     words = sys.argv[1:] if argv is None else list(argv)
-    ask = ask_server and served_by is None
-    return guarded(console, lambda: _run(words, console, ask, served_by))
+    ask = ask_server and backend is None
+    return guarded(console, lambda: _run(words, console, ask, backend))
 
 
-def _run(words: list[str], console: Console, ask_server: bool, served_by: object | None) -> int:
+def _run(words: list[str], console: Console, ask_server: bool, backend: Backend | None) -> int:
     # Errors can come before argparse has read --color: honour it as written.
     console.color_mode = color_flag(words)
     if any("\0" in word for word in words):
@@ -212,8 +215,11 @@ def _run(words: list[str], console: Console, ask_server: bool, served_by: object
     if handler is None:
         console.error(f"no command given: try '{where} --help'")
         return ExitCode.USAGE
-    args.served_by = served_by
-    return int(handler(args, console))
+    if backend is None:
+        from mnemosyne_core.backend import SCAN
+
+        backend = SCAN
+    return int(handler(args, console, backend))
 
 
 def color_flag(words: Sequence[str]) -> str:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_cli.output import Console
+    from mnemosyne_core.backend import Backend
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -114,7 +115,7 @@ def register(groups: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     if args.list_dirs:
         return list_dirs(args.vault, console)
     if args.shell is None:

@@ -113,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return parse_and_run(words, ask_server=False)
     from mnemosyne_cli.output import Console, guarded
+    from mnemosyne_core.backend import SCAN
 
     console = Console()
     if listed is not None:
@@ -121,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return guarded(console, lambda: list_dirs(listed[0], console))
     assert args is not None
     console.color_mode = args.color
-    return guarded(console, lambda: int(args.handler(args, console)))
+    return guarded(console, lambda: int(args.handler(args, console, SCAN)))
 
 
 def _list_dirs_call(words: list[str]) -> tuple[str | None] | None:

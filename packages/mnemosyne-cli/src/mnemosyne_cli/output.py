@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import IO
 
+    from mnemosyne_core.diagnostics import Diagnostic
+
 PROG = "mnemosyne"
 # C0 and C1 controls and DEL (a title with an ANSI escape must not recolour the terminal).
 _CONTROLS = "\x00-\x1f\x7f-\x9f"
@@ -50,6 +52,27 @@ def page_line(path: str, title: str, *, color: bool = False) -> str:
 
         path, title = paint(path, PATH), paint(title, TITLE)
     return f"{path} — {title}"
+
+
+def diagnostic_text(diagnostic: Diagnostic) -> str:
+    """The one wording of what a search skipped: the text after ``warning:``. The scan and
+    a server's answer print through here, so their lines are the same by construction."""
+    from mnemosyne_core import diagnostics
+
+    code, path, detail = diagnostic.code, diagnostic.path, diagnostic.detail
+    subject = f"{path}/" if diagnostic.is_dir else path
+    if code == diagnostics.BROKEN_SYMLINK:
+        return f"{subject}: broken symlink; skipped"
+    if code == diagnostics.SYMLINK_ESCAPES:
+        return f"{subject}: symlink leaves the vault; skipped"
+    if code == diagnostics.CANNOT_LIST:
+        return f"{subject}: cannot list ({detail}); its pages were not searched"
+    if code == diagnostics.CANNOT_READ:
+        return f"{subject}: cannot read ({detail}); skipped"
+    if code == diagnostics.UNKNOWN_DIR:
+        return f"--dir {path!r} names no dir of the vault; {detail}"
+    # A code newer than this wording: still said, never dropped.
+    return f"{subject}: {code}" + (f" ({detail})" if detail else "")
 
 
 #: --color's values; auto is the default.
@@ -168,6 +191,10 @@ class Console:
     def warning(self, message: str) -> None:
         """``mnemosyne: warning: message``."""
         self.err(f"{PROG}: {self._label('warning')} {printable(message)}")
+
+    def diagnostic(self, diagnostic: Diagnostic) -> None:
+        """A search's warning (``diagnostic_text``) as ``mnemosyne: warning: ...``."""
+        self.warning(diagnostic_text(diagnostic))
 
     def _label(self, kind: str) -> str:
         if not self.color_stderr():

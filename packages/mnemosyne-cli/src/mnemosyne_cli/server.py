@@ -295,7 +295,7 @@ class Server:
         stderr = _CapturedText(request.ttys[1])
         try:
             with caller_context(request.cwd, request.environ):
-                code = int(app.main(request.words, console=Console(stdout, stderr), served_by=self.index))
+                code = int(app.main(request.words, console=Console(stdout, stderr), backend=self.index))
         except (NotServed, OSError):
             return client.encode_reply(client.STATUS_FALLBACK)
         self.answered += 1

@@ -14,6 +14,7 @@ import os
 import sys
 
 from mnemosyne_core.config import CONSTELLATIONS
+from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError
 from mnemosyne_core.fold import TextMatcher, fold
 from mnemosyne_core.frontmatter import (
@@ -135,8 +136,8 @@ class FindResult:
         self.pages_searched = 0
         #: Per keyword as given: in how many pages it occurs (title, path or text).
         self.keyword_counts: dict[str, int] = {}
-        #: One line each: a page or dir skipped, and why.
-        self.warnings: list[str] = []
+        #: A page or dir skipped, and why.
+        self.warnings: list[Diagnostic] = []
         #: Pages (or dirs) in scope that could not be read.
         self.unreadable = 0
 
@@ -219,7 +220,7 @@ class Tally:
         self.searched = 0
         self.unreadable = 0
         self.counts = [0] * keywords
-        self.warnings: list[str] = []
+        self.warnings: list[Diagnostic] = []
 
     def count(self, holds: list[bool]) -> None:
         """Count a judged page's keywords (``judge``'s first answer)."""
@@ -264,9 +265,8 @@ class Tally:
         result = FindResult()
         result.vault = pages.vault
         result.warnings = pages.warnings + self.warnings
-        # The scan meets files in directory order, which differs between file systems; each
-        # warning starts with its path, so this orders them by path.
-        result.warnings.sort()
+        # The scan meets files in directory order, which differs between file systems.
+        result.warnings.sort(key=Diagnostic.sort_key)
         result.unreadable = pages.incomplete + self.unreadable
         result.pages_searched = self.searched
         result.total = self.total
@@ -292,14 +292,16 @@ class Tally:
         self.warnings += other.warnings
 
     def dump(self) -> bytes:
-        return marshal.dumps((self.kept, self.total, self.searched, self.unreadable, self.counts, self.warnings))
+        warnings = [warning.as_fields() for warning in self.warnings]
+        return marshal.dumps((self.kept, self.total, self.searched, self.unreadable, self.counts, warnings))
 
     @classmethod
     def load(cls, data: bytes, keywords: int, limit: int) -> Tally:
         part = cls(keywords, limit)
         # From our own child, through a pipe only it and we hold.
         fields = marshal.loads(data)  # noqa: S302
-        part.kept, part.total, part.searched, part.unreadable, part.counts, part.warnings = fields
+        part.kept, part.total, part.searched, part.unreadable, part.counts, warnings = fields
+        part.warnings = [Diagnostic.from_fields(warning) for warning in warnings]
         return part
 
 

@@ -51,6 +51,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
+    from mnemosyne_core.backend import Backend
+    from mnemosyne_core.diagnostics import Diagnostic
     from mnemosyne_core.find import FindResult
     from mnemosyne_core.recall import RecallFields, RecallResult
 
@@ -198,7 +200,7 @@ class _Dir:
         #: The pages with other hard links, re-read on every query.
         self.volatile: set[str] = set()
         #: The warnings of its symlinks that are not followed, by file name.
-        self.warnings: dict[str, str] = {}
+        self.warnings: dict[str, Diagnostic] = {}
 
 
 class VaultIndex:
@@ -214,7 +216,7 @@ class VaultIndex:
         self._root_id: tuple[int, int] = (0, 0)
         self._dirs: dict[str, _Dir] = {}
         #: Dir-level warnings of the last rebuild (a dir skipped or not listable).
-        self._listing_warnings: list[str] = []
+        self._listing_warnings: list[Diagnostic] = []
         self._incomplete = 0
         #: The scanned dirs that are symlinks, and where they led at the last rebuild.
         self._dir_links: dict[str, str] = {}
@@ -439,7 +441,7 @@ class VaultIndex:
                 for name, page in held.pages.items():
                     yield PageRef(dir_name, name, f"{held.path}/{name}"), page
 
-    def _warnings(self) -> list[str]:
+    def _warnings(self) -> list[Diagnostic]:
         warnings = list(self._listing_warnings)
         for held in self._dirs.values():
             warnings += held.warnings.values()
@@ -561,3 +563,10 @@ class VaultIndex:
         if self.watcher is not None:
             self.watcher.close()
             self.watcher = None
+
+
+if TYPE_CHECKING:
+
+    def _index_is_a_backend(index: VaultIndex) -> Backend:
+        """mypy --strict holds the index to the interface every command asks."""
+        return index

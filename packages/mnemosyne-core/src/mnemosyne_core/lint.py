@@ -21,11 +21,11 @@ tool state, not notes. Hidden *files* are reported.
 from __future__ import annotations
 
 import os
-import re
 import time
 from typing import TYPE_CHECKING, Any
 
 from mnemosyne_core.config import CONSTELLATIONS, DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, load_vault_config
+from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_LIST, SYMLINK_ESCAPES
 from mnemosyne_core.errors import UnknownLintCodeError, VaultError
 from mnemosyne_core.fold import fold
 from mnemosyne_core.frontmatter import (
@@ -50,6 +50,7 @@ from mnemosyne_core.vault import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from mnemosyne_core.diagnostics import Diagnostic
     from mnemosyne_core.vault import PageRef, Scan
 
 # --- reason codes: stable, agents branch on them -------------------------------------------
@@ -70,8 +71,7 @@ UNSCANNED_DIR = "unscanned-dir"
 VAULT_ROOT_FILE = "vault-root-file"
 SUFFIX_CASE = "suffix-case"
 HIDDEN_FILE = "hidden-file"
-SYMLINK_ESCAPES = "symlink-escapes"
-BROKEN_SYMLINK = "broken-symlink"
+# SYMLINK_ESCAPES and BROKEN_SYMLINK: the scan's own diagnostic codes, imported above.
 NOT_REGULAR_FILE = "not-regular-file"
 UNREADABLE = "unreadable"
 SKIPPED_BY_FIND = "skipped-by-find"
@@ -121,14 +121,6 @@ UNSEARCHED_CODES = frozenset(
     }
 )
 
-# vault.scan's warnings, "<rel path>: <reason>"; a test holds every kind it emits to a code.
-_SCAN_WARNINGS = (
-    (re.compile(r"(.+?)/?: broken symlink; skipped", re.DOTALL), BROKEN_SYMLINK),
-    (re.compile(r"(.+?)/?: symlink leaves the vault; skipped", re.DOTALL), SYMLINK_ESCAPES),
-    (re.compile(r"(.+?)/: cannot list \((.*)\); its pages were not searched", re.DOTALL), UNREADABLE),
-)
-
-
 #: How deep lint walks below the vault root; far more than any vault nests.
 MAX_WALK_DEPTH = 200
 
@@ -170,7 +162,7 @@ class LintReport:
 
     __slots__ = ("findings", "ignored", "warnings")
 
-    def __init__(self, findings: list[Finding], ignored: int, warnings: Sequence[str] = ()):
+    def __init__(self, findings: list[Finding], ignored: int, warnings: Sequence[Diagnostic] = ()):
         self.findings = findings
         self.ignored = ignored
         self.warnings = list(warnings)
@@ -373,28 +365,22 @@ def _duplicate_titles(titled: Iterable[tuple[PageRef, str]]) -> list[Finding]:
     return findings
 
 
-def _scan_warning_findings(warnings: Iterable[str]) -> list[Finding]:
+def _scan_warning_findings(warnings: Iterable[Diagnostic]) -> list[Finding]:
     findings = []
     for warning in warnings:
-        for pattern, code in _SCAN_WARNINGS:
-            match = pattern.fullmatch(warning)
-            if match is None:
-                continue
-            path = match.group(1)
-            is_dir = warning.startswith(path + "/:")
-            if code == UNREADABLE:
-                message = f"cannot list this scanned dir ({match.group(2)}); its pages were not searched"
-            elif code == BROKEN_SYMLINK:
-                message = "broken symlink; find skips it"
-            else:
-                what = "this scanned dir is a symlink that" if is_dir else "symlink"
-                message = f"{what} leaves the vault; find skips it"
-            findings.append(Finding(path, code, message))
-            break
+        path = warning.path
+        if warning.code == CANNOT_LIST:
+            message = f"cannot list this scanned dir ({warning.detail}); its pages were not searched"
+            findings.append(Finding(path, UNREADABLE, message))
+        elif warning.code == BROKEN_SYMLINK:
+            findings.append(Finding(path, BROKEN_SYMLINK, "broken symlink; find skips it"))
+        elif warning.code == SYMLINK_ESCAPES:
+            what = "this scanned dir is a symlink that" if warning.is_dir else "symlink"
+            findings.append(Finding(path, SYMLINK_ESCAPES, f"{what} leaves the vault; find skips it"))
         else:
             # A kind of warning newer than this module: still reported, never a crash.
-            path = warning.split(": ", 1)[0].rstrip("/") or "."
-            findings.append(Finding(path, SKIPPED_BY_FIND, f"find skipped it: {warning}"))
+            detail = f" ({warning.detail})" if warning.detail else ""
+            findings.append(Finding(path or ".", SKIPPED_BY_FIND, f"find skipped it: {warning.code}{detail}"))
     return findings
 
 

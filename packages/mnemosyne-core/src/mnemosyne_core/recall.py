@@ -25,6 +25,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, load_vault_config
+from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
 from mnemosyne_core.fold import decode, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
@@ -118,7 +119,7 @@ class RecallResult:
         self.terms = terms
         self.matches: list[Entry] = []
         self.pages_searched = 0
-        self.warnings: list[str] = []
+        self.warnings: list[Diagnostic] = []
         #: Pages (or dirs) in scope that could not be read.
         self.unreadable = 0
         #: Pages read whose frontmatter has no title, slug or tags: no topic can match them,
@@ -232,8 +233,8 @@ def recall(
 
 def rank(result: RecallResult) -> None:
     """Put the matches in rank order, drop the text of those below the read cap, and sort
-    the warnings (each starts with its path) so no file system's listing order shows."""
-    result.warnings.sort()
+    the warnings so no file system's listing order shows."""
+    result.warnings.sort(key=Diagnostic.sort_key)
     result.matches.sort(key=rank_key)
     for entry in result.matches[READ_CAP:]:
         entry.content = None

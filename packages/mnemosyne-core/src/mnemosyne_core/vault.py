@@ -23,6 +23,15 @@ from mnemosyne_core.config import (
     scanned_dirs,
     user_config_path,
 )
+from mnemosyne_core.diagnostics import (
+    BROKEN_SYMLINK,
+    CANNOT_LIST,
+    CANNOT_READ,
+    SYMLINK_ESCAPES,
+    UNKNOWN_DIR,
+    VANISHED,
+    Diagnostic,
+)
 from mnemosyne_core.errors import VaultError
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -246,10 +255,10 @@ class Scan:
         self.links: dict[str, str] = {}
         #: (dir name, file name) of every page-named symlink met, followed or not.
         self.symlinks: list[tuple[str, str]] = []
-        self.warnings: list[str] = []
+        self.warnings: list[Diagnostic] = []
         #: The warnings (also in ``warnings``) about the command line rather than a file:
         #: a --dir that names no dir of the vault.
-        self.dir_warnings: list[str] = []
+        self.dir_warnings: list[Diagnostic] = []
         #: Why each scanned dir that is a symlink find does not follow was skipped, by name.
         self.skipped: dict[str, str] = {}
         #: Why no scanned dir could be listed (``scan(require_dirs=False)``), else None.
@@ -296,11 +305,11 @@ def scan(vault: str, dirs: Sequence[str] | None = None, *, require_dirs: bool = 
         if entry.is_symlink():
             real = os.path.realpath(dir_path)
             if not os.path.exists(real):
-                result.warnings.append(f"{dir_name}/: broken symlink; skipped")
+                result.warnings.append(Diagnostic(dir_name, BROKEN_SYMLINK, is_dir=True))
                 result.skipped[dir_name] = f"a broken symlink (to {os.readlink(dir_path)!r})"
                 continue
             if not is_inside(real, vault):
-                result.warnings.append(f"{dir_name}/: symlink leaves the vault; skipped")
+                result.warnings.append(Diagnostic(dir_name, SYMLINK_ESCAPES, is_dir=True))
                 result.skipped[dir_name] = f"a symlink to {real!r}, outside the vault, which find never reads"
                 continue
             if not os.path.isdir(real):
@@ -319,7 +328,7 @@ def scan(vault: str, dirs: Sequence[str] | None = None, *, require_dirs: bool = 
         # A default or configured dir may well be absent; a dir typed on the command line
         # that is not there is a typo the user should hear about.
         for dir_name in not_dirs:
-            warning = f"--dir {dir_name!r} names no dir of the vault; {_its_dirs(top)}"
+            warning = Diagnostic(dir_name, UNKNOWN_DIR, _its_dirs(top))
             result.dir_warnings.append(warning)
             result.warnings.append(warning)
     return result
@@ -376,24 +385,24 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
                     names.append(name)
     except OSError as error:
         result.incomplete += 1
-        result.warnings.append(f"{dir_name}/: cannot list ({error.strerror}); its pages were not searched")
+        result.warnings.append(Diagnostic(dir_name, CANNOT_LIST, str(error.strerror), is_dir=True))
 
 
-def followed_symlink(vault: str, rel_path: str, link_path: str) -> tuple[str | None, str | None]:
+def followed_symlink(vault: str, rel_path: str, link_path: str) -> tuple[str | None, Diagnostic | None]:
     """For a page-named symlink: (the path to read it from, or None when it is not a page;
     the warning it raises, or None). Only a link to a file inside the vault is a page."""
     real = os.path.realpath(link_path)
     if not os.path.exists(real):
-        return None, f"{rel_path}: broken symlink; skipped"
+        return None, Diagnostic(rel_path, BROKEN_SYMLINK)
     if not is_inside(real, vault):
-        return None, f"{rel_path}: symlink leaves the vault; skipped"
+        return None, Diagnostic(rel_path, SYMLINK_ESCAPES)
     return (real if os.path.isfile(real) else None), None
 
 
-def unreadable_warning(rel_path: str, error: OSError) -> str:
+def unreadable_warning(rel_path: str, error: OSError) -> Diagnostic:
     """The warning for a listed page that could not be read; the search goes on."""
-    reason = "vanished during the search" if isinstance(error, FileNotFoundError) else error.strerror
-    return f"{rel_path}: cannot read ({reason}); skipped"
+    reason = VANISHED if isinstance(error, FileNotFoundError) else error.strerror
+    return Diagnostic(rel_path, CANNOT_READ, str(reason))
 
 
 def open_page(read_path: str) -> int:

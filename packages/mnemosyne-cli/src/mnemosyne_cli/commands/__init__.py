@@ -1,5 +1,7 @@
 """The ``mnemosyne wiki`` commands. Each module defines ``register(subparsers)``, which adds
-its parser with ``handler=run``, where ``run(args, console) -> int``. Command modules
+its parser with ``handler=run``, where ``run(args, console, backend) -> int``: ``backend``
+(``mnemosyne_core.backend``) is where find and recall get their pages; the other commands
+ignore it. Command modules
 import their libraries inside ``run``, so building the parser stays cheap.
 
 WIKI_COMMANDS is built on first use, not on import: a plain ``wiki find`` call

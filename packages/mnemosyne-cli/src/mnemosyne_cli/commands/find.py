@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_cli.output import Console
+    from mnemosyne_core.backend import Backend
 
 # argparse is imported inside register and limit_value only: a plain find call parses its
 # arguments in console_script.py without it (issue 13).
@@ -112,18 +113,15 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
-    from mnemosyne_core import InvalidQueryError, VaultError, search
+def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+    from mnemosyne_core import InvalidQueryError, VaultError
 
     contradiction = _contradiction(args)
     if contradiction:
         console.error(contradiction)
         return ExitCode.USAGE
     try:
-        # A server's index answers exactly as the scan (docs/server.md).
-        result = (search if getattr(args, "served_by", None) is None else args.served_by.search)(
-            args.vault, args.keywords, limit=args.limit, dirs=args.dir, keep_content=args.cat
-        )
+        result = backend.search(args.vault, args.keywords, limit=args.limit, dirs=args.dir, keep_content=args.cat)
     except InvalidQueryError as error:
         console.error(str(error))
         return ExitCode.USAGE
@@ -137,7 +135,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     query = " ".join(args.keywords)
     code = _report(args, console, result, query)
     for warning in result.warnings:
-        console.warning(warning)
+        console.diagnostic(warning)
     return code
 
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from mnemosyne_cli.output import Console
     from mnemosyne_cli.server import Status
+    from mnemosyne_core.backend import Backend
     from mnemosyne_core.info import DirInfo, VaultInfo
 
 
@@ -53,7 +54,7 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     from mnemosyne_cli.server import status
     from mnemosyne_cli.versions import installed_versions
     from mnemosyne_core import VaultError

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_cli.output import Console
+    from mnemosyne_core.backend import Backend
 
 # Kept in step with mnemosyne_core.config.CONSTELLATIONS and mnemosyne_ingest.DEFAULT_DIR
 # (tests compare them); importing those here would slow down every --help.
@@ -108,7 +109,7 @@ def register(commands: Any) -> None:
 STDIN = "-"
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     from mnemosyne_core import VaultError
     from mnemosyne_ingest import IngestError, ingest
 

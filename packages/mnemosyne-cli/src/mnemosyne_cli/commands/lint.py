@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_cli.output import Console
+    from mnemosyne_core.backend import Backend
 
 #: Between the fields of a plain output line. Paths and messages go through printable(),
 #: which escapes a tab as \x09, so a line always splits into exactly three fields.
@@ -94,7 +95,7 @@ def _joined(lists: list[list[str]] | None) -> list[str]:
     return [code for codes in lists or [] for code in codes]
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     from mnemosyne_core import VaultError
     from mnemosyne_core.lint import lint_report
 
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
             console.out(SEPARATOR.join((printable(finding.path), paint_code(finding.code), printable(finding.message))))
     ignored = f"; {report.ignored} ignored (--select, --ignore, [lint] ignore)" if report.ignored else ""
     for warning in report.warnings:
-        console.warning(warning)
+        console.diagnostic(warning)
     if not findings:
         if report.ignored:
             console.err(f"no findings reported{ignored}")

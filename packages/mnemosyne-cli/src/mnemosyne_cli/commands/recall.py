@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_cli.output import Console
+    from mnemosyne_core.backend import Backend
 
 
 def register(commands: Any) -> None:
@@ -69,7 +70,7 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     from mnemosyne_core import InvalidQueryError, VaultError
     from mnemosyne_core.recall import (
         MemoryLogError,
@@ -77,7 +78,6 @@ def run(args: argparse.Namespace, console: Console) -> int:
         failure_observation,
         format_log_entry,
         observation,
-        recall,
         resolve_memory_dir,
         utc_now,
     )
@@ -98,10 +98,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
             console.warning(f"{error}; the recall itself is unaffected")
 
     try:
-        # A server's index answers exactly as the scan (docs/server.md).
-        result = (recall if getattr(args, "served_by", None) is None else args.served_by.recall)(
-            args.vault, args.topic, dirs=args.dir
-        )
+        result = backend.recall(args.vault, args.topic, dirs=args.dir)
     except (InvalidQueryError, VaultError) as error:
         console.error(str(error))
         log(False, 0, [], failure_observation(error))
@@ -116,7 +113,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         log(True, len(result.matches), result.read_slugs, observation(result))
         code = _report(args, console, result, query)
     for warning in result.warnings:
-        console.warning(warning)
+        console.diagnostic(warning)
     return code
 
 

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_cli.output import Console
+    from mnemosyne_core.backend import Backend
 
 
 def register(commands: Any) -> None:
@@ -51,7 +52,7 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     import time
 
     from mnemosyne_cli import server
