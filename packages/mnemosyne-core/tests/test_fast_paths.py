@@ -179,6 +179,11 @@ TEXT_ALPHABET = st.sampled_from(
     # Scripts of the multi-language vault: their UTF-8 shares lead and continuation bytes
     # with the folding characters' (ſ is C5 BF, ﬀ is EF AC 80).
     + ["設", "定", "Ж", "ж", "ſ", "ก", "ह", "ع", "ễ", "\uff0c", "\U0001f600"]
+    # Keywords outside ASCII and the characters that fold into theirs without sharing their
+    # bytes (fold.text_needles): Cyrillic capitals and the old forms of U+1C80, a CJK
+    # compatibility ideograph, Greek letters too common a target to prefilter, Hangul and its
+    # conjoining jamo, the replacement character.
+    + ["в", "В", "\u1c80", "с", "\u1c83", "豈", "\uf900", "α", "ά", "Ά", "가", "\u1100", "\u1161", "\ufffd"]
 )
 
 
@@ -194,6 +199,10 @@ TEXT_ALPHABET = st.sampled_from(
 @example("x", b"\xc5", "\u00bf", "s")  # half of ſ, then a character whose UTF-8 ends like it
 @example("\ufb00", b"", "", "ff")
 @example("\u212a", b"\xff", "elvin", "kelvin")
+@example("\uf900", b"", "", "\u8c48")  # a compatibility ideograph folds to its unified one
+@example("\u1c80", b"", "", "В")
+@example("\u1100\u1161", b"", "", "가")  # conjoining jamo compose into the syllable
+@example("", b"\xff", "", "\ufffd")  # replacement characters stand for invalid bytes
 def test_text_matcher_equals_the_plain_path(text: str, junk: bytes, tail: str, keyword: str) -> None:
     data = text.encode() + junk + tail.encode()  # junk: invalid UTF-8 as well, mid-page
     folded_keyword = fold(keyword)

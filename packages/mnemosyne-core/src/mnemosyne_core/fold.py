@@ -26,6 +26,18 @@ BOM = b"\xef\xbb\xbf"
 ASCII_FOLDING_CHARS = "\u00df\u0130\u0149\u017f\u037e\u1e9a\u1e9e\u1fef\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
 #: Per folded keyword: a search of page bytes for any of its folding needles (None: none).
 _folding_searches: dict[str, Callable[[bytes], object] | None] = {}
+#: Marks a page that may hold a folding character: the first byte of each one's UTF-8.
+FOLDING_MARK = 0xFF
+#: ``bytes.lower`` that also turns the first byte of every folding character's UTF-8 into
+#: FOLDING_MARK. Outside ASCII a byte only stands for "not ASCII" in the lowered bytes, so
+#: any byte of 0x80 and above may stand in for another; the mark is then found by memchr, and
+#: a page without it (most pages) is spared the search for the folding characters.
+_FOLDING_LEADS = bytes({char.encode("utf-8")[0] for char in ASCII_FOLDING_CHARS})
+_LOWER_MARKING = (
+    bytes(range(256)).lower().translate(bytes.maketrans(_FOLDING_LEADS, bytes([FOLDING_MARK]) * len(_FOLDING_LEADS)))
+)
+#: Per folded keyword outside ASCII: ``text_needles``' answer.
+_text_needles: dict[str, tuple[tuple[bytes, ...], ...]] = {}
 
 
 def folding_needles(folded_keyword: str) -> tuple[bytes, ...]:
@@ -38,18 +50,62 @@ def folding_needles(folded_keyword: str) -> tuple[bytes, ...]:
 
 
 def folding_search(folded_keyword: str) -> Callable[[bytes], object] | None:
-    """One search of page bytes for any of ``folding_needles(folded_keyword)`` (truthy when
-    one occurs), or None when the keyword has none. One regex scan in C instead of a bytes
-    search per needle: on pages mostly outside ASCII this was most of a search (issue 13)."""
+    """One search of a page's marked bytes (lowered with ``_LOWER_MARKING``) for any of
+    ``folding_needles(folded_keyword)`` with its first byte marked (truthy when one may
+    occur), or None when the keyword has none. Every needle then starts with the mark, which
+    the regex engine finds by a byte loop before it tries the rest: a page holding only
+    other characters that share a first byte with a needle (é and ß are both C3 ..) costs
+    one pass, and a page holding a needle always matches."""
     if folded_keyword not in _folding_searches:
         needles = folding_needles(folded_keyword)
         search = None
         if needles:
             import re  # already imported by the frontmatter parser; kept local to this module's one use
 
-            search = re.compile(b"|".join(re.escape(needle) for needle in needles)).search
+            mark = bytes([FOLDING_MARK])
+            search = re.compile(b"|".join(re.escape(mark + needle[1:]) for needle in needles)).search
         _folding_searches[folded_keyword] = search
     return _folding_searches[folded_keyword]
+
+
+def text_needles(folded_keyword: str) -> tuple[tuple[bytes, ...], ...]:
+    """For a folded keyword outside ASCII, groups of UTF-8 byte strings: a text whose fold
+    holds the keyword holds at least one string of each group. Empty when no character of the
+    keyword allows the proof (the plain path then decides every page).
+
+    Why it holds, for a character ``c`` of the keyword that is outside ASCII, not a mark and
+    without a decomposition: ``c`` in NFC(s) means ``c`` in NFD(s), as composing only makes
+    characters that decompose; the NFD of the casefolded text is the NFD of each character's
+    casefold, and casefolding a character gives nothing its decomposed pieces' casefolds do
+    not (tests/test_fold.py checks both over every code point); so some character ``x`` of the
+    text has ``c`` in NFD(casefold(NFD(x))). Those ``x`` are ``c`` itself (when it folds to
+    itself) and its sources in ``fold_sources`` (generated, and checked by the tests over
+    every code point). Decoding with replacement makes no character from other bytes, so
+    ``x`` stands in the page as its own UTF-8.
+    """
+    groups = _text_needles.get(folded_keyword)
+    if groups is None:
+        from mnemosyne_core.fold_sources import CROWDED, SOURCES  # only keywords outside ASCII need them
+
+        if not _source_lists:
+            for position in range(0, len(SOURCES), 2):
+                _source_lists.setdefault(SOURCES[position + 1], []).append(SOURCES[position])
+        found = []
+        for char in dict.fromkeys(folded_keyword):
+            if char.isascii() or char == "\ufffd" or char in CROWDED or unicodedata.category(char)[0] == "M":
+                continue
+            if unicodedata.normalize("NFD", char) != char:
+                continue
+            sources = list(_source_lists.get(char, ()))
+            if char in unicodedata.normalize("NFD", unicodedata.normalize("NFD", char).casefold()):
+                sources.append(char)
+            found.append(tuple(source.encode("utf-8") for source in sources))
+        groups = _text_needles[folded_keyword] = tuple(found)
+    return groups
+
+
+#: fold_sources.SOURCES as lists: per target character, its sources (filled on first use).
+_source_lists: dict[str, list[str]] = {}
 
 
 def fold(text: str) -> str:
@@ -93,9 +149,15 @@ class TextMatcher:
         """Whether ``folded_keyword`` (already folded) occurs in the folded text."""
         if not folded_keyword.isascii():
             # Folded ASCII text is ASCII, so it cannot hold a non-ASCII keyword.
-            return not self._is_ascii and folded_keyword in self.folded_text()
+            if self._is_ascii:
+                return False
+            data = self._data
+            for group in text_needles(folded_keyword):
+                if not any(needle in data for needle in group):
+                    return False
+            return folded_keyword in self.folded_text()
         if self._lowered is None:
-            self._lowered = self._data.lower()
+            self._lowered = self._data.lower() if self._is_ascii else self._data.translate(_LOWER_MARKING)
         needle = folded_keyword.encode("ascii")
         if self._is_ascii:
             return needle in self._lowered
@@ -112,5 +174,7 @@ class TextMatcher:
         # character stands in the page as its UTF-8 bytes (decoding with replacement makes
         # no character from other bytes), so a page without any of them cannot match; a
         # page with one is settled by the plain path.
+        if FOLDING_MARK not in self._lowered:
+            return False
         search = folding_search(folded_keyword)
-        return search is not None and bool(search(self._data)) and folded_keyword in self.folded_text()
+        return search is not None and bool(search(self._lowered)) and folded_keyword in self.folded_text()
