@@ -15,7 +15,7 @@ import sys
 import tempfile
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from reference_order import plain_fold, reference_sort_key
 
@@ -33,6 +33,7 @@ from mnemosyne_core.frontmatter import (
     parse_block_bytes,
     string_field,
     title_of,
+    unescaped,
 )
 from mnemosyne_core.vault import scan
 
@@ -215,6 +216,29 @@ def test_folding_needles_name_every_character_that_can_fold_into_the_keyword() -
         assert expected <= set(folding_needles(letter.lower()))
 
 
+# --- unescaped against YAML's double-quoted strings -------------------------------------------
+
+ESCAPE_PIECES = st.sampled_from(
+    [
+        *["a", "B", "é", " ", "'", "\n  ", "\\q", "\\x6", "\\u12"],
+        *["\\x61", "\\u0073", "\\U0000006C", "\\U00110000", '\\"', "\\\\", "\\/", "\\N", "\\_", "\\t", "\\ "],
+        *["\\\n  ", "\\\n\t", "\\\r\n ", "\\\r  ", "\\\x85 ", "\\\u2028"],  # escaped line breaks
+    ]
+)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(ESCAPE_PIECES, max_size=10), st.sampled_from(["", "path: C:\\dir\\\n", "x: a\\\n", "x: \\\\\n"]))
+def test_unescaped_holds_every_word_of_a_double_quoted_string(pieces: list[str], before: str) -> None:
+    block = f'{before}title: "{"".join(pieces)}"\n'
+    mapping, _ = parse_block(block)
+    title = mapping.get("title") if mapping else None
+    assume(isinstance(title, str))
+    decoded = unescaped(block)
+    for word in str(title).split():
+        assert word in decoded
+
+
 # --- search against a plain reference -----------------------------------------------------
 
 
@@ -270,6 +294,10 @@ TITLE_LINES = st.one_of(
     TITLES.map(lambda title: "title: '" + title.replace("'", "''") + "'"),
     TITLES.map(lambda title: "title: >\n  " + title.replace(" ", "\n  ")),  # folded: words join with spaces
     TITLES.map(lambda title: 'title: "' + title.replace("a", "\\x61").replace("s", "\\u0073") + '"'),  # escapes
+    TITLES.map(lambda title: 'title: "' + title.replace("t", "\\\n  t").replace("l", "\\U0000006C") + '"'),
+    TITLES.map(lambda title: 'title: "\\"' + title.replace("e", "\\x65\\\\") + '\\q"'),  # an escape YAML rejects
+    TITLES.map(lambda title: f'path: C:\\dir\\\n"title": "{title}\\_\\N"'),  # literal backslashes first
+    TITLES.map(lambda title: f'title: "{title}"\nnote: a\\u0073lack \\x6dastra'),  # escapes in a plain scalar
     TITLES.map(lambda title: "title: " + title.replace(" ", "\n  ")),  # a plain scalar over lines
     TITLES.map(lambda title: f"name: &t {title}\ntitle: *t"),  # an alias of an anchor
     TITLES.map(lambda title: "title: |\n  " + title.replace(" ", "\n  ")),  # literal: a title over lines

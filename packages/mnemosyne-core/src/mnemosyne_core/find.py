@@ -24,6 +24,7 @@ from mnemosyne_core.frontmatter import (
     parse_block,
     string_field,
     title_of,
+    unescaped,
 )
 from mnemosyne_core.vault import PAGE_SUFFIX, open_page, read_to_end, resolve_vault, scan, unreadable_warning
 
@@ -419,8 +420,8 @@ class _Task:
         keyword that ``folded_path`` lacks; (False, None) when it may hold them all.
 
         Without frontmatter the title is the file name stem, which is part of the path.
-        With it, as in ``_title_cannot_hold``: without a backslash, a keyword without
-        whitespace or ``'`` that the block lacks is in no string the block holds.
+        With it, as in ``_title_cannot_hold``: a keyword without whitespace or ``'`` that
+        the block lacks, as written and with its escapes decoded, is in no string it holds.
         tests/test_fast_paths.py checks it against the plain reference.
         """
         missing = [index for index, keyword in enumerate(self.keywords) if keyword not in folded_path]
@@ -430,10 +431,16 @@ class _Task:
         if span is None:
             return True, None
         block = data[span[0] : span[1]]
-        if b"\\" in block:
-            return False, None
         matcher = TextMatcher(block)
-        lacking = any(self.title_safe[index] and not matcher.contains(self.keywords[index]) for index in missing)
+        # With a backslash, a double-quoted string's escapes may spell the keyword: it must
+        # be missing from the block with its escapes decoded as well.
+        decoded = _unescaped_fold(block) if b"\\" in block else ""
+        lacking = any(
+            self.title_safe[index]
+            and not matcher.contains(self.keywords[index])
+            and self.keywords[index] not in decoded
+            for index in missing
+        )
         return lacking, block if lacking else None
 
     def _title_cannot_hold(self, data: bytes, in_text: list[bool]) -> bool:
@@ -442,7 +449,9 @@ class _Task:
         Without a backslash (escape) in the frontmatter, every character of a YAML string
         stands in the page as it is, except line breaks and whitespace (folded, collapsed)
         and a quote doubled in single quotes. So a keyword without whitespace or ``'`` that
-        the text lacks is in no title. tests/test_fast_paths.py checks it against titles.
+        the text lacks is in no title. With one, the escapes of double-quoted strings may
+        spell it, so the block is also read with them decoded (``unescaped``): a YAML parse
+        would cost a hundred times more. tests/test_fast_paths.py checks it against titles.
         """
         if not self.all_title_safe and not all(
             safe for safe, present in zip(self.title_safe, in_text, strict=True) if not present
@@ -452,7 +461,21 @@ class _Task:
         if backslash < 0:
             return True
         span = locate(data)
-        return span is None or backslash >= span[1]
+        if span is None or backslash >= span[1]:
+            return True
+        # A backslash in the frontmatter may start an escape of a double-quoted string: the
+        # keywords the text lacks must be missing from the block with its escapes decoded too.
+        decoded = _unescaped_fold(data[span[0] : span[1]])
+        return not any(
+            keyword in decoded for keyword, present in zip(self.keywords, in_text, strict=True) if not present
+        )
+
+
+def _unescaped_fold(block: bytes) -> str:
+    """The fold of a raw frontmatter block with its escapes decoded (``unescaped``): with
+    the block as written, it holds every string the block holds that a keyword without
+    whitespace or ``'`` can be found in."""
+    return fold(unescaped(block.decode("utf-8", "replace")))
 
 
 class _LongPage:

@@ -176,6 +176,35 @@ def title_of(metadata: Mapping[Any, Any] | None, stem: str) -> str:
     return stem
 
 
+#: A backslash escape as a YAML double-quoted scalar reads it: hex digits, a line break with
+#: the next line's indentation (the lines join), or one character.
+_ESCAPE = r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|(?:\r\n|[\r\n\x85\u2028\u2029])[ \t]*|.)"
+#: The one-character escapes of YAML's double-quoted scalars, as PyYAML reads them.
+_ESCAPED_CHARACTERS = dict(zip('0abt\tnvfre "/\\N_LP', '\0\a\b\t\t\n\v\f\r\x1b "/\\\x85\xa0\u2028\u2029', strict=True))
+
+
+def unescaped(block: str) -> str:
+    """``block`` with every backslash escape decoded as a YAML double-quoted scalar decodes
+    it, wherever it stands. A string the block holds is then in the block as written (plain,
+    single-quoted and block scalars take a backslash as it is) or in this text (double
+    quotes), but for line breaks and indentation: an escape never reaches past the quote
+    that opens a string, so the decoding is in step with YAML's inside every double-quoted
+    string. An escape YAML rejects is left as written (YAML then reads no mapping)."""
+    if "\\" not in block:
+        return block
+    return compiled(_ESCAPE).sub(_decode_escape, block)
+
+
+def _decode_escape(match: re.Match[str]) -> str:
+    escape = match.group()[1:]
+    if len(escape) > 1 and escape[0] in "xuU":
+        code = int(escape[1:], 16)
+        return chr(code) if code <= 0x10FFFF else match.group()
+    if escape[0] in "\r\n\x85\u2028\u2029":
+        return ""  # an escaped line break joins the lines
+    return _ESCAPED_CHARACTERS.get(escape, match.group())
+
+
 def string_field(metadata: Mapping[Any, Any] | None, key: str) -> str | None:
     """``metadata[key]`` when it is a string, else None."""
     value = metadata.get(key) if metadata else None
