@@ -49,8 +49,9 @@ def starts_word(keyword: str, text: str) -> bool:
 
 def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int, str], str, str]]:
     """(sort key, path, title) of each matching page, in find's order (docs/spec.md rule 8):
-    pages whose title or path holds every keyword first (title alone holding them, then every
-    keyword starting a word, then the shorter title, then the path), the rest by path."""
+    pages whose title (or an alias) or path holds every keyword first (a name alone holding
+    them, then every keyword starting a word, then the shorter name, then the path), the rest
+    by how soon their text holds every keyword, then by path."""
     folded = [fold(keyword) for keyword in keywords]
     found = []
     for dir_name in DEFAULT_SCANNED_DIRS:
@@ -69,18 +70,32 @@ def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int
             title = " ".join(title.split()) if isinstance(title, str) else ""
             title = title or name[:-3]
             folded_title, folded_path, folded_text = fold(title), fold(rel_path), fold(text)
-            if not all(
-                keyword in folded_title or keyword in folded_path or keyword in folded_text for keyword in folded
-            ):
+            given = metadata.get("aliases") if metadata else None
+            aliases = [given] if isinstance(given, str) else given if isinstance(given, list) else []
+            names = [folded_title] + [fold(" ".join(alias.split())) for alias in aliases if isinstance(alias, str)]
+            names = [candidate for candidate in names if candidate]
+            surfaces = [*names, folded_path, folded_text]
+            if not all(any(keyword in surface for surface in surfaces) for keyword in folded):
                 continue
-            if all(keyword in folded_title or keyword in folded_path for keyword in folded):
-                in_title = all(keyword in folded_title for keyword in folded)
+            named = [
+                (0, 0, int(not all(starts_word(keyword, candidate) for keyword in folded)), len(candidate), rel_path)
+                for candidate in names
+                if all(keyword in candidate for keyword in folded)
+            ]
+            if named:
+                key = min(named)
+            elif all(keyword in folded_title or keyword in folded_path for keyword in folded):
                 words_start = all(
                     starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in folded
                 )
-                key = (0, int(not in_title), int(not words_start), len(folded_title), rel_path)
+                key = (0, 1, int(not words_start), len(folded_title), rel_path)
             else:
-                key = (1, 0, 0, 0, rel_path)
+                # Pages that only mention the keywords: the text holding them all soonest first.
+                depth = max(
+                    (folded_text.index(keyword) + len(keyword) for keyword in folded if keyword in folded_text),
+                    default=0,
+                )
+                key = (1, 0, 0, depth, rel_path)
             found.append((key, rel_path, title))
     found.sort()
     return found

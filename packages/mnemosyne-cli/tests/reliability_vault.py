@@ -18,6 +18,9 @@ GOLDEN_ROOT = REPO_ROOT / "fixtures" / "golden"
 #: Committed as it is: the shapes of issue 11's known-item order (command pages without
 #: frontmatter, docs-site sections flattened into file names, near-duplicate titles).
 KNOWN_ITEM_VAULT = REPO_ROOT / "fixtures" / "vaults" / "known-item"
+#: Proposals named by number and docs in several languages, where keywords are often only
+#: mentioned in the text: where each match was found, and the order of the mentions.
+MENTIONS_VAULT = REPO_ROOT / "fixtures" / "vaults" / "mentions"
 
 #: The keyword only the last line of the 50 MB page holds.
 BIG_PAGE_NEEDLE = "needle-at-the-end-of-fifty-megabytes"

@@ -76,14 +76,15 @@ def test_json_output(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) 
     vault = fake_vault(PAGES)
     code, out, err = run(capsys, "wiki", "find", "mastra", "slack", "--json", "--vault", vault)
     assert (code, err) == (0, "")
+    # Neither title nor path holds both: the page whose text holds both sooner comes first.
     assert json.loads(out) == [
+        {"path": "metis/plan.md", "title": "Weekly Plan", "constellation": "metis", "type": None},
         {
             "path": "hermes/hermes-mastra-changelog-analysis.md",
             "title": "Hermes Mastra Changelog Safety Analysis",
             "constellation": "hermes",
             "type": "changelog",
         },
-        {"path": "metis/plan.md", "title": "Weekly Plan", "constellation": "metis", "type": None},
     ]
     assert out.count("\n") == 1
 
@@ -356,3 +357,124 @@ def test_closed_stdout_and_stderr_never_read_as_no_match(
     monkeypatch.setattr("sys.stderr", None)
     assert main(["wiki", "find", "mastra", "--vault", vault]) == ExitCode.WRITE_FAILED
     assert main(["wiki", "find", "xyzzy", "--vault", vault]) == ExitCode.NO_MATCH
+
+
+# --- where the pages matched (--matched) and --cat's way out --------------------------------
+
+MENTIONS: dict[str, str | bytes] = {
+    "atlas/2094-nll.md": "Borrows end at their last use: non-lexical lifetimes.\n",
+    "atlas/1774-roadmap.md": "Goals for the year.\n\nLater, the borrow checker gets non-lexical scopes.\n",
+    "atlas/lifetimes.md": "---\ntitle: Non-lexical lifetimes\n---\nThe rule itself.\n",
+}
+
+
+def test_matched_line_says_that_no_title_or_path_holds_the_keywords(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault({path: text for path, text in MENTIONS.items() if "lifetimes.md" not in path})
+    assert run(capsys, "wiki", "find", "non-lexical", "--matched", "--vault", vault) == (
+        0,
+        "atlas/2094-nll.md — 2094-nll\natlas/1774-roadmap.md — 1774-roadmap\n",
+        "no title or path holds 'non-lexical'; these 2 pages mention it in their text\n",
+    )
+    # --paths says it too; several keywords are "them"; one page "mentions".
+    assert run(
+        capsys, "wiki", "find", "borrow", "lexical", "--paths", "--matched", "--limit", "1", "--vault", vault
+    ) == (
+        0,
+        "atlas/2094-nll.md\n",
+        "no title or path holds 'borrow lexical'; these 2 pages mention them in their text\nshowing 1 of 2 matches\n",
+    )
+    assert run(capsys, "wiki", "find", "goals", "--matched", "--vault", vault)[2] == (
+        "no title or path holds 'goals'; this page mentions it in their text\n"
+    )
+    # Without --matched, stderr stays empty (the seed's agents expect nothing there on exit 0).
+    assert run(capsys, "wiki", "find", "non-lexical", "--vault", vault)[2] == ""
+
+
+def test_matched_line_is_absent_when_a_page_is_named(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault(MENTIONS)
+    assert run(capsys, "wiki", "find", "non-lexical", "--matched", "--vault", vault) == (
+        0,
+        "atlas/lifetimes.md — Non-lexical lifetimes\n"
+        "atlas/2094-nll.md — 2094-nll\n"
+        "atlas/1774-roadmap.md — 1774-roadmap\n",
+        "",
+    )
+
+
+def test_json_matched_says_where_each_page_matched(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault({**MENTIONS, "atlas/non-lexical-notes.md": "---\ntitle: Notes\n---\n"})
+    code, out, err = run(capsys, "wiki", "find", "non-lexical", "--json", "--matched", "--vault", vault)
+    assert (code, err) == (0, "")
+    assert [(item["path"], item["matched"]) for item in json.loads(out)] == [
+        ("atlas/lifetimes.md", "title"),
+        ("atlas/non-lexical-notes.md", "path"),
+        ("atlas/2094-nll.md", "text"),
+        ("atlas/1774-roadmap.md", "text"),
+    ]
+    # Without --matched, the four keys of the contract and nothing else.
+    code, out, _ = run(capsys, "wiki", "find", "non-lexical", "--json", "--vault", vault)
+    assert {tuple(item) for item in json.loads(out)} == {("path", "title", "constellation", "type")}
+
+
+CITED: dict[str, str | bytes] = {
+    "atlas/0243-trait-based-exception-handling.md": "Add a question mark operator.\n",
+    "atlas/1859-try-trait.md": "Generalises 0243-trait-based-exception-handling.md to any type.\n",
+    "atlas/2388-try-expr.md": "Follows 0243-trait-based ideas.\n",
+}
+
+
+def test_cat_names_the_one_page_its_title_or_path_names(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault(CITED)
+    assert run(capsys, "wiki", "find", "0243-trait-based", "--cat", "--vault", vault, "--dir", "atlas") == (
+        2,
+        "",
+        "only atlas/0243-trait-based-exception-handling.md — 0243-trait-based-exception-handling holds "
+        "'0243-trait-based' in its title or path; to print it, run: "
+        f"mnemosyne wiki find --cat --vault {vault} --dir atlas atlas/0243-trait-based-exception-handling.md\n"
+        "--cat needs exactly one match, but 3 pages match '0243-trait-based'; add a keyword to narrow it:\n"
+        "  atlas/0243-trait-based-exception-handling.md — 0243-trait-based-exception-handling\n"
+        "  atlas/2388-try-expr.md — 2388-try-expr\n"
+        "  atlas/1859-try-trait.md — 1859-try-trait\n",
+    )
+    # The command it gives prints the page.
+    assert run(
+        capsys,
+        "wiki",
+        "find",
+        "--cat",
+        "--vault",
+        vault,
+        "--dir",
+        "atlas",
+        "atlas/0243-trait-based-exception-handling.md",
+    ) == (
+        0,
+        "Add a question mark operator.\n",
+        "",
+    )
+
+
+def test_cat_gives_the_file_when_its_path_is_quoted_elsewhere(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault({**CITED, "atlas/1859-try-trait.md": "See atlas/0243-trait-based-exception-handling.md.\n"})
+    code, out, err = run(capsys, "wiki", "find", "0243-trait-based", "--cat", "--limit", "1", "--vault", vault)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == (
+        "only atlas/0243-trait-based-exception-handling.md — 0243-trait-based-exception-handling holds "
+        "'0243-trait-based' in its title or path; to print it, run: "
+        f"cat -- {vault}/atlas/0243-trait-based-exception-handling.md"
+    )
+
+
+def test_cat_adds_no_way_out_when_two_pages_are_named(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault({**CITED, "atlas/0243-trait-based-notes.md": "Notes.\n"})
+    code, _, err = run(capsys, "wiki", "find", "0243-trait-based", "--cat", "--vault", vault)
+    assert code == 2
+    assert err.startswith("--cat needs exactly one match, but 4 pages match '0243-trait-based'")

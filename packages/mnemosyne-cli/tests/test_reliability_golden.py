@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import pytest
-from reliability_vault import BIG_PAGE_NEEDLE, GOLDEN_ROOT, KNOWN_ITEM_VAULT, UNREACHABLE, build_edge_vault
+from reliability_vault import (
+    BIG_PAGE_NEEDLE,
+    GOLDEN_ROOT,
+    KNOWN_ITEM_VAULT,
+    MENTIONS_VAULT,
+    UNREACHABLE,
+    build_edge_vault,
+)
 
 from mnemosyne_cli.app import main
 from mnemosyne_contract import load_schema
@@ -114,6 +121,15 @@ QUERIES = [
     Query("text-only-matches-last-by-path", ["archive"], vault="known-item"),
     Query("cat-candidates-capped-at-limit", ["tar", "--cat", "--limit", "3"], vault="known-item"),
     Query("keyword-starting-with-dash-after-double-dash", ["--", "-v"], vault="known-item"),
+    # Where each page matched (--matched), the order of pages that only mention the
+    # keywords (rule 8), aliases, and --cat's way out (rule 12).
+    Query("mentions-only-soonest-first", ["non-lexical", "--matched"], vault="mentions"),
+    Query("mentions-past-the-old-default-20", ["question", "mark", "operator", "--matched"], vault="mentions"),
+    Query("cat-names-the-one-page-named", ["0243-trait-based", "--cat"], vault="mentions"),
+    Query("word-starts-in-path-and-title", ["en", "images", "--matched"], vault="mentions"),
+    Query("alias-counts-as-title", ["cli", "--matched"], vault="mentions"),
+    Query("alias-as-one-string", ["editors", "--matched"], vault="mentions"),
+    Query("without-matched-json-keeps-four-keys", ["cli"], vault="mentions"),
 ]
 
 
@@ -142,7 +158,8 @@ def _shown_argv(query: Query, *, as_json: bool) -> str:
 
 
 def _vault_of(query: Query, edge_vaults: dict[bool, Path]) -> Path:
-    return KNOWN_ITEM_VAULT if query.vault == "known-item" else edge_vaults[query.big]
+    fixed = {"known-item": KNOWN_ITEM_VAULT, "mentions": MENTIONS_VAULT}
+    return fixed[query.vault] if query.vault in fixed else edge_vaults[query.big]
 
 
 def _run(

@@ -164,9 +164,11 @@ def test_python_tag_in_frontmatter_runs_nothing(
             f'---\ntitle: {tag} ["touch {marker}"]\n---\nkestrel\n', encoding="utf-8"
         )
     monkeypatch.chdir(tmp_path)
+    # Both mention "kestrel" in their text only: the one holding it sooner (its tag is
+    # shorter) comes first.
     assert run_cli(capsys, "wiki", "find", "kestrel", "--vault", str(vault)) == (
         0,
-        "atlas/apply.md — apply\natlas/new.md — new\n",
+        "atlas/new.md — new\natlas/apply.md — apply\n",
         "",
     )
     assert run_cli(capsys, "wiki", "lint", "--vault", str(vault))[0] == 1

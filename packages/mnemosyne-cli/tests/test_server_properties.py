@@ -40,7 +40,7 @@ OPERATIONS = [
 
 def page_text(rng: random.Random) -> bytes:
     words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 6)))
-    kind = rng.randint(0, 4)
+    kind = rng.randint(0, 5)
     if kind == 0:
         return words.encode("utf-8")
     if kind == 1:
@@ -52,6 +52,9 @@ def page_text(rng: random.Random) -> bytes:
         ).encode()
     if kind == 3:
         return f"---\ntitle: [unclosed\n---\n{words}".encode()
+    if kind == 4:
+        # Other names (find's order reads them), one escaped so only YAML shows the name.
+        return f'---\naliases: [{rng.choice(WORDS)}, "{rng.choice(WORDS)}\\x20x"]\n---\n{words}\n'.encode()
     return b"\xef\xbb\xbf---\r\ntitle: \xff " + words.encode("utf-8") + b"\r\n---\r\n"
 
 
@@ -157,7 +160,9 @@ class World:
         rng = self.rng
         vault = str(self.vault)
         keywords = rng.sample(WORDS, rng.randint(1, 2))
-        flags = rng.choice([[], ["--json"], ["--limit", "1"], ["--cat"], ["--limit", "0"]])
+        flags = rng.choice(
+            [[], ["--json"], ["--limit", "1"], ["--cat"], ["--limit", "0"], ["--matched"], ["--json", "--matched"]]
+        )
         return [
             ["wiki", "find", *keywords, *flags, "--vault", vault],
             ["wiki", "recall", rng.choice(WORDS), "--vault", vault],

@@ -29,6 +29,11 @@ def test_find_schema_accepts_find_output_and_rejects_drift() -> None:
     assert not validator.is_valid([{k: v for k, v in good.items() if k != "type"}])
     assert not validator.is_valid([{**good, "title": 3}])
     assert not validator.is_valid([{**good, "extra": 1}])
+    # --matched adds where each page matched, from a fixed set.
+    for where in ("title", "path", "text"):
+        assert validator.is_valid([{**good, "matched": where}])
+    assert not validator.is_valid([{**good, "matched": "alias"}])
+    assert not validator.is_valid([{**good, "matched": None}])
     assert not validator.is_valid([{**good, "path": "nested/dir/a.md"}])
     # --absolute: the vault root, then the same <dir>/<file>.md; the shape is unchanged.
     assert validator.is_valid([{**good, "path": "/home/me/aion/atlas/a.md"}])

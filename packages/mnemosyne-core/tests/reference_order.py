@@ -5,6 +5,7 @@ references, so the two cannot drift apart."""
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 
 def plain_fold(text: str) -> str:
@@ -18,14 +19,43 @@ def begins_a_word(keyword: str, text: str) -> bool:
     )
 
 
-def reference_sort_key(folded_keywords: list[str], title: str, rel_path: str) -> tuple[object, ...]:
-    """The spec's keys in order; a smaller tuple sorts first."""
+def reference_sort_key(
+    folded_keywords: list[str], title: str, rel_path: str, text: str = "", aliases: Sequence[str] = ()
+) -> tuple[object, ...]:
+    """The spec's keys in order; a smaller tuple sorts first. ``text`` is the page's decoded
+    text, ``aliases`` its frontmatter aliases (both only matter where the spec says)."""
     folded_title, folded_path = plain_fold(title), plain_fold(rel_path)
+    for_names = []
+    for name in [folded_title, *(plain_fold(alias) for alias in aliases)]:
+        if all(keyword in name for keyword in folded_keywords):
+            every_word_starts = all(begins_a_word(keyword, name) for keyword in folded_keywords)
+            for_names.append((0, 0, 0 if every_word_starts else 1, len(name), rel_path))
+    if for_names:
+        return min(for_names)
     named = all(keyword in folded_title or keyword in folded_path for keyword in folded_keywords)
     if not named:
-        return (1, rel_path)
-    title_has_all = all(keyword in folded_title for keyword in folded_keywords)
+        return (1, 0, 0, mention_depth(folded_keywords, plain_fold(text)), rel_path)
     every_word_starts = all(
         begins_a_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in folded_keywords
     )
-    return (0, 0 if title_has_all else 1, 0 if every_word_starts else 1, len(folded_title), rel_path)
+    return (0, 1, 0 if every_word_starts else 1, len(folded_title), rel_path)
+
+
+def mention_depth(folded_keywords: list[str], folded_text: str) -> int:
+    """The length of the shortest start of ``folded_text`` holding every keyword it holds."""
+    return max(
+        (folded_text.index(keyword) + len(keyword) for keyword in folded_keywords if keyword in folded_text), default=0
+    )
+
+
+def matched(key: tuple[object, ...]) -> str:
+    """find --json's "matched" for a page of this key."""
+    return "text" if key[0] else "path" if key[1] else "title"
+
+
+def plain_aliases(fields: object) -> list[str]:
+    """A frontmatter mapping's aliases as the spec words them: a list of strings, or one
+    string; each with its whitespace collapsed, the empty ones dropped."""
+    value = fields.get("aliases") if isinstance(fields, dict) else None
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [" ".join(item.split()) for item in items if isinstance(item, str) and item.split()]

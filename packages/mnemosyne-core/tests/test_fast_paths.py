@@ -17,7 +17,7 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from reference_order import plain_fold, reference_sort_key
+from reference_order import matched, plain_aliases, plain_fold, reference_sort_key
 
 import mnemosyne_core.find as find_module
 from mnemosyne_core.config import CONSTELLATIONS
@@ -35,6 +35,7 @@ from mnemosyne_core.frontmatter import (
     title_of,
     unescaped,
 )
+from mnemosyne_core.index import _record_offset, read_page
 from mnemosyne_core.vault import scan
 
 # --- the character set of the YAML-free paths -----------------------------------------------
@@ -210,6 +211,30 @@ def test_text_matcher_equals_the_plain_path(text: str, junk: bytes, tail: str, k
     assert TextMatcher(data).contains(folded_keyword) is (folded_keyword in plain_fold(decode(data)))
 
 
+@settings(max_examples=600, deadline=None)
+@given(
+    st.text(TEXT_ALPHABET, max_size=20),
+    st.binary(max_size=4),
+    st.text(TEXT_ALPHABET, max_size=8),
+    st.text(TEXT_ALPHABET, min_size=1, max_size=4),
+)
+@example("\u00df\u00df x", b"", "", "x")  # folding lengthens the text before the keyword
+@example("\ufeffab", b"", "", "b")  # a BOM is not text
+def test_text_offset_of_the_scan_and_the_index_equal_the_plain_path(
+    text: str, junk: bytes, tail: str, keyword: str
+) -> None:
+    data = text.encode() + junk + tail.encode()
+    folded_keyword = fold(keyword)
+    plain = plain_fold(decode(data)).find(folded_keyword)
+    assert TextMatcher(data).offset(folded_keyword) == plain
+    with tempfile.NamedTemporaryFile(suffix=".md") as handle:
+        handle.write(data)
+        handle.flush()
+        page = read_page(handle.name, "atlas/page.md")
+    assert page.record is not None
+    assert _record_offset(page.record, page.text_start, folded_keyword) == plain
+
+
 def test_folding_needles_name_every_character_that_can_fold_into_the_keyword() -> None:
     for letter in map(chr, range(0x20, 0x7F)):
         expected = {char.encode() for char in ASCII_FOLDING_CHARS if letter in plain_fold(char)}
@@ -244,9 +269,9 @@ def test_unescaped_holds_every_word_of_a_double_quoted_string(pieces: list[str],
 
 def reference(
     vault: str, keywords: list[str], limit: int
-) -> tuple[list[tuple[str, str, str | None, str | None, bool]], dict[str, int]]:
+) -> tuple[list[tuple[str, str, str | None, str | None, str]], dict[str, int]]:
     """find's rules done plainly: every page read whole, YAML for every frontmatter. Each
-    match as (path, title, constellation, type, title or path holds every keyword)."""
+    match as (path, title, constellation, type, where it matched)."""
     folded = [plain_fold(keyword) for keyword in keywords]
     found = []
     counts = dict.fromkeys(keywords, 0)
@@ -256,7 +281,8 @@ def reference(
         span = locate(data)
         fields = parse_block(data[span[0] : span[1]].decode("utf-8", "replace"))[0] if span else None
         title = title_of(fields, page.stem)
-        surfaces = (plain_fold(title), plain_fold(page.rel_path), plain_fold(decode(data)))
+        aliases = plain_aliases(fields)
+        surfaces = (plain_fold(title), plain_fold(page.rel_path), plain_fold(decode(data)), *map(plain_fold, aliases))
         holds = [any(keyword in surface for surface in surfaces) for keyword in folded]
         for keyword in counts:
             counts[keyword] += any(plain_fold(keyword) in surface for surface in surfaces)
@@ -264,8 +290,8 @@ def reference(
             constellation = string_field(fields, "constellation")
             if constellation is None and page.dir in CONSTELLATIONS:
                 constellation = page.dir
-            key = reference_sort_key(folded, title, page.rel_path)
-            found.append((key, page.rel_path, title, constellation, string_field(fields, "type"), key[0] == 0))
+            key = reference_sort_key(folded, title, page.rel_path, decode(data), aliases)
+            found.append((key, page.rel_path, title, constellation, string_field(fields, "type"), matched(key)))
     found.sort(key=lambda entry: entry[0])
     shown = found[:limit] if limit else found
     return [entry[1:] for entry in shown], counts
@@ -310,7 +336,20 @@ PAGES = st.fixed_dictionaries(
             ["mastra-notes", "slack", "Straße", "plain", "kelvin-log", "x", "cafe\u0301", "Ma\u017fs"]
         ),
         "frontmatter": st.one_of(st.none(), TITLE_LINES, st.just("title: [a, list]"), st.just("title: a: b")),
-        "extra": st.sampled_from(["", "constellation: metis\ntype: runbook\n", "type: [x]\n"]),
+        "extra": st.sampled_from(
+            [
+                "",
+                "constellation: metis\ntype: runbook\n",
+                "type: [x]\n",
+                # Obsidian's other names: a flow list, a block list, one string, an escape
+                # only YAML reads, and a value that is no list of strings.
+                "aliases: [slack, Mastra notes]\n",
+                "aliases:\n  - kelvin\n  - x\n",
+                "aliases: Straße it's\n",
+                'aliases: ["m\\x61str\\x61 body"]\n',
+                "aliases: 3\n",
+            ]
+        ),
         "body": st.lists(TITLE_WORDS | st.sampled_from(["body", "\\", "—", "ſ"]), max_size=6).map(" ".join),
         "big": st.booleans(),
     }
@@ -401,7 +440,7 @@ def test_search_equals_the_plain_reference(
         write_vault(vault, pages)
         result = search(vault, keywords, limit=limit)
         expected, counts = reference(vault, keywords, limit)
-        got = [(match.path, match.title, match.constellation, match.type, match.in_title) for match in result.matches]
+        got = [(match.path, match.title, match.constellation, match.type, match.matched) for match in result.matches]
         assert got == expected
         assert result.keyword_counts == counts
         assert result.total == len(reference(vault, keywords, 0)[0])

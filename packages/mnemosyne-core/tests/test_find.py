@@ -290,7 +290,8 @@ def test_group_1_title_or_path_holds_every_keyword_before_text_only(make_vault: 
             "atlas/mastra-stem.md": page("Stem"),
         }
     )
-    # Group 2 (text only) is by path alone; group 1 sorts by the keys below.
+    # Group 2 (text only) ties on how soon the text holds it, then goes by path; group 1
+    # sorts by the keys below.
     assert paths(vault, "mastra") == [
         "hermes/zeta.md",
         "atlas/mastra-stem.md",
@@ -519,3 +520,113 @@ def test_hostile_vault_config_is_a_vault_error(tmp_path: Path, config: str) -> N
     (tmp_path / ".mnemosyne.toml").write_text(config)
     with pytest.raises(VaultError):
         search(str(tmp_path), ["x"])
+
+
+# --- group 2: the pages that only mention the keywords ------------------------------------
+
+
+def test_group_2_the_text_holding_every_keyword_soonest_comes_first(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/a-roadmap.md": "Goals.\n\nMuch later the borrow checker gets non-lexical scopes.\n",
+            "atlas/b-nll.md": "Non-lexical lifetimes: a borrow ends at its last use.\n",
+            "atlas/c-mir.md": "A graph, then borrow checking that is non-lexical.\n",
+        }
+    )
+    assert paths(vault, "non-lexical") == ["atlas/b-nll.md", "atlas/c-mir.md", "atlas/a-roadmap.md"]
+    # Every keyword counts: the depth is where the last of them is first held.
+    assert paths(vault, "non-lexical", "borrow") == ["atlas/b-nll.md", "atlas/c-mir.md", "atlas/a-roadmap.md"]
+    assert paths(vault, "borrow", "goals") == ["atlas/a-roadmap.md"]
+
+
+def test_group_2_depth_counts_the_frontmatter_and_ties_go_by_path(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/z-tagged.md": page("Z", "body", tags="[kestrel]"),
+            "atlas/y-body.md": page("Y", "x" * 40 + " kestrel"),
+            "atlas/b-same.md": page("Q", "a few words, then kestrel"),
+            "atlas/a-same.md": page("Q", "a few words, then kestrel"),
+        }
+    )
+    assert paths(vault, "kestrel") == ["atlas/z-tagged.md", "atlas/a-same.md", "atlas/b-same.md", "atlas/y-body.md"]
+
+
+def test_group_2_a_keyword_only_the_path_holds_adds_no_depth(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/kestrel-b.md": page("B", "y" * 30 + " cache"),
+            "atlas/a.md": page("A", "y" * 10 + " cache " + "z" * 40 + " kestrel"),
+        }
+    )
+    # kestrel-b holds "kestrel" in its path only: its depth is where "cache" ends.
+    assert paths(vault, "kestrel", "cache") == ["atlas/kestrel-b.md", "atlas/a.md"]
+
+
+def test_group_2_depth_is_counted_in_characters_of_the_folded_text(make_vault: MakeVault) -> None:
+    # "ß" is one character in the page but two once folded ("ss"): the depth counts the
+    # folded text, as the index does, whatever the bytes.
+    vault = make_vault({"atlas/a.md": "ßßßß kestrel\n", "atlas/b.md": "ééééé kestrel\n"})
+    assert paths(vault, "kestrel") == ["atlas/b.md", "atlas/a.md"]
+
+
+# --- aliases (Obsidian's other names) --------------------------------------------------------
+
+
+def test_an_alias_holding_every_keyword_counts_as_the_title(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/command-line.md": page("Command-line interface", aliases="[CLI, tool command]"),
+            "atlas/cli-notes.md": page("Notes"),
+            "atlas/deploy.md": page("Deploy", "the cli prints it"),
+        }
+    )
+    result = search(vault, ["cli"])
+    assert [(match.path, match.title, match.matched) for match in result.matches] == [
+        ("atlas/command-line.md", "Command-line interface", "title"),
+        ("atlas/cli-notes.md", "Notes", "path"),
+        ("atlas/deploy.md", "Deploy", "text"),
+    ]
+    assert result.named == 2
+
+
+def test_the_best_name_places_the_page_word_starts_then_length(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/a.md": page("Setarch", aliases="[tar archive tool]"),
+            "atlas/b.md": page("Tar archives and more"),
+            "atlas/c.md": page("Setarch"),
+        }
+    )
+    # a: its title holds "tar" inside a word, its alias at a word start and shorter than b's
+    # title; c has only the title.
+    assert paths(vault, "tar") == ["atlas/a.md", "atlas/b.md", "atlas/c.md"]
+
+
+def test_one_alias_string_and_items_that_are_not_strings(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/a.md": page("Editor setup", aliases="Tooling for editors"),
+            "atlas/b.md": page("B", aliases="[3, null, '  ', editors  guide]"),
+            "atlas/c.md": page("C", "editors"),
+        }
+    )
+    assert [(match.path, match.matched) for match in search(vault, ["editors"]).matches] == [
+        ("atlas/b.md", "title"),
+        ("atlas/a.md", "title"),
+        ("atlas/c.md", "text"),
+    ]
+
+
+def test_an_alias_does_not_combine_with_the_path(make_vault: MakeVault) -> None:
+    # "kestrel" is in the path, "cache" only in an alias: no one name holds both, and the
+    # title does not hold "cache": the page only mentions them.
+    vault = make_vault({"atlas/kestrel.md": page("Bird", aliases="[cache]")})
+    assert [match.matched for match in search(vault, ["kestrel", "cache"]).matches] == ["text"]
+
+
+def test_aliases_only_yaml_reads_still_name_the_page(make_vault: MakeVault) -> None:
+    # An escape: the raw text lacks "mastra", so only the alias holds it.
+    vault = make_vault({"atlas/x.md": page("X", aliases='["m\\x61str\\x61"]')})
+    result = search(vault, ["mastra"])
+    assert [(match.path, match.matched) for match in result.matches] == [("atlas/x.md", "title")]
+    assert result.keyword_counts == {"mastra": 1}

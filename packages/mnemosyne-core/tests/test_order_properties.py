@@ -63,7 +63,7 @@ def reference_order(vault: str, keywords: list[str]) -> list[str]:
             rel_path = f"{dir_name}/{name}"
             surface = plain_fold(title) + "\0" + plain_fold(rel_path) + "\0" + plain_fold(text)
             if all(keyword in surface for keyword in folded):
-                found.append((reference_sort_key(folded, title, rel_path), rel_path))
+                found.append((reference_sort_key(folded, title, rel_path, text), rel_path))
     return [rel_path for _, rel_path in sorted(found)]
 
 

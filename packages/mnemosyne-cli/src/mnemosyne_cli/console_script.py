@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 #: find's flags and options this parser takes, by their attribute in the parsed arguments.
 _FIND_FLAGS = {
     "--json": "json",
+    "--matched": "matched",
     "--cat": "cat",
     "--paths": "paths",
     "--absolute": "absolute",

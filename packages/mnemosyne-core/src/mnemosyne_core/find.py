@@ -18,6 +18,8 @@ from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError
 from mnemosyne_core.fold import TextMatcher, fold
 from mnemosyne_core.frontmatter import (
+    collapse_whitespace,
+    fast_mapping,
     fast_string_fields,
     locate,
     opens_frontmatter,
@@ -30,13 +32,14 @@ from mnemosyne_core.vault import PAGE_SUFFIX, open_page, read_to_end, resolve_va
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
     from mnemosyne_core.vault import Scan
 
-    #: Where a matching page sorts: (group, title lacks a keyword, a keyword starts no word,
-    #: title length, path); compared as a tuple, smallest first. See ``judge``.
+    #: Where a matching page sorts: (group, no name alone holds every keyword, a keyword
+    #: starts no word, name length (first group) or mention depth (second group), path);
+    #: compared as a tuple, smallest first. See ``judge``.
     SortKey = tuple[int, int, int, int, str]
 
 DEFAULT_LIMIT = 20
@@ -62,40 +65,110 @@ def judge(
     folded_path: str,
     folded_title: str,
     text_contains: Callable[[str], bool],
+    text_offset: Callable[[str], int],
+    folded_aliases: Sequence[str] = (),
 ) -> tuple[list[bool], SortKey | None]:
     """Decide one page: whether each folded keyword is in it, and its sort key (None unless
     it holds every keyword). The only place find decides a match or an order.
 
-    ``text_contains(keyword)`` answers for the page's whole text; it is asked only about the
-    keywords that title and path lack, so a page named by every keyword is never read on.
+    ``text_contains(keyword)`` answers for the page's whole folded text; it is asked only
+    about the keywords that title, aliases and path lack, so a page named by every keyword
+    is never read on. ``text_offset(keyword)`` is where the keyword first occurs in that text, in
+    characters (-1: nowhere); it is asked only about a page that matches in its text alone.
+    ``folded_aliases`` are the page's other names (frontmatter ``aliases``).
 
     The order (docs/spec.md rule 8), smallest key first:
-    0. group: title or path holds every keyword (the page the caller named) before the rest;
-    1. title alone holds every keyword: a title is what people call a page;
-    2. every keyword starts a word (in the title when the title holds it, else in the
-       path): "tar" names "tar" and "tar-split", not "setarch";
-    3. length of the folded title: the title closest to the keywords wins
+    0. group: title, an alias or the path holds every keyword (the page the caller named)
+       before the rest;
+    1. a name (the title or an alias) alone holds every keyword: a name is what people
+       call a page;
+    2. every keyword starts a word (in that name; else in the title when the title holds
+       it, else in the path): "tar" names "tar" and "tar-split", not "setarch";
+    3. length of that folded name: the name closest to the keywords wins
        ("strings.contains" before "strings.containsany");
     4. the path, in code-point order: a stable tie-break.
-    The rest (first key 1) go by path alone.
+    The rest (first key 1) go by ``mention_depth``, then by path.
     """
     holds = [keyword in folded_title or keyword in folded_path for keyword in keywords]
+    if folded_aliases:
+        holds = [
+            present or any(keyword in alias for alias in folded_aliases)
+            for keyword, present in zip(keywords, holds, strict=True)
+        ]
     if all(holds):
-        title_holds_all = all(keyword in folded_title for keyword in keywords)
-        words_start = all(
-            starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in keywords
-        )
-        return holds, (0, not title_holds_all, not words_start, len(folded_title), rel_path)
+        key = named_key(keywords, rel_path, folded_path, folded_title, folded_aliases)
+        if key is not None:
+            return holds, key
     holds = [present or text_contains(keyword) for keyword, present in zip(keywords, holds, strict=True)]
     if not all(holds):
         return holds, None
-    return holds, (1, 0, 0, 0, rel_path)
+    return holds, (1, 0, 0, mention_depth(keywords, text_offset), rel_path)
+
+
+def named_key(
+    keywords: tuple[str, ...], rel_path: str, folded_path: str, folded_title: str, folded_aliases: Sequence[str]
+) -> SortKey | None:
+    """The first-group key of a page (``judge``), or None when neither one of its names
+    alone nor its title and path together hold every keyword."""
+    best: SortKey | None = None
+    for name in (folded_title, *folded_aliases):
+        if all(keyword in name for keyword in keywords):
+            words_start = all(starts_word(keyword, name) for keyword in keywords)
+            key = (0, 0, not words_start, len(name), rel_path)
+            if best is None or key < best:
+                best = key
+    if best is not None:
+        return best
+    if not all(keyword in folded_title or keyword in folded_path for keyword in keywords):
+        return None
+    words_start = all(
+        starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in keywords
+    )
+    return (0, 1, not words_start, len(folded_title), rel_path)
+
+
+def mention_depth(keywords: tuple[str, ...], text_offset: Callable[[str], int]) -> int:
+    """How far into its folded text a page holds every keyword: the length, in characters,
+    of the shortest start of the text that contains each keyword the text holds (a keyword
+    only its title or path holds adds nothing). The page that names the keywords sooner,
+    in its frontmatter or opening lines, is the one about them."""
+    depth = 0
+    for keyword in keywords:
+        offset = text_offset(keyword)
+        if offset >= 0:
+            depth = max(depth, offset + len(keyword))
+    return depth
+
+
+#: What ``Match.matched`` says for each tier of the order: where the page was found.
+TITLE, PATH, TEXT = "title", "path", "text"
+
+
+def matched_by(key: SortKey) -> str:
+    """Where a page with this sort key (``judge``) matched: "title" when its title or an
+    alias alone holds every keyword, "path" when the title and path together do, "text"
+    when only its text completes them."""
+    if key[0]:
+        return TEXT
+    return PATH if key[1] else TITLE
+
+
+def aliases_of(fields: Mapping[Any, Any] | None) -> tuple[str, ...]:
+    """A page's other names: the frontmatter ``aliases`` (a list, or one string as Obsidian
+    also takes it), each with its whitespace collapsed as a title's is; items that are not
+    non-empty strings are left out."""
+    value = fields.get("aliases") if fields else None
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    names = (collapse_whitespace(item) for item in items if isinstance(item, str))
+    return tuple(name for name in names if name)
 
 
 class Match:
     """A page that holds every keyword."""
 
-    __slots__ = ("constellation", "content", "in_title", "path", "title", "type")
+    __slots__ = ("constellation", "content", "matched", "path", "title", "type")
 
     def __init__(
         self,
@@ -103,21 +176,31 @@ class Match:
         title: str,
         constellation: str | None,
         type: str | None,  # noqa: A002 - the frontmatter key's name
-        in_title: bool,
+        matched: str,
         content: bytes | None = None,
     ):
         self.path = path
         self.title = title
         self.constellation = constellation
         self.type = type
-        #: Whether title and path alone hold every keyword (the first group of the order).
-        self.in_title = in_title
+        #: Where the page matched, the tier of the order it was sorted in: "title" (the
+        #: title or an alias holds every keyword), "path" (title and path together do) or
+        #: "text" (only its text completes them). See ``matched_by``.
+        self.matched = matched
         #: The page's bytes, kept only when the search was asked to (--cat).
         self.content = content
 
-    def to_dict(self) -> dict[str, str | None]:
-        """The page as find --json reports it."""
-        return {"path": self.path, "title": self.title, "constellation": self.constellation, "type": self.type}
+    @property
+    def in_title(self) -> bool:
+        """Whether title, an alias or the path holds every keyword (the first group of the order)."""
+        return self.matched != TEXT
+
+    def to_dict(self, *, matched: bool = False) -> dict[str, str | None]:
+        """The page as find --json reports it; with ``matched``, as --json --matched does."""
+        fields = {"path": self.path, "title": self.title, "constellation": self.constellation, "type": self.type}
+        if matched:
+            fields["matched"] = self.matched
+        return fields
 
     def __repr__(self) -> str:
         return f"Match({self.path!r}, {self.title!r})"
@@ -127,13 +210,16 @@ class FindResult:
     """What a search found: the matches (capped by the limit), their total before the cap,
     how many pages each keyword alone matched, and what went wrong along the way."""
 
-    __slots__ = ("keyword_counts", "matches", "pages_searched", "total", "unreadable", "vault", "warnings")
+    __slots__ = ("keyword_counts", "matches", "named", "pages_searched", "total", "unreadable", "vault", "warnings")
 
     def __init__(self) -> None:
         #: The vault root searched, resolved (symlink-free); each match's path is relative to it.
         self.vault = ""
         self.matches: list[Match] = []
         self.total = 0
+        #: How many of the ``total`` matches a title, an alias or the path names (the first
+        #: group of the order; they come first, so ``matches`` starts with them).
+        self.named = 0
         self.pages_searched = 0
         #: Per keyword as given: in how many pages it occurs (title, path or text).
         self.keyword_counts: dict[str, int] = {}
@@ -210,14 +296,15 @@ class Tally:
     """What a search found so far: the pages ``judge`` matched (the best ``limit`` of them),
     the keyword counts, the unreadable pages. One per process; tallies merge."""
 
-    __slots__ = ("counts", "kept", "limit", "searched", "total", "unreadable", "warnings")
+    __slots__ = ("counts", "kept", "limit", "named", "searched", "total", "unreadable", "warnings")
 
     def __init__(self, keywords: int, limit: int):
         self.limit = limit
-        #: Match fields (path, title, constellation, type, in_title, content) and the sort key
+        #: Match fields (path, title, constellation, type, matched, content) and the sort key
         #: last; only the best ``limit`` are kept once there are many (0: all).
         self.kept: list[tuple[Any, ...]] = []
         self.total = 0
+        self.named = 0
         self.searched = 0
         self.unreadable = 0
         self.counts = [0] * keywords
@@ -245,12 +332,13 @@ class Tally:
         none): its place did not need the title, so the block is parsed only if the page is
         shown (``result``)."""
         self.total += 1
+        self.named += key[0] == 0
         if self.total > 1:
             content = None
             if self.total == 2:
                 self.kept = [(*kept[:5], None, kept[6]) for kept in self.kept]
         if title is None or isinstance(fields, bytes):
-            self.kept.append((rel_path, None, dir_name, fields, False, None, key))
+            self.kept.append((rel_path, None, dir_name, fields, TEXT, None, key))
         else:
             self.kept.append(_shown(rel_path, dir_name, title, fields, key, content))
         if self.limit and len(self.kept) >= 2 * self.limit + 256:
@@ -271,6 +359,7 @@ class Tally:
         result.unreadable = pages.incomplete + self.unreadable
         result.pages_searched = self.searched
         result.total = self.total
+        result.named = self.named
         result.matches = [Match(*_parsed(fields)[:-1]) for fields in self.best()]
         folded = dict.fromkeys(fold(keyword) for keyword in keywords)
         pages_with = dict(zip(folded, self.counts, strict=True))
@@ -287,6 +376,7 @@ class Tally:
         self.kept += other.kept
         self.kept = self.best()
         self.total += other.total
+        self.named += other.named
         self.searched += other.searched
         self.unreadable += other.unreadable
         self.counts = [mine + theirs for mine, theirs in zip(self.counts, other.counts, strict=True)]
@@ -294,14 +384,14 @@ class Tally:
 
     def dump(self) -> bytes:
         warnings = [warning.as_fields() for warning in self.warnings]
-        return marshal.dumps((self.kept, self.total, self.searched, self.unreadable, self.counts, warnings))
+        return marshal.dumps((self.kept, self.total, self.named, self.searched, self.unreadable, self.counts, warnings))
 
     @classmethod
     def load(cls, data: bytes, keywords: int, limit: int) -> Tally:
         part = cls(keywords, limit)
         # From our own child, through a pipe only it and we hold.
         fields = marshal.loads(data)  # noqa: S302
-        part.kept, part.total, part.searched, part.unreadable, part.counts, warnings = fields
+        part.kept, part.total, part.named, part.searched, part.unreadable, part.counts, warnings = fields
         part.warnings = [Diagnostic.from_fields(warning) for warning in warnings]
         return part
 
@@ -309,12 +399,12 @@ class Tally:
 def _shown(
     rel_path: str, dir_name: str, title: str, fields: dict[Any, Any] | None, key: SortKey, content: bytes | None
 ) -> tuple[Any, ...]:
-    """A kept match as Match takes it (path, title, constellation, type, in_title,
+    """A kept match as Match takes it (path, title, constellation, type, matched,
     content), its sort key last."""
     constellation = string_field(fields, "constellation")
     if constellation is None and dir_name in CONSTELLATIONS:
         constellation = dir_name
-    return (rel_path, title, constellation, string_field(fields, "type"), key[0] == 0, content, key)
+    return (rel_path, title, constellation, string_field(fields, "type"), matched_by(key), content, key)
 
 
 def _parsed(kept: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -393,19 +483,22 @@ class _Task:
                 if False not in in_text and not self.keep_content:
                     lacking, block = self._title_lacks_a_keyword(data, folded_path)
                     if lacking:
-                        # The page matches, and title and path together lack a keyword: judge
-                        # puts it in the second group, by path, whatever the title is. Judged
-                        # without it; its frontmatter is parsed only if the page is shown.
-                        holds, key = judge(keywords, rel_path, folded_path, "", text_contains)
+                        # The page matches, and title, aliases and path lack a keyword: judge
+                        # puts it in the second group, by its text and path, whatever the title
+                        # is. Judged without it; its frontmatter is parsed only if it is shown.
+                        holds, key = judge(keywords, rel_path, folded_path, "", text_contains, matcher.offset)
                         tally.count(holds)
                         return None if key is None else (None, block, key, None)
                 fields = page_fields(data)
+                text_offset = matcher.offset
             else:
                 data, fields = _fields_of_long_page(fd, data)
                 long_page = _LongPage(fd, data)
-                text_contains = long_page.contains
+                text_contains, text_offset = long_page.contains, long_page.offset
             title = title_of(fields, stem)
-            holds, key = judge(keywords, rel_path, folded_path, fold(title), text_contains)
+            aliases = aliases_of(fields)
+            folded_aliases = tuple(map(fold, aliases)) if aliases else ()
+            holds, key = judge(keywords, rel_path, folded_path, fold(title), text_contains, text_offset, folded_aliases)
             if key is not None and self.keep_content and long_page is not None:
                 data = long_page.whole()
         finally:
@@ -416,8 +509,8 @@ class _Task:
         return title, fields, key, data if self.keep_content else None
 
     def _title_lacks_a_keyword(self, data: bytes, folded_path: str) -> tuple[bool, bytes | None]:
-        """(True, the raw frontmatter block or None) when the page's title surely lacks a
-        keyword that ``folded_path`` lacks; (False, None) when it may hold them all.
+        """(True, the raw frontmatter block or None) when the page's title and every alias
+        surely lack a keyword that ``folded_path`` lacks; (False, None) when they may not.
 
         Without frontmatter the title is the file name stem, which is part of the path.
         With it, as in ``_title_cannot_hold``: a keyword without whitespace or ``'`` that
@@ -495,9 +588,15 @@ class _LongPage:
         return self.data
 
     def contains(self, folded_keyword: str) -> bool:
+        return self._whole_text().contains(folded_keyword)
+
+    def offset(self, folded_keyword: str) -> int:
+        return self._whole_text().offset(folded_keyword)
+
+    def _whole_text(self) -> TextMatcher:
         self.whole()
         assert self._matcher is not None
-        return self._matcher.contains(folded_keyword)
+        return self._matcher
 
 
 def page_fields(data: bytes) -> dict[Any, Any] | None:
@@ -510,7 +609,8 @@ def page_fields(data: bytes) -> dict[Any, Any] | None:
 def _block_fields(block: bytes) -> dict[Any, Any] | None:
     """The mapping a raw frontmatter block holds (None when unusable); only its string
     fields when the fast path reads it."""
-    fast = fast_string_fields(block)
+    # Only a page with aliases needs a list read; the rest keep the string-only fast path.
+    fast = fast_mapping(block) if b"aliases:" in block else fast_string_fields(block)
     return fast if fast is not None else parse_block(block.decode("utf-8", "replace"))[0]
 
 

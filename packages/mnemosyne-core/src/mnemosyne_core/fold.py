@@ -178,3 +178,13 @@ class TextMatcher:
             return False
         search = folding_search(folded_keyword)
         return search is not None and bool(search(self._lowered)) and folded_keyword in self.folded_text()
+
+    def offset(self, folded_keyword: str) -> int:
+        """Where ``folded_keyword`` first occurs in the folded text, in characters (-1:
+        nowhere). Asked only of pages that match in their text alone, to order them."""
+        if self._is_ascii:
+            # Folded ASCII text is the lowered bytes, one character per byte.
+            if self._lowered is None:
+                self._lowered = self._data.lower()
+            return self._lowered.find(folded_keyword.encode("ascii")) if folded_keyword.isascii() else -1
+        return self.folded_text().find(folded_keyword)

@@ -83,6 +83,7 @@ class Page:
     __slots__ = (
         "constellation",
         "error",
+        "folded_aliases",
         "folded_path",
         "folded_title",
         "head",
@@ -95,14 +96,16 @@ class Page:
     )
 
     def __init__(self) -> None:
-        #: UTF-8 of folded title, NUL, folded vault-relative path, NUL, folded text. One
-        #: buffer: ``keyword in record`` finds the pages worth judging in one C call.
+        #: UTF-8 of folded title, NUL, folded vault-relative path, NUL, each folded alias
+        #: and a NUL, then the folded text. One buffer: ``keyword in record`` finds the pages
+        #: worth judging in one C call.
         self.record: bytes | None = None
         #: Where the text starts in ``record``.
         self.text_start = 0
         #: judge's inputs, kept as they are given to it.
         self.folded_title = ""
         self.folded_path = ""
+        self.folded_aliases: tuple[str, ...] = ()
         self.title = ""
         self.constellation: str | None = None
         self.type: str | None = None
@@ -135,6 +138,17 @@ def _record_contains(record: bytes, text_start: int, folded_keyword: str) -> boo
     return record.find(_utf8(folded_keyword), text_start) >= 0
 
 
+def _record_offset(record: bytes, text_start: int, folded_keyword: str) -> int:
+    """``text_offset`` for judge: where the keyword first occurs in the page's folded text,
+    in characters (-1: nowhere), as the scan's ``TextMatcher.offset`` counts them."""
+    position = record.find(_utf8(folded_keyword), text_start)
+    if position < 0:
+        return -1
+    # A match of whole UTF-8 characters starts on a character boundary: the bytes before it
+    # decode whole.
+    return len(record[text_start:position].decode("utf-8", "surrogatepass"))
+
+
 def _utf8(text: str) -> bytes:
     # File names may hold lone surrogates (undecodable bytes); keywords too. surrogatepass
     # keeps UTF-8's property that a byte match is a character match.
@@ -143,7 +157,7 @@ def _utf8(text: str) -> bytes:
 
 def read_page(read_path: str, rel_path: str) -> Page:
     """Read one page whole and keep its inputs; a failure is kept as its warning."""
-    from mnemosyne_core.find import page_fields
+    from mnemosyne_core.find import aliases_of, page_fields
 
     page = Page()
     try:
@@ -166,7 +180,8 @@ def read_page(read_path: str, rel_path: str) -> Page:
     folded_text = data.lower() if data.isascii() else fold(decode(data)).encode("utf-8")
     page.folded_title = fold(page.title)
     page.folded_path = fold(rel_path)
-    prefix = _utf8(page.folded_title) + b"\0" + _utf8(page.folded_path) + b"\0"
+    page.folded_aliases = tuple(fold(alias) for alias in aliases_of(fields))
+    prefix = b"".join(_utf8(name) + b"\0" for name in (page.folded_title, page.folded_path, *page.folded_aliases))
     page.text_start = len(prefix)
     page.record = prefix + folded_text
     return page
@@ -476,7 +491,7 @@ class VaultIndex:
             for rel_path, error in snapshot.unreadable:
                 tally.unreadable_page(rel_path, error)
             tally.searched = len(snapshot.pages) - tally.unreadable
-            # ``judge`` finds a keyword in a page when it is in its title, path or text, all
+            # ``judge`` finds a keyword in a page when it is in its title, path, an alias or text, all
             # in its record (NUL-separated, and no keyword holds a NUL). So the pages
             # holding a keyword are those whose record does, and judge's count of it is
             # their number; a page that lacks a keyword anywhere is one judge would not
@@ -489,8 +504,16 @@ class VaultIndex:
             candidates = set(fewest).intersection(*holding)
             for index in candidates:
                 ref, page = snapshot.pages[index]
-                text_contains = partial(_record_contains, records[index], page.text_start)
-                _holds, key = judge(folded, ref.rel_path, page.folded_path, page.folded_title, text_contains)
+                record, text_start = records[index], page.text_start
+                _holds, key = judge(
+                    folded,
+                    ref.rel_path,
+                    page.folded_path,
+                    page.folded_title,
+                    partial(_record_contains, record, text_start),
+                    partial(_record_offset, record, text_start),
+                    page.folded_aliases,
+                )
                 if key is not None:
                     fields = {"constellation": page.constellation, "type": page.type}
                     tally.add_match(ref.rel_path, ref.dir, page.title, fields, key)

@@ -47,14 +47,15 @@ def register(commands: Any) -> None:
         help="list the pages that contain every keyword",
         description="List the pages whose title, vault-relative path or text contains every "
         "KEYWORD (case-insensitive, literal substrings, AND), so a path copied from this output "
-        "finds its page. Pages whose title or path holds every keyword come first: those whose "
-        "title alone holds them, then those where every keyword starts a word, then the shortest "
-        "title, then by path; the rest follow by path. One line per page: <dir>/<file>.md — <title>.",
+        "finds its page. Pages whose title (or an alias) or path holds every keyword come first: "
+        "those whose title or an alias alone holds them, then those where every keyword starts a word, "
+        "then the shortest title, then by path; the rest, which only mention the keywords, follow by "
+        "how early their text holds them all, then by path. One line per page: <dir>/<file>.md — <title>.",
         epilog=epilog(
             [
                 "mnemosyne wiki find mastra --vault ~/aion",
                 "mnemosyne wiki find mastra slack --limit 0",
-                "mnemosyne wiki find mastra --json",
+                "mnemosyne wiki find mastra --json --matched",
                 "mnemosyne wiki find kestrel --cat",
                 "mnemosyne wiki find mastra --paths -0 --absolute | xargs -0 wc -l",
             ],
@@ -83,6 +84,12 @@ def register(commands: Any) -> None:
         "--cat", action="store_true", help="print the one matching page verbatim; exit 2 unless exactly one matches"
     )
     parser.add_argument("--json", action="store_true", help="print a JSON array of {path, title, constellation, type}")
+    parser.add_argument(
+        "--matched",
+        action="store_true",
+        help='say where the pages matched: with --json, a "matched" key per item (title, path or text); '
+        "otherwise one stderr line when no page's title or path holds every keyword",
+    )
     parser.add_argument(
         "--paths", action="store_true", help="print only each page's path, one per line, like rg -l (no title)"
     )
@@ -128,11 +135,14 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
+    query = " ".join(args.keywords)
+    if args.cat and result.total > 1 and result.named == 1:
+        # Before --absolute rewrites the paths: the way out names the page as find matches it.
+        console.err(_cat_way_out(args, backend, result, query))
     if args.absolute:
         # From here on every path printed (plain, --paths, --json, --cat's candidates) is absolute.
         for match in result.matches:
             match.path = os.path.join(result.vault, match.path)
-    query = " ".join(args.keywords)
     code = _report(args, console, result, query)
     for warning in result.warnings:
         console.diagnostic(warning)
@@ -171,16 +181,55 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
             console.err(f"… and {result.total - len(result.matches)} more: add a keyword to narrow it")
         return ExitCode.CAT_NEEDS_ONE_MATCH
     if args.json:
-        console.out_json([match.to_dict() for match in result.matches])
+        console.out_json([match.to_dict(matched=args.matched) for match in result.matches])
     elif args.paths:
         _print_paths(console, [match.path for match in result.matches], null=args.null)
     else:
         color = console.color_stdout()
         for match in result.matches:
             console.out(_line(match, color=color))
+    if args.matched and not args.json and result.named == 0:
+        # --json says it per item; plain and --paths say it once, for line 1's sake.
+        console.err(printable(_mentions_only(result.total, args.keywords)))
     if result.total > len(result.matches):
         console.err(f"showing {len(result.matches)} of {result.total} matches")
     return ExitCode.OK
+
+
+def _mentions_only(total: int, keywords: list[str]) -> str:
+    """--matched's stderr line when no page's title, alias or path holds every keyword."""
+    pronoun = "it" if len(keywords) == 1 else "them"
+    pages = "this page mentions" if total == 1 else f"these {total} pages mention"
+    return f"no title or path holds '{' '.join(keywords)}'; {pages} {pronoun} in their text"
+
+
+def _cat_way_out(args: argparse.Namespace, backend: Backend, result: Any, query: str) -> str:
+    """--cat's first stderr line when several pages match but one alone is named by its
+    title or path (it sorts first): that page, and a command that prints it."""
+    import shlex  # only this dead end needs it
+
+    from mnemosyne_core import VaultError
+
+    named = result.matches[0]
+    options = ["--cat"]
+    if args.vault is not None:
+        options += ["--vault", args.vault]
+    for dir_name in args.dir or ():
+        options += ["--dir", dir_name]
+    # Its path as the one keyword names it alone, unless other pages quote that path in
+    # their text too: then the file itself is the way out.
+    try:
+        alone = backend.search(args.vault, [named.path], limit=1, dirs=args.dir).total == 1
+    except VaultError:  # the vault went away since: the file is still the way out
+        alone = False
+    if alone:
+        separator = ["--"] if named.path.startswith("-") else []
+        command = shlex.join(["mnemosyne", "wiki", "find", *options, *separator, named.path])
+    else:
+        command = shlex.join(["cat", "--", os.path.join(result.vault, named.path)])
+    return printable(
+        f"only {named.path} — {named.title} holds '{query}' in its title or path; to print it, run: {command}"
+    )
 
 
 def _contradiction(args: argparse.Namespace) -> str | None:
