@@ -220,6 +220,9 @@ def test_text_matcher_equals_the_plain_path(text: str, junk: bytes, tail: str, k
 )
 @example("\u00df\u00df x", b"", "", "x")  # folding lengthens the text before the keyword
 @example("\ufeffab", b"", "", "b")  # a BOM is not text
+@example("cafe\u0301 e", b"", "", "e")  # the first e in the bytes composes into é
+@example("\u017f s", b"", "", "s")  # the long s folds into the keyword before its first byte
+@example("\u00e9 x", b"\xc3", "x", "x")  # invalid bytes right before the keyword
 def test_text_offset_of_the_scan_and_the_index_equal_the_plain_path(
     text: str, junk: bytes, tail: str, keyword: str
 ) -> None:

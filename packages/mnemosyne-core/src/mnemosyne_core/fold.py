@@ -187,4 +187,32 @@ class TextMatcher:
             if self._lowered is None:
                 self._lowered = self._data.lower()
             return self._lowered.find(folded_keyword.encode("ascii")) if folded_keyword.isascii() else -1
+        if folded_keyword.isascii() and self._folded is None:
+            head = self._head_before(folded_keyword)
+            if head is not None:
+                return len(head) if head.isascii() else len(fold(decode(head)))
         return self.folded_text().find(folded_keyword)
+
+    def _head_before(self, folded_keyword: str) -> bytes | None:
+        """The bytes before the first occurrence of an ASCII keyword in the folded text of a
+        page that is not ASCII, when the bytes alone prove where it is; None otherwise.
+
+        The first occurrence in the lowered bytes stands in the folded text, unless a mark
+        right after it composes with its last character. No occurrence comes before it when
+        the bytes before it hold no character folding into one of the keyword's: one made of
+        ASCII alone would be in the lowered bytes. The folded text then splits at the
+        keyword's ASCII first byte, so the fold of the head is the folded text before it.
+        """
+        if self._lowered is None:
+            self._lowered = self._data.translate(_LOWER_MARKING)
+        needle = folded_keyword.encode("ascii")
+        position = self._lowered.find(needle)
+        if position < 0:
+            return None
+        after = position + len(needle)
+        if after < len(self._lowered) and self._lowered[after] >= 0x80:
+            return None
+        search = folding_search(folded_keyword)
+        if search is not None and FOLDING_MARK in self._lowered[:position] and search(self._lowered[:position]):
+            return None
+        return self._data[:position]
