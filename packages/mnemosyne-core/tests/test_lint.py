@@ -679,7 +679,7 @@ def test_unknown_code_is_checked_before_the_vault() -> None:
         ("[lint]\nignore = [1]\n", "lint.ignore must be a list of lint codes"),
         ('[lint]\nselect = ["x"]\n', "has unknown key(s) lint.select; allowed: lint.ignore"),
         ('lint = "x"\n', "lint must be a table"),
-        ('[lints]\nignore = ["x"]\n', "has unknown key(s) lints; allowed: dirs, memory_dir, [lint]"),
+        ('[lints]\nignore = ["x"]\n', "has unknown key(s) lints; allowed: dirs, memory_dir, [lint], [serve]"),
     ],
 )
 def test_bad_lint_config_is_a_vault_error(make_vault: MakeVault, config: str, message: str) -> None:

@@ -303,13 +303,23 @@ def ask(words: Sequence[str], environ: Mapping[str, str] = os.environ) -> Answer
             return None
         path = socket_path(vault, environ)
         if not os.path.exists(path):
-            return None
+            return _no_server(vault, environ)
         cwd = os.getcwd()
         ttys = (_isatty(sys.stdout), _isatty(sys.stderr))
     except (OSError, ValueError):
         return None
     reply = exchange(path, encode_request("run", cwd, environ, words, ttys), timeout_seconds(environ))
-    return decode_reply(reply) if reply is not None else None
+    if reply is None:
+        return _no_server(vault, environ)
+    return decode_reply(reply)
+
+
+def _no_server(vault_real: str, environ: Mapping[str, str]) -> None:
+    """No server answered for the vault: one starts now if its config says ``[serve] auto``
+    (docs/server.md), and this call scans."""
+    from mnemosyne_cli import autostart
+
+    autostart.start_if_wanted(vault_real, environ)
 
 
 def _isatty(stream: object) -> bool:

@@ -38,7 +38,7 @@ DEFAULT_SCANNED_DIRS: tuple[str, ...] = CONSTELLATIONS + CROSS_CUTTING_DIRS
 #: directory or a parent, it also marks that directory as the vault root.
 VAULT_CONFIG_FILE = ".mnemosyne.toml"
 #: The keys a vault config file may hold.
-VAULT_CONFIG_KEYS: tuple[str, ...] = ("dirs", "memory_dir", "lint")
+VAULT_CONFIG_KEYS: tuple[str, ...] = ("dirs", "memory_dir", "lint", "serve")
 
 #: The user's own config file, below $XDG_CONFIG_HOME (default ~/.config).
 USER_CONFIG_PATH = ("mnemosyne", "config.toml")
@@ -69,9 +69,12 @@ class VaultConfig:
 
     ``lint_ignore`` is ``[lint] ignore``: lint codes never reported for this vault. Only
     its shape is checked here; ``lint`` checks the codes against its own list.
+
+    ``serve_auto`` is ``[serve] auto``: the first find or recall with no server to ask
+    starts ``wiki serve`` for the vault (mnemosyne_cli.autostart). Off unless true.
     """
 
-    __slots__ = ("dirs", "lint_ignore", "memory_dir", "path")
+    __slots__ = ("dirs", "lint_ignore", "memory_dir", "path", "serve_auto")
 
     def __init__(
         self,
@@ -79,15 +82,17 @@ class VaultConfig:
         memory_dir: str | None = None,
         lint_ignore: tuple[str, ...] | None = None,
         path: str | None = None,
+        serve_auto: bool = False,
     ):
         self.dirs = dirs
         self.memory_dir = memory_dir
         self.lint_ignore = lint_ignore
+        self.serve_auto = serve_auto
         #: The file it was read from; None when the vault has none.
         self.path = path
 
     def _key(self) -> tuple[object, ...]:
-        return (self.dirs, self.memory_dir, self.lint_ignore)
+        return (self.dirs, self.memory_dir, self.lint_ignore, self.serve_auto)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, VaultConfig):
@@ -95,7 +100,10 @@ class VaultConfig:
         return self._key() == other._key()
 
     def __repr__(self) -> str:
-        return f"VaultConfig(dirs={self.dirs!r}, memory_dir={self.memory_dir!r}, lint_ignore={self.lint_ignore!r})"
+        return (
+            f"VaultConfig(dirs={self.dirs!r}, memory_dir={self.memory_dir!r}, "
+            f"lint_ignore={self.lint_ignore!r}, serve_auto={self.serve_auto!r})"
+        )
 
 
 def check_dir_name(name: str) -> str | None:
@@ -164,7 +172,7 @@ def load_vault_config(vault: str) -> VaultConfig:
     the wrong shape.
     """
     path = os.path.join(vault, VAULT_CONFIG_FILE)
-    data = _load_toml(path, VAULT_CONFIG_KEYS, "dirs, memory_dir, [lint]")
+    data = _load_toml(path, VAULT_CONFIG_KEYS, "dirs, memory_dir, [lint], [serve]")
     if data is None:
         return VaultConfig()
     dirs = data.get("dirs")
@@ -179,7 +187,8 @@ def load_vault_config(vault: str) -> VaultConfig:
     memory_dir = data.get("memory_dir")
     if memory_dir is not None and (not isinstance(memory_dir, str) or not memory_dir):
         raise VaultError(f'{path}: memory_dir must be a non-empty string, e.g. "memory"')
-    return VaultConfig(dirs, memory_dir, _lint_ignore(path, data.get("lint")), path)
+    lint_ignore = _lint_ignore(path, data.get("lint"))
+    return VaultConfig(dirs, memory_dir, lint_ignore, path, _serve_auto(path, data.get("serve")))
 
 
 def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
@@ -199,6 +208,23 @@ def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
     if not isinstance(ignore, list) or not all(isinstance(code, str) for code in ignore):
         raise VaultError(f'{path}: lint.ignore must be a list of lint codes, e.g. ignore = ["missing-updated"]')
     return tuple(dict.fromkeys(ignore))
+
+
+def _serve_auto(path: str, table: object) -> bool:
+    """``[serve] auto``: true or false, false when absent."""
+    if table is None:
+        return False
+    if not isinstance(table, dict):
+        raise VaultError(f"{path}: serve must be a table, e.g. [serve] then auto = true")
+    unknown = sorted(set(table) - {"auto"})
+    if unknown:
+        raise VaultError(
+            f"{path} has unknown key(s) {', '.join(f'serve.{key}' for key in unknown)}; allowed: serve.auto"
+        )
+    auto = table.get("auto", False)
+    if not isinstance(auto, bool):
+        raise VaultError(f"{path}: serve.auto must be true or false (no quotes), e.g. auto = true")
+    return auto
 
 
 #: Where the scanned dirs came from (``scanned_dirs_and_source``).

@@ -1,0 +1,240 @@
+"""A ``wiki serve`` that starts itself: ``[serve] auto = true`` in ``.mnemosyne.toml``.
+
+Opt-in per vault, like git's ``core.fsmonitor``. When a find or recall finds no server to
+ask, ``start_if_wanted`` starts ``mnemosyne wiki serve --vault VAULT`` fully detached (a
+new session, cwd ``/``, stdin ``/dev/null``, stdout and stderr the log, every other fd
+closed) and returns at once: the call answers by its scan, later calls are the server's.
+
+Files, next to the vault's socket in the runtime dir (``client.socket_dir``):
+
+- ``<key>.autostart``: the spawn lock. The caller takes an exclusive ``flock`` on it
+  without waiting, and the server inherits that lock (fd 3) and keeps it for its whole
+  life. So at most one auto-started server per vault is starting or running, however many
+  calls arrive at once; a call that finds it locked spawns nothing. The server writes
+  ``<pid> <start time>`` in it before it runs.
+- ``<key>.log``: the auto-started server's stdout and stderr, truncated at each start.
+
+Nothing here may change a call's output or exit code: every failure is silent, and the
+server's own failure to start shows only in its log (``wiki info`` names it).
+
+Start-up: this module imports only ``os`` and ``sys``; ``fcntl`` and ``time`` are loaded
+by a vault whose config turns the setting on, never by a plain find.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from mnemosyne_cli import client
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+#: A server this module started that is gone within this many seconds did not start (its
+#: log says why): no new one is started for the vault until they have passed, so a setup
+#: where the server cannot run costs each call one lock check, not a failed process.
+RETRY_AFTER_SECONDS = 60
+#: The spawn lock is dup'ed to this fd in the server, which never closes it.
+INHERITED_LOCK_FD = 3
+
+
+def record_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
+    """The spawn lock and record of the vault's auto-started server."""
+    return os.path.join(client.socket_dir(environ), client.vault_key(vault_real) + ".autostart")
+
+
+def log_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
+    """Where the vault's auto-started server writes its stdout and stderr."""
+    return os.path.join(client.socket_dir(environ), client.vault_key(vault_real) + ".log")
+
+
+def server_command(vault_real: str) -> list[str]:
+    """The command an auto-start runs: this interpreter and this package, so the server is
+    the very version the call runs (``-P``: nothing from ``/``, its cwd, on sys.path)."""
+    return [sys.executable, "-P", "-m", "mnemosyne_cli", "wiki", "serve", "--vault", vault_real]
+
+
+def start_if_wanted(vault_real: str, environ: Mapping[str, str] = os.environ) -> None:
+    """Start the vault's server, detached, if its config asks for one and none is running
+    or starting; return at once either way. Never raises (but for Ctrl-C) and never
+    prints: the call goes on to answer by its scan."""
+    try:
+        if sys.platform.startswith("linux") and sys.executable and _wanted(vault_real):
+            _start(vault_real, environ)
+    except Exception:  # noqa: BLE001 - a server that cannot start must not change the call's answer
+        return
+
+
+def _wanted(vault_real: str) -> bool:
+    # The scan reads this same file next; a vault without one costs one failed open.
+    from mnemosyne_core.config import load_vault_config
+
+    return load_vault_config(vault_real).serve_auto
+
+
+def _start(vault_real: str, environ: Mapping[str, str]) -> None:
+    import fcntl
+
+    if not _runtime_dir_ready(environ):
+        return
+    record = os.open(record_path(vault_real, environ), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    try:
+        try:
+            fcntl.flock(record, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return  # our server is starting or running
+        if _started_lately(record) or _server_lock_held(vault_real, environ):
+            return
+        log = os.open(
+            log_path(vault_real, environ),
+            os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW,
+            0o600,
+        )
+        try:
+            import time
+
+            started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+            os.write(log, f"mnemosyne: auto-started for {vault_real} at {started} by pid {os.getpid()}\n".encode())
+            _spawn_detached(server_command(vault_real), dict(environ), record, log)
+        finally:
+            os.close(log)
+    finally:
+        os.close(record)  # the server holds the lock through its own copy
+
+
+def _runtime_dir_ready(environ: Mapping[str, str]) -> bool:
+    """Whether the socket dir exists and is safe, creating it as the server would."""
+    if client.unsafe_dir_reason(client.socket_dir(environ)) is None:
+        return True
+    from mnemosyne_cli.server import ServerError, prepare_socket_dir
+
+    try:
+        prepare_socket_dir(environ)
+    except (ServerError, OSError):
+        return False
+    return True
+
+
+def _started_lately(record: int) -> bool:
+    """Whether the record names a server started less than RETRY_AFTER_SECONDS ago (it is
+    gone: we hold the lock it would hold)."""
+    import time
+
+    fields = os.pread(record, 64, 0).split()
+    try:
+        started = int(fields[1])
+    except (IndexError, ValueError):
+        return False
+    return 0 <= time.time() - started < RETRY_AFTER_SECONDS
+
+
+def _server_lock_held(vault_real: str, environ: Mapping[str, str]) -> bool:
+    """Whether a server (one started by hand, say) holds the vault's own lock. A shared
+    lock taken and dropped at once: it never keeps a server from starting for longer."""
+    import fcntl
+
+    try:
+        fd = os.open(client.lock_path(vault_real, environ), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _spawn_detached(argv: list[str], environ: dict[str, str], record: int, log: int) -> None:
+    """Run ``argv`` as a grandchild in its own session (a double fork), so it is nobody's
+    child here: this process reaps the short-lived middle one and never waits on, or
+    leaves a zombie of, the server. Only ``os`` calls run between fork and exec."""
+    import warnings
+
+    devnull = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        with warnings.catch_warnings():
+            # Python 3.12+ warns on fork() in a threaded process; a warning turned into an
+            # error would lose the middle child's pid after the fork, and the children run
+            # no Python that another thread could hold a lock of.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            middle = os.fork()
+        if middle == 0:
+            _in_the_middle_child(argv, environ, record, log, devnull)
+        os.waitpid(middle, 0)
+    finally:
+        os.close(devnull)
+
+
+def _in_the_middle_child(argv: list[str], environ: dict[str, str], record: int, log: int, devnull: int) -> None:
+    try:
+        os.setsid()
+        if os.fork() == 0:
+            _become_the_server(argv, environ, record, log, devnull)
+    finally:
+        os._exit(0)
+
+
+def _become_the_server(argv: list[str], environ: dict[str, str], record: int, log: int, devnull: int) -> None:
+    try:
+        os.chdir("/")
+        # Park the three fds above the ones they replace, whatever numbers they had.
+        high = 200
+        for offset, fd in enumerate((record, log, devnull)):
+            os.dup2(fd, high + offset)
+        os.dup2(high + 2, 0)
+        os.dup2(high + 1, 1)
+        os.dup2(high + 1, 2)
+        os.dup2(high, INHERITED_LOCK_FD)
+        # Nothing of the caller's stays open: a pipe it was given (find | head) must see EOF
+        # when the call ends, not when the server does.
+        os.closerange(INHERITED_LOCK_FD + 1, os.sysconf("SC_OPEN_MAX"))
+        import time
+
+        os.ftruncate(INHERITED_LOCK_FD, 0)
+        os.write(INHERITED_LOCK_FD, f"{os.getpid()} {int(time.time())}\n".encode("ascii"))
+        os.execve(argv[0], argv, environ)
+    finally:
+        os._exit(127)
+
+
+class AutoStarted:
+    """What ``wiki info`` says about auto-start for a vault."""
+
+    __slots__ = ("enabled", "log", "server_pid")
+
+    def __init__(self, enabled: bool, server_pid: int | None, log: str | None):
+        #: ``[serve] auto`` is true for the vault.
+        self.enabled = enabled
+        #: The pid of the running auto-started server, or None.
+        self.server_pid = server_pid
+        #: The auto-start log, when there is one (of the running server, or of the last
+        #: try that did not start).
+        self.log = log
+
+
+def describe(vault_real: str, enabled: bool, environ: Mapping[str, str] = os.environ) -> AutoStarted:
+    """Whether an auto-started server runs for the vault (its record names a live server
+    still holding the spawn lock), and its log."""
+    import fcntl
+
+    log = log_path(vault_real, environ)
+    if not os.path.isfile(log):
+        return AutoStarted(enabled, None, None)
+    try:
+        fd = os.open(record_path(vault_real, environ), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return AutoStarted(enabled, None, log)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fields = os.pread(fd, 64, 0).split()
+            pid = int(fields[0]) if fields and fields[0].isdigit() else None
+            return AutoStarted(enabled, pid, log)
+        return AutoStarted(enabled, None, log)
+    finally:
+        os.close(fd)
