@@ -157,6 +157,7 @@ def test_info_json_is_the_report_and_matches_the_schema(vault: Path, capsys: pyt
         "unsearched": 2,
         "error": None,
         "server": None,
+        "auto_start": {"enabled": False, "log": None},
         "version": version("mnemosyne-wiki-cli"),
         "packages": {name: version(name) for name in PACKAGES},
     }

@@ -63,8 +63,8 @@ def start_if_wanted(vault_real: str, environ: Mapping[str, str] = os.environ) ->
     try:
         if sys.platform.startswith("linux") and sys.executable and _wanted(vault_real):
             _start(vault_real, environ)
-    except Exception:  # noqa: BLE001 - a server that cannot start must not change the call's answer
-        return
+    except Exception:
+        return  # a server that cannot start must not change the call's answer
 
 
 def _wanted(vault_real: str) -> bool:
@@ -196,7 +196,7 @@ def _become_the_server(argv: list[str], environ: dict[str, str], record: int, lo
 
         os.ftruncate(INHERITED_LOCK_FD, 0)
         os.write(INHERITED_LOCK_FD, f"{os.getpid()} {int(time.time())}\n".encode("ascii"))
-        os.execve(argv[0], argv, environ)
+        os.execve(argv[0], argv, environ)  # noqa: S606 - our own interpreter, argv from server_command
     finally:
         os._exit(127)
 

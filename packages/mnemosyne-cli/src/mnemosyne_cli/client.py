@@ -303,14 +303,16 @@ def ask(words: Sequence[str], environ: Mapping[str, str] = os.environ) -> Answer
             return None
         path = socket_path(vault, environ)
         if not os.path.exists(path):
-            return _no_server(vault, environ)
+            _no_server(vault, environ)
+            return None
         cwd = os.getcwd()
         ttys = (_isatty(sys.stdout), _isatty(sys.stderr))
     except (OSError, ValueError):
         return None
     reply = exchange(path, encode_request("run", cwd, environ, words, ttys), timeout_seconds(environ))
     if reply is None:
-        return _no_server(vault, environ)
+        _no_server(vault, environ)
+        return None
     return decode_reply(reply)
 
 

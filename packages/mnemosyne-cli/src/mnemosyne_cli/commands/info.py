@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
+    from mnemosyne_cli.autostart import AutoStarted
     from mnemosyne_cli.output import Console
     from mnemosyne_cli.server import Status
     from mnemosyne_core.backend import Backend
@@ -26,7 +27,7 @@ def register(commands: Any) -> None:
         "(--vault, a .mnemosyne.toml from the current dir up, AION_VAULT, the user config), "
         "the config files read, each scanned dir (present or missing) with its page count, "
         "how many .md files find never searches (wiki lint lists them), the 'wiki serve' that "
-        "answers for the vault, if any, and the version.",
+        "answers for the vault, if any (and whether it was auto-started), and the version.",
         epilog=epilog(
             [
                 "mnemosyne wiki info",
@@ -55,22 +56,26 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+    from mnemosyne_cli import autostart
     from mnemosyne_cli.server import status
     from mnemosyne_cli.versions import installed_versions
     from mnemosyne_core import VaultError
+    from mnemosyne_core.config import load_vault_config
     from mnemosyne_core.info import describe_vault
 
     try:
         info = describe_vault(args.vault, dirs=args.dir)
+        vault = info.location.path
+        auto = autostart.describe(vault, load_vault_config(vault).serve_auto)
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
     versions = installed_versions()
-    served = status(info.location.path)
+    served = status(vault)
     if args.json:
-        console.out_json(to_json(info, versions, served))
+        console.out_json(to_json(info, versions, served, auto))
     else:
-        for line in report_lines(info, versions, lint_command(args), served):
+        for line in report_lines(info, versions, lint_command(args), served, auto):
             console.out(line)
     if info.error:
         console.error(info.error)
@@ -78,11 +83,19 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     return ExitCode.OK
 
 
-def to_json(info: VaultInfo, versions: dict[str, str | None], served: Status | None = None) -> dict[str, object]:
+def to_json(
+    info: VaultInfo,
+    versions: dict[str, str | None],
+    served: Status | None = None,
+    auto: AutoStarted | None = None,
+) -> dict[str, object]:
     """The --json object; info.schema.json describes every key."""
     from mnemosyne_cli import __version__
 
     location = info.location
+    server = None
+    if served is not None:
+        server = {**served.to_dict(), "auto_started": _auto_started(served, auto)}
     return {
         "vault": location.path,
         "source": location.source,
@@ -94,14 +107,19 @@ def to_json(info: VaultInfo, versions: dict[str, str | None], served: Status | N
         "pages": info.pages,
         "unsearched": info.unsearched,
         "error": info.error,
-        "server": served.to_dict() if served is not None else None,
+        "server": server,
+        "auto_start": {"enabled": bool(auto and auto.enabled), "log": auto.log if auto else None},
         "version": __version__,
         "packages": versions,
     }
 
 
 def report_lines(
-    info: VaultInfo, versions: dict[str, str | None], lint: str, served: Status | None = None
+    info: VaultInfo,
+    versions: dict[str, str | None],
+    lint: str,
+    served: Status | None = None,
+    auto: AutoStarted | None = None,
 ) -> list[str]:
     """The plain report: one ``key: value`` line per fact, the scanned dirs indented below
     theirs. A new fact (the wiki server, say) is one more line here and one more key in
@@ -122,10 +140,28 @@ def report_lines(
         lines.append(f"skipped: {info.unsearched} .md {files} find never searches; '{lint}' lists them")
     else:
         lines.append("skipped: none")
-    lines.append(f"server: {served.summary()}" if served is not None else "server: none ('wiki serve' starts one)")
+    lines.append(f"server: {server_state(served, auto)}")
     packages = ", ".join(package_version(name, installed) for name, installed in versions.items())
     lines.append(f"version: mnemosyne {__version__} ({packages})")
     return lines
+
+
+def server_state(served: Status | None, auto: AutoStarted | None) -> str:
+    """The ``server:`` line's value: the running server, whether it was auto-started and
+    where it logs; else how one would start, and the last auto-start's log if any."""
+    log = printable(auto.log or "") if auto is not None else ""
+    if served is not None:
+        if _auto_started(served, auto):
+            return f"{served.summary()}; auto-started, log {log}"
+        return served.summary()
+    if auto is None or not auto.enabled:
+        return "none ('wiki serve' starts one)"
+    last = f"; the last one's log: {log}" if log else ""
+    return f"none (auto-start is on: a find or recall starts one{last})"
+
+
+def _auto_started(served: Status, auto: AutoStarted | None) -> bool:
+    return auto is not None and auto.server_pid == served.pid
 
 
 def found_by(info: VaultInfo) -> str:

@@ -1,0 +1,392 @@
+"""``[serve] auto = true``: the first find or recall starts ``wiki serve`` for the vault,
+detached, and answers by its scan; one server however many calls arrive at once; none
+without the setting; the setting's errors; what ``wiki info`` says.
+
+Every server a test starts is stopped and reaped before the test ends (``servers``): the
+test process is made a child subreaper, so a server orphaned by its double fork becomes
+this process's child, and every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from mnemosyne_cli import autostart, client, server
+from mnemosyne_cli.app import main
+from mnemosyne_contract import load_schema
+
+PAGES = {
+    "wiki/alpha.md": "---\ntitle: Alpha auth\nupdated: 2026-01-02\n---\nbody\n",
+    "wiki/beta.md": "---\ntitle: Beta\nupdated: 2026-03-01\n---\nalpha in the body\n",
+}
+AUTO_CONFIG = 'dirs = ["wiki"]\n\n[serve]\nauto = true\n'
+#: How long a test waits for a server to appear or go before it fails.
+WAIT_SECONDS = 30.0
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@pytest.fixture(autouse=True)
+def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
+    return run
+
+
+@pytest.fixture(autouse=True)
+def servers(runtime_dir: Path) -> Iterator[None]:
+    """Adopt the servers this test's calls start, and stop and reap them all at its end."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0, os.strerror(ctypes.get_errno())
+    try:
+        yield
+    finally:
+        for pid in dict.fromkeys(serve_pids(under=runtime_dir.parent) + adopted(runtime_dir)):
+            stop(pid)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+def adopted(runtime_dir: Path) -> list[int]:
+    """The processes auto-start records name (stand-ins for the server included) that are
+    still this process's children."""
+    pids = []
+    for record in (runtime_dir / "mnemosyne").glob("*.autostart"):
+        fields = record.read_text(encoding="ascii").split()
+        if fields:
+            try:
+                if os.waitpid(int(fields[0]), os.WNOHANG)[0] == 0:
+                    pids.append(int(fields[0]))
+            except ChildProcessError:
+                pass  # not ours, or already reaped
+    return pids
+
+
+def make_vault(root: Path, config: str | None = AUTO_CONFIG) -> Path:
+    for rel_path, text in PAGES.items():
+        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel_path).write_text(text, encoding="utf-8")
+    if config is not None:
+        (root / ".mnemosyne.toml").write_text(config, encoding="utf-8")
+    return root
+
+
+def serve_pids(vault: Path | None = None, under: Path | None = None) -> list[int]:
+    """The live ``wiki serve`` processes of ``vault``, or of any vault ``under`` a dir;
+    zombies excluded."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            words = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            state = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state == b"Z" or b"serve" not in words or b"--vault" not in words:
+            continue
+        served = words[words.index(b"--vault") + 1].decode()
+        if served == str(vault) or (under is not None and served.startswith(f"{under}/")):
+            found.append(int(entry))
+    return found
+
+
+def stop(pid: int) -> None:
+    """SIGTERM, then SIGKILL after WAIT_SECONDS; reaped when it is our child."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    assert wait_gone(pid), f"server {pid} ignored SIGTERM"
+
+
+def wait_gone(pid: int, seconds: float = WAIT_SECONDS) -> bool:
+    """Wait until ``pid`` has exited (reaping it if it is our child); False on timeout,
+    after killing it."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return True
+        except ChildProcessError:
+            if not Path(f"/proc/{pid}").exists() or b"Z" in Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")")[-1][:3]:
+                return True
+        time.sleep(0.02)
+    os.kill(pid, signal.SIGKILL)
+    return False
+
+
+def wait_for_server(vault: Path) -> server.Status:
+    """The vault's server's status once it answers."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline:
+        answer = server.status(str(vault))
+        if answer is not None:
+            return answer
+        time.sleep(0.02)
+    raise AssertionError(f"no server answered for {vault} in {WAIT_SECONDS} s")
+
+
+def entry_point() -> list[str]:
+    """The installed ``mnemosyne`` script beside this interpreter, as a user runs it."""
+    script = Path(sys.executable).parent / "mnemosyne"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "mnemosyne_cli"]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- the first calls ---
+
+
+def test_concurrent_first_calls_start_exactly_one_server_and_later_calls_are_its(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "v")
+    find = [*entry_point(), "wiki", "find", "alpha", "--vault", str(vault)]
+    scanned = subprocess.run([*find, "--no-server"], capture_output=True, text=True, timeout=60, check=False)
+    assert (scanned.returncode, scanned.stdout, scanned.stderr) == (
+        0,
+        "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n",
+        "",
+    )
+    assert serve_pids(vault) == []  # --no-server never starts one
+
+    calls = [subprocess.Popen(find, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(8)]
+    # communicate() waits for EOF on both pipes: a server holding them would hang it here.
+    answers = [(call.communicate(timeout=60), call.returncode) for call in calls]
+    assert answers == [((scanned.stdout, ""), 0)] * len(calls)
+
+    status = wait_for_server(vault)
+    assert serve_pids(vault) == [status.pid]
+    record = Path(autostart.record_path(str(vault))).read_text(encoding="ascii").split()
+    assert int(record[0]) == status.pid
+    log = Path(autostart.log_path(str(vault))).read_text(encoding="utf-8").splitlines()
+    assert len(log) == 2, log  # no second server's "already running" or anything else
+    assert log[0].startswith(f"mnemosyne: auto-started for {vault} at ")
+    assert log[1].startswith(f"mnemosyne serve: serving {vault}: 2 pages indexed in ")
+
+    later = subprocess.run(find, capture_output=True, text=True, timeout=60, check=False)
+    assert (later.returncode, later.stdout, later.stderr) == (0, scanned.stdout, "")
+    assert wait_for_server(vault).requests > status.requests  # the server answered it
+    recall = subprocess.run(
+        [*entry_point(), "wiki", "recall", "alpha", "--vault", str(vault)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "MNEMOSYNE_MEMORY_DIR": str(tmp_path / "memory")},
+    )
+    assert recall.returncode == 0, recall.stderr
+    assert serve_pids(vault) == [status.pid]
+
+
+def test_a_first_recall_starts_the_server_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = make_vault(tmp_path / "v")
+    argv = ["wiki", "recall", "alpha", "--vault", str(vault), "--memory-dir", str(tmp_path / "memory")]
+    scanned = run_cli(capsys, [*argv, "--no-server"])
+    assert serve_pids(vault) == []
+    assert run_cli(capsys, argv)[:2] == scanned[:2]
+    assert serve_pids(vault) == [wait_for_server(vault).pid]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [None, 'dirs = ["wiki"]\n', 'dirs = ["wiki"]\n[serve]\nauto = false\n', 'dirs = ["wiki"]\n[serve]\n'],
+)
+def test_a_vault_without_the_setting_never_gets_a_server(
+    tmp_path: Path, runtime_dir: Path, capsys: pytest.CaptureFixture[str], config: str | None
+) -> None:
+    vault = make_vault(tmp_path / "v", config)
+    where = ["--vault", str(vault)] + (["--dir", "wiki"] if config is None else [])
+    argv = ["wiki", "find", "alpha", *where]
+    code, out, err = run_cli(capsys, argv)
+    assert (code, out, err) == (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
+    memory = ["--memory-dir", str(tmp_path / "memory")]
+    assert run_cli(capsys, ["wiki", "recall", "alpha", *where, *memory])[0] == 0
+    plain = subprocess.run(
+        [*entry_point(), *argv], capture_output=True, text=True, timeout=60, check=False, cwd=str(vault)
+    )
+    assert (plain.returncode, plain.stdout, plain.stderr) == (code, out, err)
+    # No spawn: nothing in the runtime dir (no lock, log, record or socket), no process.
+    assert list(runtime_dir.iterdir()) == []
+    assert serve_pids(vault) == []
+
+
+# --- a server that cannot start, or is slow to ---
+
+
+def test_a_server_that_cannot_start_changes_no_answer_and_is_not_retried_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(tmp_path / "v")
+    failing = [sys.executable, "-c", "import sys; sys.stderr.write('cannot serve: a test says so\\n'); sys.exit(3)"]
+    monkeypatch.setattr(autostart, "server_command", lambda _vault: failing)
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    scanned = run_cli(capsys, [*argv, "--no-server"])
+    assert run_cli(capsys, argv) == scanned
+    record_path = Path(autostart.record_path(str(vault)))
+    pid = int(record_path.read_text(encoding="ascii").split()[0])
+    assert wait_gone(pid)
+    log = autostart.log_path(str(vault))
+    assert Path(log).read_text(encoding="utf-8").splitlines()[1:] == ["cannot serve: a test says so"]
+    record = record_path.read_bytes()
+    assert run_cli(capsys, argv) == scanned
+    assert record_path.read_bytes() == record  # no second try within RETRY_AFTER_SECONDS
+    code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
+    assert code == 0
+    assert f"server: none (auto-start is on: a find or recall starts one; the last one's log: {log})\n" in out
+
+
+def test_a_call_never_waits_for_the_server_it_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(tmp_path / "v")
+    slow = [sys.executable, "-c", "import time; time.sleep(120)"]
+    monkeypatch.setattr(autostart, "server_command", lambda _vault: slow)
+    began = time.monotonic()
+    code, out, err = run_cli(capsys, ["wiki", "find", "alpha", "--vault", str(vault)])
+    took = time.monotonic() - began
+    assert (code, out, err) == (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
+    assert took < 60, took  # the "server" runs for 120 s
+    pid = int(Path(autostart.record_path(str(vault))).read_text(encoding="ascii").split()[0])
+    assert Path(f"/proc/{pid}").exists()
+    # The stand-in runs in a session of its own (not as its leader, so it can never take
+    # a terminal), reading /dev/null, writing the log, holding the spawn lock and nothing
+    # else of ours.
+    assert os.getsid(pid) != os.getsid(0)
+    assert os.getsid(pid) != pid
+    fds = {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    assert fds == {
+        0: "/dev/null",
+        1: autostart.log_path(str(vault)),
+        2: autostart.log_path(str(vault)),
+        3: autostart.record_path(str(vault)),
+    }
+    os.kill(pid, signal.SIGTERM)
+    assert wait_gone(pid)
+
+
+def test_a_server_started_by_hand_is_not_joined_by_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call that the running server does not answer (it is stopped) scans and spawns
+    nothing: the server's own lock is held."""
+    vault = make_vault(tmp_path / "v")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        pid = wait_for_server(vault).pid
+        monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "0.2")
+        process.send_signal(signal.SIGSTOP)
+        try:
+            code, out, err = run_cli(capsys, ["wiki", "find", "alpha", "--vault", str(vault)])
+        finally:
+            process.send_signal(signal.SIGCONT)
+        assert (code, out, err) == (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
+        assert serve_pids(vault) == [pid]
+        assert not Path(autostart.log_path(str(vault))).exists()
+    finally:
+        process.terminate()
+        process.wait(WAIT_SECONDS)
+
+
+# --- the setting's errors ---
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ('[serve]\nauto = "yes"\n', "serve.auto must be true or false (no quotes), e.g. auto = true"),
+        ("[serve]\nauto = 1\n", "serve.auto must be true or false (no quotes), e.g. auto = true"),
+        ("serve = true\n", "serve must be a table, e.g. [serve] then auto = true"),
+        ("[serve]\nautostart = true\n", "has unknown key(s) serve.autostart; allowed: serve.auto"),
+        ("[serves]\nauto = true\n", "has unknown key(s) serves; allowed: dirs, memory_dir, [lint], [serve]"),
+    ],
+)
+def test_a_bad_serve_setting_is_a_vault_error_naming_the_key_and_the_fix(
+    tmp_path: Path, runtime_dir: Path, capsys: pytest.CaptureFixture[str], config: str, message: str
+) -> None:
+    vault = make_vault(tmp_path / "v", 'dirs = ["wiki"]\n' + config)
+    path = vault / ".mnemosyne.toml"
+    separator = " " if message.startswith("has ") else ": "
+    for command in ("find", "recall", "info"):
+        argv = ["wiki", command, *(["alpha"] if command != "info" else []), "--vault", str(vault)]
+        assert run_cli(capsys, argv) == (3, "", f"mnemosyne: error: {path}{separator}{message}\n")
+    assert list(runtime_dir.iterdir()) == []
+
+
+# --- wiki info ---
+
+
+def test_info_says_the_server_was_auto_started_and_where_it_logs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = make_vault(tmp_path / "v")
+    code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
+    assert code == 0
+    assert "\nserver: none (auto-start is on: a find or recall starts one)\n" in out
+    assert json.loads(run_cli(capsys, ["wiki", "info", "--json", "--vault", str(vault)])[1])["auto_start"] == {
+        "enabled": True,
+        "log": None,
+    }
+
+    started = subprocess.run(
+        [*entry_point(), "wiki", "find", "alpha", "--vault", str(vault)], capture_output=True, timeout=60, check=False
+    )
+    assert started.returncode == 0
+    status = wait_for_server(vault)
+    log = autostart.log_path(str(vault))
+    code, out, err = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
+    assert (code, err) == (0, "")
+    line = next(line for line in out.splitlines() if line.startswith("server: "))
+    assert re.fullmatch(
+        rf"server: pid {status.pid}, 2 pages, [0-9.]+ MiB resident; auto-started, log {re.escape(log)}", line
+    ), line
+    code, out, err = run_cli(capsys, ["wiki", "info", "--json", "--vault", str(vault)])
+    report = json.loads(out)
+    jsonschema.validate(report, load_schema("info"))
+    assert report["server"]["pid"] == status.pid
+    assert report["server"]["auto_started"] is True
+    assert report["auto_start"] == {"enabled": True, "log": log}
+
+
+def test_info_does_not_call_a_server_started_by_hand_auto_started(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = make_vault(tmp_path / "v")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        status = wait_for_server(vault)
+        code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
+        assert code == 0
+        line = next(line for line in out.splitlines() if line.startswith("server: "))
+        assert re.fullmatch(rf"server: pid {status.pid}, 2 pages, [0-9.]+ MiB resident", line), line
+        report = json.loads(run_cli(capsys, ["wiki", "info", "--json", "--vault", str(vault)])[1])
+        jsonschema.validate(report, load_schema("info"))
+        assert report["server"]["auto_started"] is False
+        assert report["auto_start"] == {"enabled": True, "log": None}
+    finally:
+        process.terminate()
+        process.wait(WAIT_SECONDS)
