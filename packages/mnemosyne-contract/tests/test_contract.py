@@ -71,14 +71,22 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
         "unsearched": 1,
         "error": None,
         "server": None,
+        "auto_start": {"enabled": False, "log": None},
         "version": "0.1.0",
         "packages": versions,
     }
     assert validator.is_valid(good)
     assert validator.is_valid({**good, "server": None})  # reserved for wiki serve
     assert validator.is_valid({**good, "packages": {**versions, "mnemosyne-wiki-core": None}})
-    assert validator.is_valid({**good, "server": {"pid": 42, "pages": 94, "resident_bytes": 16 << 20}})
+    server = {"pid": 42, "pages": 94, "resident_bytes": 16 << 20, "auto_started": False}
+    assert validator.is_valid({**good, "server": server})
+    assert validator.is_valid(
+        {**good, "server": {**server, "auto_started": True}, "auto_start": {"enabled": True, "log": "/run/x.log"}}
+    )
     assert not validator.is_valid({**good, "server": {"pid": 42}})
+    assert not validator.is_valid({**good, "server": {**server, "auto_started": "yes"}})
+    assert not validator.is_valid({**good, "auto_start": {"enabled": True}})
+    assert not validator.is_valid({k: v for k, v in good.items() if k != "auto_start"})
     assert not validator.is_valid({**good, "source": "env"})
     assert not validator.is_valid({**good, "vault": "relative/aion"})
     assert not validator.is_valid({**good, "extra": 1})
