@@ -230,11 +230,24 @@ def test_a_vault_without_the_setting_never_gets_a_server(
 # --- a server that cannot start, or is slow to ---
 
 
+@pytest.mark.parametrize(
+    ("failing", "logged"),
+    [
+        (
+            [sys.executable, "-c", "import sys; sys.stderr.write('cannot serve: a test says so\\n'); sys.exit(3)"],
+            "cannot serve: a test says so",
+        ),
+        (["/nonexistent/python"], "mnemosyne: cannot run /nonexistent/python: No such file or directory"),
+    ],
+)
 def test_a_server_that_cannot_start_changes_no_answer_and_is_not_retried_at_once(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    failing: list[str],
+    logged: str,
 ) -> None:
     vault = make_vault(tmp_path / "v")
-    failing = [sys.executable, "-c", "import sys; sys.stderr.write('cannot serve: a test says so\\n'); sys.exit(3)"]
     monkeypatch.setattr(autostart, "server_command", lambda _vault: failing)
     argv = ["wiki", "find", "alpha", "--vault", str(vault)]
     scanned = run_cli(capsys, [*argv, "--no-server"])
@@ -243,7 +256,7 @@ def test_a_server_that_cannot_start_changes_no_answer_and_is_not_retried_at_once
     pid = int(record_path.read_text(encoding="ascii").split()[0])
     assert wait_gone(pid)
     log = autostart.log_path(str(vault))
-    assert Path(log).read_text(encoding="utf-8").splitlines()[1:] == ["cannot serve: a test says so"]
+    assert Path(log).read_text(encoding="utf-8").splitlines()[1:] == [logged]
     record = record_path.read_bytes()
     assert run_cli(capsys, argv) == scanned
     assert record_path.read_bytes() == record  # no second try within RETRY_AFTER_SECONDS

@@ -97,7 +97,7 @@ def _start(vault_real: str, environ: Mapping[str, str]) -> None:
 
             started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
             os.write(log, f"mnemosyne: auto-started for {vault_real} at {started} by pid {os.getpid()}\n".encode())
-            _spawn_detached(server_command(vault_real), dict(environ), record, log)
+            _spawn_detached(server_command(vault_real), dict(environ), record, log, int(time.time()))
         finally:
             os.close(log)
     finally:
@@ -148,7 +148,7 @@ def _server_lock_held(vault_real: str, environ: Mapping[str, str]) -> bool:
     return False
 
 
-def _spawn_detached(argv: list[str], environ: dict[str, str], record: int, log: int) -> None:
+def _spawn_detached(argv: list[str], environ: dict[str, str], record: int, log: int, started: int) -> None:
     """Run ``argv`` as a grandchild in its own session (a double fork), so it is nobody's
     child here: this process reaps the short-lived middle one and never waits on, or
     leaves a zombie of, the server. Only ``os`` calls run between fork and exec."""
@@ -163,27 +163,29 @@ def _spawn_detached(argv: list[str], environ: dict[str, str], record: int, log: 
             warnings.simplefilter("ignore", DeprecationWarning)
             middle = os.fork()
         if middle == 0:
-            _in_the_middle_child(argv, environ, record, log, devnull)
+            _in_the_middle_child(argv, environ, (record, log, devnull), started)
         os.waitpid(middle, 0)
     finally:
         os.close(devnull)
 
 
-def _in_the_middle_child(argv: list[str], environ: dict[str, str], record: int, log: int, devnull: int) -> None:
+def _in_the_middle_child(argv: list[str], environ: dict[str, str], fds: tuple[int, int, int], started: int) -> None:
     try:
         os.setsid()
         if os.fork() == 0:
-            _become_the_server(argv, environ, record, log, devnull)
+            _become_the_server(argv, environ, fds, started)
     finally:
         os._exit(0)
 
 
-def _become_the_server(argv: list[str], environ: dict[str, str], record: int, log: int, devnull: int) -> None:
+def _become_the_server(argv: list[str], environ: dict[str, str], fds: tuple[int, int, int], started: int) -> None:
+    """Between fork and exec: the record, log and /dev/null fds become fds 3, 1 and 2, and
+    0, and nothing else stays open."""
     try:
         os.chdir("/")
         # Park the three fds above the ones they replace, whatever numbers they had.
         high = 200
-        for offset, fd in enumerate((record, log, devnull)):
+        for offset, fd in enumerate(fds):
             os.dup2(fd, high + offset)
         os.dup2(high + 2, 0)
         os.dup2(high + 1, 1)
@@ -192,11 +194,12 @@ def _become_the_server(argv: list[str], environ: dict[str, str], record: int, lo
         # Nothing of the caller's stays open: a pipe it was given (find | head) must see EOF
         # when the call ends, not when the server does.
         os.closerange(INHERITED_LOCK_FD + 1, os.sysconf("SC_OPEN_MAX"))
-        import time
-
         os.ftruncate(INHERITED_LOCK_FD, 0)
-        os.write(INHERITED_LOCK_FD, f"{os.getpid()} {int(time.time())}\n".encode("ascii"))
-        os.execve(argv[0], argv, environ)  # noqa: S606 - our own interpreter, argv from server_command
+        os.pwrite(INHERITED_LOCK_FD, f"{os.getpid()} {started}\n".encode("ascii"), 0)
+        try:
+            os.execve(argv[0], argv, environ)  # noqa: S606 - our own interpreter, argv from server_command
+        except OSError as error:
+            os.write(2, f"mnemosyne: cannot run {argv[0]}: {error.strerror}\n".encode("utf-8", "surrogateescape"))
     finally:
         os._exit(127)
 
