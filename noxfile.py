@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
+import subprocess
+from collections.abc import MutableMapping
 from pathlib import Path
 
 import nox
@@ -15,6 +18,42 @@ import nox
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = False
 nox.options.error_on_missing_interpreters = True
+# The interpreters already on this machine are the ones tested; nothing is fetched.
+nox.options.download_python = "never"
+
+#: Every Python the packages claim (requires-python and the classifiers): the unit tests
+#: run on each. The other sessions run on the interpreter that runs nox.
+SUPPORTED_PYTHONS = ["3.11", "3.12", "3.13"]
+
+
+def select_pyenv_pythons(environ: MutableMapping[str, str] = os.environ) -> None:
+    """Make pyenv's ``python3.12``-style shims answer for every supported Python installed
+    under pyenv, not only for the one pyenv has selected: ``PYENV_VERSION`` becomes the
+    selection in force, then the newest installed patch release of each supported version
+    (pyenv's own multi-version selection). A bare ``python3`` still runs the selected one.
+    Without pyenv, nothing changes: the versions are found on PATH as they are."""
+    pyenv = shutil.which("pyenv")
+    if pyenv is None:
+        return
+
+    def ask(command: str) -> str:
+        return subprocess.run([pyenv, command], capture_output=True, text=True, check=False).stdout.strip()
+
+    root = environ.get("PYENV_ROOT") or ask("root")
+    selected = ask("version-name")
+    versions = [version for version in selected.split(":") if version]
+    installed = os.listdir(os.path.join(root, "versions")) if os.path.isdir(os.path.join(root, "versions")) else []
+    for wanted in SUPPORTED_PYTHONS:
+        if any(version == wanted or version.startswith(wanted + ".") for version in versions):
+            continue
+        releases = [name for name in installed if re.fullmatch(re.escape(wanted) + r"\.\d+", name)]
+        if releases:
+            versions.append(max(releases, key=lambda name: int(name.rpartition(".")[2])))
+    if versions:
+        environ["PYENV_VERSION"] = ":".join(versions)
+
+
+select_pyenv_pythons()
 
 ROOT = Path(__file__).parent
 #: In dependency order: each one's dependencies come before it.
@@ -36,9 +75,10 @@ def install_editable(session: nox.Session) -> None:
     session.install(*(arg for package in PACKAGES for arg in ("-e", package)))
 
 
-@nox.session
+@nox.session(python=SUPPORTED_PYTHONS)
 def tests(session: nox.Session) -> None:
-    """Unit tests of every package (pytest; pass pytest arguments after --)."""
+    """Unit tests of every package, on every supported Python (pytest; pass pytest
+    arguments after --; `nox -s tests-3.13` runs one Python)."""
     session.install(*TEST_REQUIREMENTS)
     install_editable(session)
     session.run("pytest", *UNIT_TEST_DIRS, BENCH_TEST_DIR, *session.posargs)

@@ -44,6 +44,17 @@ def test_every_line_but_an_example_fits_the_terminal(
     assert columns < 60 or overhanging == []
 
 
+def test_a_narrow_usage_breaks_between_words_on_every_python(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Python 3.13's argparse keeps each argument whole in the usage; the usage breaks
+    between the words of KEYWORD [KEYWORD ...] on every Python all the same."""
+    monkeypatch.setenv("COLUMNS", "40")
+    usage = help_text(capsys, ["wiki", "find", "--help"]).partition("\n\n")[0]
+    indent = " " * len("usage: mnemosyne wiki find ")
+    assert usage.splitlines()[-3:] == [f"{indent}[--no-server]", f"{indent}KEYWORD", f"{indent}[KEYWORD ...]"]
+
+
 def test_a_wide_terminal_gets_long_lines(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Not a fixed 80: at 200 columns the find description runs past 80 characters."""
     monkeypatch.setenv("COLUMNS", "200")

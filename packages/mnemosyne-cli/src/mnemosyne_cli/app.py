@@ -83,6 +83,19 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
                 lines += textwrap.wrap(line, width, initial_indent=indent, subsequent_indent=indent)
         return "\n".join(lines)
 
+    def _get_actions_usage_parts(self, actions: Sequence[argparse.Action], groups: Any) -> list[str]:
+        # Python 3.13 made each argument one unbreakable piece of the usage, so a narrow
+        # terminal got "KEYWORD [KEYWORD ...]" overhanging its edge; earlier Pythons break
+        # between such words. Breaking as they do gives one usage on every Python.
+        import re
+
+        parts: list[str] = getattr(super(), "_get_actions_usage_parts")(actions, groups)  # noqa: B009
+        return [piece for part in parts for piece in re.findall(_USAGE_PIECE, part)]
+
+
+#: What earlier Pythons' argparse wraps a usage line between: a (group), an [optional] or a word.
+_USAGE_PIECE = r"\(.*?\)+(?=\s|$)|\[.*?\]+(?=\s|$)|\S+"
+
 
 class _VersionAction(argparse.Action):
     """--version, built only when asked for: reading the installed packages' metadata
