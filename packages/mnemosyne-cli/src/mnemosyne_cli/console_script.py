@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import SimpleNamespace
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
 #: find's flags and options this parser takes, by their attribute in the parsed arguments.
 _FIND_FLAGS = {
@@ -93,18 +93,31 @@ def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
     return SimpleNamespace(group="wiki", command="find", keywords=keywords, dir=None, handler=find.run, **parsed)
 
 
+#: Ctrl-C's exit code (ExitCode.INTERRUPTED, not imported: start-up time).
+INTERRUPTED = 130
+#: Whether ``main`` is answering: a Ctrl-C is then a KeyboardInterrupt, which main (and
+#: ``output.guarded`` inside it) turns into exit 130; outside main it ends the call at once.
+_answering = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code."""
-    words = sys.argv[1:] if argv is None else list(argv)
+    global _answering
+    try:
+        _answering = True
+        return _answer(sys.argv[1:] if argv is None else list(argv))
+    except KeyboardInterrupt:
+        _end_interrupted_line()
+        return INTERRUPTED
+    finally:
+        _answering = False
+
+
+def _answer(words: list[str]) -> int:
     from mnemosyne_cli import client
 
-    try:
-        # A running 'wiki serve' for the vault answers with the same bytes (docs/server.md).
-        answer = client.ask(words)
-    except KeyboardInterrupt:
-        if sys.stderr is not None:
-            sys.stderr.write("\n")  # end the ^C line the terminal echoed, as main does
-        return 130  # ExitCode.INTERRUPTED, not imported: start-up time
+    # A running 'wiki serve' for the vault answers with the same bytes (docs/server.md).
+    answer = client.ask(words)
     if answer is not None:
         return client.print_answer(answer)
     args = find_arguments(words)
@@ -126,6 +139,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     return guarded(console, lambda: int(args.handler(args, console, SCAN)))
 
 
+def _end_interrupted_line() -> None:
+    """End the ``^C`` line the terminal echoed, as ``output.guarded`` does: once."""
+    global _line_ended
+    if _line_ended:
+        return
+    _line_ended = True
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass  # stderr closed: the exit code still tells
+
+
+_line_ended = False
+#: Whether a Ctrl-C came: only then is a dropped KeyboardInterrupt one of ours.
+_interrupted = False
+
+
+def _on_interrupt(signum: int, frame: object) -> None:
+    """SIGINT in the console script. While main answers: Python's own KeyboardInterrupt.
+    Before (the imports of start-up) and after (the exit): exit 130 at once, as main would,
+    instead of a traceback from whatever import or statement it cut short."""
+    global _interrupted
+    _interrupted = True
+    if _answering:
+        raise KeyboardInterrupt
+    _end_interrupted_line()
+    raise SystemExit(INTERRUPTED)
+
+
+def _on_unraisable(unraisable: Any) -> None:
+    """Python runs a signal handler in whatever Python code runs, a weakref callback or a
+    ``__del__`` included (the import system has such callbacks), and there it prints the
+    handler's exception as "Exception ignored" and goes on. Such a dropped interrupt is
+    raised again a millisecond later, where it ends the call as any other (cleanups run)."""
+    import _signal
+
+    if _interrupted and isinstance(unraisable.exc_value, (KeyboardInterrupt, SystemExit)):
+        _signal.setitimer(_signal.ITIMER_REAL, 0.001)
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 def _list_dirs_call(words: list[str]) -> tuple[str | None] | None:
     """The vault of a ``completion --list-dirs`` call, which the completion scripts make on
     every Tab, when it needs no argparse (see ``completion.list_dirs_arguments``)."""
@@ -137,5 +194,12 @@ def _list_dirs_call(words: list[str]) -> tuple[str | None] | None:
 
 
 def run() -> NoReturn:
-    """The console script."""
+    """The console script. Its first act is to take SIGINT: from here on, a Ctrl-C at any
+    moment exits 130 with at most an empty line on stderr (docs/reliability.md says what
+    comes before: the interpreter's own start-up)."""
+    import _signal  # signal's C core: the signal module would import enum (start-up time)
+
+    _signal.signal(_signal.SIGINT, _on_interrupt)
+    _signal.signal(_signal.SIGALRM, _on_interrupt)  # _on_unraisable's second try
+    sys.unraisablehook = _on_unraisable
     sys.exit(main())
