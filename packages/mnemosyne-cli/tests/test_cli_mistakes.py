@@ -96,6 +96,100 @@ def test_another_unknown_command_keeps_argparses_choices(capsys: pytest.CaptureF
     )
 
 
+@pytest.mark.parametrize(
+    ("argv", "typo", "guess", "where"),
+    [
+        (["wiki", "fnd", "mastra"], "fnd", "find", "mnemosyne wiki"),
+        (["wiki", "recal", "mastra"], "recal", "recall", "mnemosyne wiki"),
+        (["wiki", "lnt"], "lnt", "lint", "mnemosyne wiki"),
+        (["wik", "find", "mastra"], "wik", "wiki", "mnemosyne"),
+    ],
+)
+def test_a_mistyped_command_gets_a_guess_as_a_flag_does(
+    capsys: pytest.CaptureFixture[str], argv: list[str], typo: str, guess: str, where: str
+) -> None:
+    assert run(capsys, *argv) == (
+        64,
+        "",
+        f"mnemosyne: error: argument COMMAND: invalid choice: {typo!r}: did you mean {guess!r}? "
+        f"(see '{where} --help')\n",
+    )
+
+
+def test_a_mistyped_choice_of_a_flag_gets_a_guess_too(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "wiki", "find", "x", "--color", "alway") == (
+        64,
+        "",
+        "mnemosyne: error: argument --color: invalid choice: 'alway': did you mean 'always'? "
+        "(see 'mnemosyne wiki find --help')\n",
+    )
+    assert run(capsys, "wiki", "find", "x", "--color", "blue") == (
+        64,
+        "",
+        "mnemosyne: error: argument --color: invalid choice: 'blue' (choose from 'auto', 'always', 'never') "
+        "(see 'mnemosyne wiki find --help')\n",
+    )
+
+
+# --- a keyword that starts with '-' ---
+
+#: The way out the error gives, before the command it names.
+AFTER_DASHES = "to search for a word that starts with '-', put the keywords after '--': "
+
+
+@pytest.mark.parametrize(
+    ("words", "unknown", "fixed"),
+    [
+        (["find", "-v"], "-v", ["find", "--vault", "V", "--", "-v"]),
+        (["find", "-mastra"], "-mastra", ["find", "--vault", "V", "--", "-mastra"]),
+        (["find", "--verbose"], "--verbose", ["find", "--vault", "V", "--", "--verbose"]),
+        (["find", "-v", "--json"], "-v", ["find", "--json", "--vault", "V", "--", "-v"]),
+        (["find", "kestrel", "-v"], "-v", ["find", "--vault", "V", "--", "kestrel", "-v"]),
+        (["find", "-v", "kestrel"], "-v", ["find", "--vault", "V", "--", "-v", "kestrel"]),
+        # A second run of keywords is unknown too; after '--' all are one run.
+        (["find", "kestrel", "-v", "relay"], "-v relay", ["find", "--vault", "V", "--", "kestrel", "-v", "relay"]),
+        (["find", "-v", "-x", "--limit", "3"], "-v -x", ["find", "--limit", "3", "--vault", "V", "--", "-v", "-x"]),
+        (["find", "-v", "--dir=atlas", "k"], "-v", ["find", "--dir=atlas", "--vault", "V", "--", "-v", "k"]),
+        (["recall", "-v"], "-v", ["recall", "--vault", "V", "--", "-v"]),
+        (["recall", "relay", "-x"], "-x", ["recall", "--vault", "V", "--", "relay", "-x"]),
+        # A space in a word is quoted, so the line can be pasted.
+        (["find", "a b", "-v"], "-v", ["find", "--vault", "V", "--", "'a b'", "-v"]),
+    ],
+)
+def test_a_flag_meant_as_a_keyword_gets_the_command_that_searches_for_it(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], words: list[str], unknown: str, fixed: list[str]
+) -> None:
+    vault = fake_vault(PAGES)
+    command = " ".join(["mnemosyne", "wiki", *(vault if word == "V" else word for word in fixed)])
+    assert run(capsys, "wiki", *words, "--vault", vault) == (
+        64,
+        "",
+        f"mnemosyne: error: unrecognized arguments: {unknown}; {AFTER_DASHES}{command}\n",
+    )
+    # The command it names runs: the flag-like words are keywords there.
+    code, _, err = run(capsys, *[vault if word == "V" else word.strip("'") for word in ["wiki", *fixed]])
+    assert code in (0, 1)
+    assert "error" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        # A keyword was given: an unknown long flag is more likely a mistyped flag.
+        (["wiki", "find", "x", "--bogus"], "unrecognized arguments: --bogus (see 'mnemosyne wiki find --help')"),
+        (["wiki", "find", "x", "-v", "--bogus"], "unrecognized arguments: -v --bogus (see 'mnemosyne wiki find --help')"),
+        # A known flag and no keyword: the keyword is missing, not misplaced.
+        (["wiki", "find", "-0"], "the following arguments are required: KEYWORD (see 'mnemosyne wiki find --help')"),
+        # Another command's words are not keywords.
+        (["wiki", "lint", "-v"], "unrecognized arguments: -v (see 'mnemosyne wiki lint --help')"),
+    ],
+)
+def test_no_double_dash_advice_where_no_keyword_was_meant(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert run(capsys, *argv) == (64, "", f"mnemosyne: error: {message}\n")
+
+
 # --- --dir atlas/ ---
 
 

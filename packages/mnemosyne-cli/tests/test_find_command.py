@@ -72,6 +72,41 @@ def test_no_match_lists_each_keywords_own_count(fake_vault: FakeVault, capsys: p
     )
 
 
+@pytest.mark.parametrize(
+    ("limit", "lines"),
+    [
+        ([], ["  'k0': 3 pages", "  'k1': 3 pages", "  'k2': 3 pages", "  'k3': 3 pages", "  'zz': 0 pages"]),
+        (["--limit", "0"], ["  'k0': 3 pages", "  'k1': 3 pages", "  'k2': 3 pages", "  'k3': 3 pages", "  'zz': 0 pages"]),
+        (["--limit", "5"], ["  'k0': 3 pages", "  'k1': 3 pages", "  'k2': 3 pages", "  'k3': 3 pages", "  'zz': 0 pages"]),
+        (["--limit", "4"], ["  'k0': 3 pages", "  'k1': 3 pages", "  'k2': 3 pages", "  'k3': 3 pages", "  … and 1 more keyword (--limit 0 shows them all)"]),
+        (["--limit", "2"], ["  'k0': 3 pages", "  'k1': 3 pages", "  … and 3 more keywords (--limit 0 shows them all)"]),
+    ],
+)
+def test_the_keyword_counts_of_a_miss_obey_the_limit(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], limit: list[str], lines: list[str]
+) -> None:
+    vault = fake_vault({f"atlas/{name}.md": "k0 k1 k2 k3\n" for name in "abc"})
+    keywords = ["k0", "k1", "k2", "k3", "zz"]
+    assert run(capsys, "wiki", "find", *keywords, *limit, "--vault", vault) == (
+        1,
+        "",
+        "\n".join(["no wiki page matches 'k0 k1 k2 k3 zz'", *lines]) + "\n",
+    )
+
+
+def test_thousands_of_missing_keywords_print_the_default_twenty(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault(PAGES)
+    keywords = [f"zz{number}" for number in range(5000)]
+    code, out, err = run(capsys, "wiki", "find", *keywords, "--vault", vault)
+    assert (code, out) == (1, "")
+    assert err.splitlines()[1:] == [
+        *(f"  'zz{number}': 0 pages" for number in range(20)),
+        "  … and 4980 more keywords (--limit 0 shows them all)",
+    ]
+
+
 def test_json_output(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
     vault = fake_vault(PAGES)
     code, out, err = run(capsys, "wiki", "find", "mastra", "slack", "--json", "--vault", vault)

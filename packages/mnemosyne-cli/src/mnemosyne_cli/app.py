@@ -50,6 +50,21 @@ class Parser(argparse.ArgumentParser):
             sys.stderr.write(message)
         raise _ParserExit(status)
 
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        # A mistyped command (wiki fnd) or --color value gets a guess, as a mistyped flag
+        # does; and the message is written here, so it reads the same on every Python
+        # (newer argparse releases print the choices without quotes).
+        if action.choices is None or value in action.choices:
+            return
+        import difflib  # only a mistyped command line pays for it
+
+        choices = [str(choice) for choice in action.choices]
+        guesses = difflib.get_close_matches(str(value), choices, n=1)
+        if guesses:
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r}: did you mean {guesses[0]!r}?")
+        listed = ", ".join(repr(choice) for choice in choices)
+        raise argparse.ArgumentError(action, f"invalid choice: {value!r} (choose from {listed})")
+
     def _get_formatter(self) -> argparse.HelpFormatter:
         # argparse makes formatters while it builds parsers, and each would import shutil
         # (~3 ms with bz2 and lzma) for the terminal width: start-up time (issue 6).
@@ -214,14 +229,14 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
     try:
         args, extras = parser.parse_known_args(words)
     except UsageError as error:
-        console.error(str(error))
+        console.error(_without_keywords_message(parser, words, named) or str(error))
         return ExitCode.USAGE
     except _ParserExit as done:
         return done.status
     # Named by the command they were given to, so the pointer goes to the right --help.
     where = " ".join(word for word in (PROG, args.group, getattr(args, "command", None)) if word)
     if extras:
-        console.error(unrecognized_message(parser, args, extras, where))
+        console.error(unrecognized_message(parser, args, extras, where, words))
         return ExitCode.USAGE
     console.color_mode = getattr(args, "color", "auto")
     handler = getattr(args, "handler", None)
@@ -252,17 +267,23 @@ def color_flag(words: Sequence[str]) -> str:
     return mode
 
 
-def unrecognized_message(parser: Parser, args: argparse.Namespace, extras: list[str], where: str) -> str:
+#: The wiki commands whose words are keywords: one that starts with '-' goes after '--'.
+KEYWORD_COMMANDS = ("find", "recall")
+#: A placeholder keyword (no shell passes a NUL) that lets argparse say which words it did
+#: not know when the keywords are missing.
+_PLACEHOLDER = "\0"
+
+
+def unrecognized_message(
+    parser: Parser, args: argparse.Namespace, extras: list[str], where: str, words: Sequence[str] = ()
+) -> str:
     """The error for arguments no parser took: each unknown flag close to one the command
-    knows gets ``did you mean --json?``; without such a guess, the pointer to --help."""
+    knows gets ``did you mean --json?``; else, in find and recall, an unknown short flag
+    (``-v``) is taken for a keyword and gets the command that searches for it; without
+    either, the pointer to --help."""
     import difflib  # only a mistyped command line pays for it
 
-    command_parser: argparse.ArgumentParser = parser
-    for name in (args.group, getattr(args, "command", None)):
-        subparsers = [action for action in command_parser._actions if isinstance(action, argparse._SubParsersAction)]
-        if name is None or not subparsers:
-            break
-        command_parser = subparsers[0].choices[name]
+    command_parser = _command_parser(parser, args.group, getattr(args, "command", None))
     known = [option for action in command_parser._actions for option in action.option_strings]
     guesses = []
     for word in extras:
@@ -271,7 +292,72 @@ def unrecognized_message(parser: Parser, args: argparse.Namespace, extras: list[
     unknown = f"unrecognized arguments: {' '.join(extras)}"
     if guesses:
         return f"{unknown}: did you mean {', '.join(dict.fromkeys(guesses))}?"
+    if getattr(args, "command", None) in KEYWORD_COMMANDS:
+        flags = [word for word in extras if _looks_like_flag(word)]
+        if flags and all(not word.startswith("--") for word in flags):
+            return f"{unknown}; {_keywords_after_double_dash(command_parser, words)}"
     return f"{unknown} (see '{where} --help')"
+
+
+def _command_parser(parser: argparse.ArgumentParser, *names: str | None) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``names`` leads to, as far as they lead."""
+    for name in names:
+        subparsers = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+        if name is None or not subparsers or name not in subparsers[0].choices:
+            break
+        parser = subparsers[0].choices[name]
+    return parser
+
+
+def _without_keywords_message(parser: Parser, words: list[str], command: str | None) -> str | None:
+    """For a find or recall call with no keyword but words argparse does not know as
+    flags (``find -v``, ``find --verbose``): the command that searches for them. None for
+    any other call."""
+    if command not in KEYWORD_COMMANDS:
+        return None
+    placeholder = [_PLACEHOLDER] if "--" in words else ["--", _PLACEHOLDER]
+    try:
+        _, extras = parser.parse_known_args([*words, *placeholder])
+    except (UsageError, _ParserExit):
+        return None  # something else is wrong too: argparse's own message says what
+    flags = [word for word in extras if _looks_like_flag(word)]
+    if not flags or len(flags) != len(extras):
+        return None
+    command_parser = _command_parser(parser, "wiki", command)
+    return f"unrecognized arguments: {' '.join(flags)}; {_keywords_after_double_dash(command_parser, words)}"
+
+
+def _looks_like_flag(word: str) -> bool:
+    """A word argparse reads as a flag: a dash and more, but not a negative number
+    (find and recall take those as keywords)."""
+    return word.startswith("-") and word != "-" and not word[1:].replace(".", "", 1).isdigit()
+
+
+def _keywords_after_double_dash(command_parser: argparse.ArgumentParser, words: Sequence[str]) -> str:
+    """The way out for words meant as keywords that argparse took for flags: the same
+    ``wiki <command>`` call with its options first, then ``--``, then every keyword, in
+    the order given (argparse takes one run of keywords, so all of them go after it)."""
+    import shlex
+
+    options: list[str] = []
+    keywords: list[str] = []
+    index = 2  # past "wiki <command>"
+    while index < len(words):
+        word = words[index]
+        index += 1
+        if word == "--":
+            keywords += words[index:]
+            break
+        action = command_parser._option_string_actions.get(word.partition("=")[0]) if word.startswith("-") else None
+        if action is None:
+            keywords.append(word)  # a keyword, or a flag-like word meant as one
+            continue
+        options.append(word)
+        if action.nargs is None and "=" not in word and index < len(words):
+            options.append(words[index])  # the option's value
+            index += 1
+    command = shlex.join([PROG, *words[:2], *options, "--", *keywords])
+    return f"to search for a word that starts with '-', put the keywords after '--': {command}"
 
 
 def run() -> NoReturn:

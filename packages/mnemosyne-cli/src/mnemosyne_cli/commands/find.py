@@ -159,8 +159,7 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
             console.out("[]")
         console.err(printable(f"no wiki page matches '{query}'"))
         if len(result.keyword_counts) > 1:
-            for keyword, count in result.keyword_counts.items():
-                console.err(printable(f"  '{keyword}': {counted(count, 'page')}"))
+            _print_keyword_counts(console, result.keyword_counts, args.limit)
         if args.cat:
             console.err("--cat needs exactly one match")
             return ExitCode.CAT_NEEDS_ONE_MATCH
@@ -230,6 +229,17 @@ def _cat_way_out(args: argparse.Namespace, backend: Backend, result: Any, query:
     return printable(
         f"only {named.path} — {named.title} holds '{query}' in its title or path; to print it, run: {command}"
     )
+
+
+def _print_keyword_counts(console: Console, keyword_counts: dict[str, int], limit: int) -> None:
+    """Each keyword's own page count, so a miss shows which keyword emptied the AND: at
+    most ``limit`` lines (0: every one), like the page lines, then how many were left out."""
+    shown = list(keyword_counts.items())[: limit or None]
+    for keyword, count in shown:
+        console.err(printable(f"  '{keyword}': {counted(count, 'page')}"))
+    left_out = len(keyword_counts) - len(shown)
+    if left_out:
+        console.err(f"  … and {counted(left_out, 'more keyword')} (--limit 0 shows them all)")
 
 
 def _contradiction(args: argparse.Namespace) -> str | None:
