@@ -54,16 +54,6 @@ FROM_USER_CONFIG = "user-config"
 VAULT_SOURCES: tuple[str, ...] = (FROM_FLAG, FROM_VAULT_CONFIG, FROM_ENV, FROM_USER_CONFIG)
 
 
-def vault_root_from_env(environ: Mapping[str, str] = os.environ) -> str | None:
-    """The vault named by AION_VAULT, or None when it is unset or empty."""
-    return environ.get(VAULT_ENV_VAR) or None
-
-
-#: The seed's module-level constant: AION_VAULT as it was when this module was imported.
-#: Commands resolve the vault per call (``vault.resolve_vault``), so tests can change it.
-VAULT_ROOT: str | None = vault_root_from_env()
-
-
 class VaultConfig:
     """What a vault's ``.mnemosyne.toml`` declares. Missing keys are None.
 
