@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mnemosyne_cli import app, console_script
+from mnemosyne_cli.options import FIND_OPTIONS, HELP_FLAGS
 
 FakeVault = Callable[[dict[str, str | bytes]], str]
 
@@ -35,16 +36,12 @@ WORDS = st.sampled_from(
         "--",
         "-x",
         "-1",
-        "--json",
-        "--cat",
-        "--paths",
-        "--absolute",
-        "-0",
-        "--null",
+        # Every spelling of every option of the table, help's too.
+        *(name for option in FIND_OPTIONS for name in option.names),
+        *HELP_FLAGS,
         "-05",
         "-5",
         "--json=1",
-        "--limit",
         "--limit=3",
         "--limit=",
         "--limit=-1",
@@ -53,22 +50,17 @@ WORDS = st.sampled_from(
         "007",
         "٣",
         "abc",
-        "--vault",
         "--vault=/v",
         "--vault=",
         "--vault=-v",
         "/v",
-        "--dir",
         "--dir=atlas",
         "atlas",
         "--js",
         "--lim",
-        "--color",
         "--color=always",
         "--color=yes",
         "never",
-        "-h",
-        "--help",
         "--version",
         "--limit=2\0",
         "a\0b",
@@ -132,6 +124,28 @@ def test_find_arguments_equal_argparses(words: list[str], capsys: pytest.Capture
     capsys.readouterr()  # argparse's help and errors, written as it refused
     if fast is not None:
         assert vars(fast) == reference
+
+
+def test_argparses_find_parser_is_the_option_table() -> None:
+    """find's argparse registration reads the table: every option it has is a row, with
+    the same spellings, attribute, value and default, and nothing else."""
+    import argparse
+
+    parser = app.build_parser(only="find")
+    find_parser = next(
+        action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+    ).choices["wiki"]
+    find_parser = next(
+        action for action in find_parser._actions if isinstance(action, argparse._SubParsersAction)
+    ).choices["find"]
+    registered = {
+        tuple(action.option_strings): (action.dest, action.metavar, action.default, action.choices)
+        for action in find_parser._actions
+        if action.option_strings and action.dest != "help"
+    }
+    assert registered == {
+        option.names: (option.dest, option.metavar, option.default, option.choices) for option in FIND_OPTIONS
+    }
 
 
 def test_plain_find_calls_take_the_fast_path() -> None:

@@ -10,7 +10,8 @@ import sys
 from mnemosyne_cli import client
 from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.help import epilog
-from mnemosyne_cli.output import COLOR_MODES, PROG, Console, guarded
+from mnemosyne_cli.options import COLOR_MODES
+from mnemosyne_cli.output import PROG, Console, guarded
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)

@@ -1,10 +1,12 @@
-"""Arguments several commands share, defined once so they parse and read alike."""
+"""Arguments several commands share, defined once so they parse and read alike: each is
+a row of the option table (options.py), registered with argparse here."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
-from mnemosyne_cli.output import COLOR_MODES
+from mnemosyne_cli.options import COLOR, DIR, NO_SERVER, VAULT, Option
 
 
 def dir_name(text: str) -> str:
@@ -19,44 +21,56 @@ def dir_name(text: str) -> str:
     return name
 
 
+def add_option(parser: argparse.ArgumentParser, option: Option) -> None:
+    """``option``, a row of the option table, as argparse takes it."""
+    if not option.takes_value:
+        parser.add_argument(*option.names, dest=option.dest, action="store_true", help=option.help)
+        return
+    parser.add_argument(
+        *option.names,
+        dest=option.dest,
+        action="append" if option.repeatable else "store",
+        metavar=option.metavar,
+        default=option.default,
+        choices=option.choices,
+        type=dir_name if option is DIR else _value_type(option),
+        help=option.help,
+    )
+
+
+def _value_type(option: Option) -> Callable[[str], object] | None:
+    """argparse's reader of ``option``'s value: the table's ``parse``, with its rule as the
+    error."""
+    parse = option.parse
+    if parse is None:
+        return None
+
+    def value(text: str) -> object:
+        parsed = parse(text)
+        if parsed is None:
+            raise argparse.ArgumentTypeError(f"must be {option.rule}, not {text!r}")
+        return parsed
+
+    return value
+
+
 def add_vault_argument(parser: argparse.ArgumentParser) -> None:
     """--vault PATH, for every command that works on a vault."""
-    parser.add_argument(
-        "--vault",
-        metavar="PATH",
-        help="the vault root (default: the dir of the nearest .mnemosyne.toml from the current dir up, "
-        "else $AION_VAULT, else vault in ~/.config/mnemosyne/config.toml)",
-    )
+    add_option(parser, VAULT)
 
 
 def add_vault_arguments(parser: argparse.ArgumentParser) -> None:
     """--vault, and --dir (repeatable) for the commands that read the scanned dirs."""
     add_vault_argument(parser)
-    parser.add_argument(
-        "--dir",
-        metavar="NAME",
-        action="append",
-        type=dir_name,
-        help="scan this top-level dir instead of the configured ones; repeatable",
-    )
+    add_option(parser, DIR)
 
 
 def add_color_argument(parser: argparse.ArgumentParser) -> None:
     """--color WHEN, for every command: it colours the error: and warning: prefixes, and
     find's lines and lint's codes on a terminal (docs/commands.md#colour)."""
-    parser.add_argument(
-        "--color",
-        choices=COLOR_MODES,
-        default="auto",
-        metavar="WHEN",
-        help="colour on a terminal: auto (default; NO_COLOR turns it off, FORCE_COLOR on), always or never",
-    )
+    add_option(parser, COLOR)
 
 
 def add_no_server_argument(parser: argparse.ArgumentParser) -> None:
     """--no-server, for the commands a ``wiki serve`` answers (find, recall)."""
-    parser.add_argument(
-        "--no-server",
-        action="store_true",
-        help="scan the vault even when a 'wiki serve' runs for it (the answer is the same)",
-    )
+    add_option(parser, NO_SERVER)

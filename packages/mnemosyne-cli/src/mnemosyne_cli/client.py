@@ -39,7 +39,6 @@ DEFAULT_TIMEOUT = 2.0
 TIMEOUT_ENV_VAR = "MNEMOSYNE_SERVER_TIMEOUT"
 #: The commands a server answers; everything else always runs here.
 SERVED_COMMANDS = ("find", "recall")
-NO_SERVER_FLAG = "--no-server"
 STATUS_OK = "ok"
 STATUS_FALLBACK = "fallback"
 STATUS_ERROR = "error"
@@ -116,23 +115,26 @@ def guess_vault(words: Sequence[str], cwd: Callable[[], str], environ: Mapping[s
     AION_VAULT (the user config is not read: it costs a TOML parser). A wrong guess costs
     nothing: the server resolves the vault exactly as the scan does and tells a call about
     another vault to scan."""
+    from mnemosyne_cli.options import END_OF_OPTIONS, HELP_FLAGS, NO_SERVER, VAULT
+
     if len(words) < 3 or words[0] != "wiki" or words[1] not in SERVED_COMMANDS:
         return None
     vault = None
     index = 2
     while index < len(words):
         word = words[index]
-        if word == "--":
+        if word == END_OF_OPTIONS:
             break
-        if word in (NO_SERVER_FLAG, "-h", "--help"):
+        if word in NO_SERVER.names or word in HELP_FLAGS:
             return None
-        if word == "--vault":
-            if index + 1 >= len(words):
-                return None
-            vault = words[index + 1]
-            index += 1
-        elif word.startswith("--vault="):
-            vault = word[len("--vault=") :]
+        name, equals, value = word.partition("=")
+        if name in VAULT.names:
+            if not equals:
+                if index + 1 >= len(words):
+                    return None
+                value = words[index + 1]
+                index += 1
+            vault = value
         index += 1
     if vault is None:
         vault = _marked_vault(cwd()) or environ.get(VAULT_ENV_VAR) or None

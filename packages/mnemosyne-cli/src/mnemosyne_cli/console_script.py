@@ -1,10 +1,11 @@
 """The ``mnemosyne`` console script.
 
-A plain ``wiki find`` call (keywords, ``--vault``, ``--limit`` and the output flags) is
+A plain ``wiki find`` call (keywords and the options the option table lets it take) is
 parsed here, without argparse: importing argparse and building its parser cost more than
-searching a small vault (issue 13). Every other call, and every call this parser is not
-sure of (help, ``--dir``, a keyword starting with ``-``, a repeated or unknown flag, a bad
-value), goes to ``app.main`` and its argparse parser, which stays the reference:
+searching a small vault (docs/performance.md). Both parsers read the one option table
+(options.py). Every other call, and every call this parser is not sure of (help, ``--dir``,
+a keyword starting with ``-``, a repeated or unknown flag, a bad value), goes to
+``app.main`` and its argparse parser, which stays the reference:
 tests/test_console_script.py holds the two to the same arguments.
 """
 
@@ -12,24 +13,11 @@ from __future__ import annotations
 
 import sys
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import SimpleNamespace
     from typing import Any, NoReturn
-
-#: find's flags and options this parser takes, by their attribute in the parsed arguments.
-_FIND_FLAGS = {
-    "--json": "json",
-    "--matched": "matched",
-    "--cat": "cat",
-    "--paths": "paths",
-    "--absolute": "absolute",
-    "--null": "null",
-    "-0": "null",
-    "--no-server": "no_server",
-}
-_FIND_OPTIONS = {"--vault": "vault", "--limit": "limit", "--color": "color"}
 
 
 def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
@@ -40,10 +28,10 @@ def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
     from types import SimpleNamespace
 
     from mnemosyne_cli.commands import find
-    from mnemosyne_cli.output import COLOR_MODES
+    from mnemosyne_cli.options import FIND_OPTIONS
 
-    parsed: dict[str, object] = dict.fromkeys(_FIND_FLAGS.values(), False)
-    parsed.update(limit=find.DEFAULT_LIMIT, vault=None, color="auto")
+    options = {name: option for option in FIND_OPTIONS for name in option.names}
+    parsed: dict[str, object] = {option.dest: option.default for option in FIND_OPTIONS}
     keywords: list[str] = []
     keyword_runs = 0
     seen: set[str] = set()
@@ -64,14 +52,15 @@ def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
             continue
         after_keyword = False
         name, equals, value = word.partition("=")
-        if name in seen:
+        option = options.get(name)
+        if option is None or not option.console_parses or option.dest in seen:
             return None
-        seen.add(name)
-        if name in _FIND_FLAGS and not equals:
-            parsed[_FIND_FLAGS[name]] = True
+        seen.add(option.dest)
+        if not option.takes_value:
+            if equals:
+                return None
+            parsed[option.dest] = True
             continue
-        if name not in _FIND_OPTIONS:
-            return None
         if not equals:
             if position == len(words):
                 return None
@@ -79,18 +68,14 @@ def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
             position += 1
         if value.startswith("-") or "\0" in value:
             return None
-        if name == "--limit":
-            limit = find.parse_limit(value)
-            if limit is None:
-                return None
-            parsed["limit"] = limit
-        elif name == "--color" and value not in COLOR_MODES:
+        if option.choices is not None and value not in option.choices:
             return None
-        else:
-            parsed[_FIND_OPTIONS[name]] = value
+        parsed[option.dest] = value if option.parse is None else option.parse(value)
+        if parsed[option.dest] is None:
+            return None
     if not keywords:
         return None
-    return SimpleNamespace(group="wiki", command="find", keywords=keywords, dir=None, handler=find.run, **parsed)
+    return SimpleNamespace(group="wiki", command="find", keywords=keywords, handler=find.run, **parsed)
 
 
 #: Ctrl-C's exit code (ExitCode.INTERRUPTED, not imported: start-up time).

@@ -75,8 +75,6 @@ def diagnostic_text(diagnostic: Diagnostic) -> str:
     return f"{subject}: {code}" + (f" ({detail})" if detail else "")
 
 
-#: --color's values; auto is the default.
-COLOR_MODES = ("auto", "always", "never")
 
 
 def wants_color(mode: str, stream: object, environ: Mapping[str, str] = os.environ) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from mnemosyne_cli.options import FIND_OPTIONS, NULL
 from mnemosyne_cli.output import counted, has_control_character, page_line, printable
 from mnemosyne_contract import ExitCode
 
@@ -15,31 +16,12 @@ if TYPE_CHECKING:
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
 
-# argparse is imported inside register and limit_value only: a plain find call parses its
-# arguments in console_script.py without it (issue 13).
-
-DEFAULT_LIMIT = 20
-
-
-def parse_limit(text: str) -> int | None:
-    """--limit's value: 0 (no cap) or a positive whole number, in ASCII digits; None for
-    anything else."""
-    return int(text) if text.isascii() and text.isdigit() else None
-
-
-def limit_value(text: str) -> int:
-    """--limit for argparse: ``parse_limit``, or the error naming what it takes."""
-    limit = parse_limit(text)
-    if limit is None:
-        import argparse
-
-        raise argparse.ArgumentTypeError(f"must be 0 (no cap) or a positive whole number, not {text!r}")
-    return limit
-
+# argparse is imported inside register only: a plain find call parses its arguments in
+# console_script.py without it, from the same option table (options.py).
 
 def register(commands: Any) -> None:
 
-    from mnemosyne_cli.arguments import add_color_argument, add_no_server_argument, add_vault_arguments
+    from mnemosyne_cli.arguments import add_option
     from mnemosyne_cli.help import epilog
 
     parser = commands.add_parser(
@@ -80,43 +62,13 @@ def register(commands: Any) -> None:
         + "\n\na keyword that starts with '-' goes after '--': mnemosyne wiki find -- -v --verbose",
     )
     parser.add_argument("keywords", nargs="+", metavar="KEYWORD", help="a literal substring; every one must match")
-    parser.add_argument(
-        "--cat", action="store_true", help="print the one matching page verbatim; exit 2 unless exactly one matches"
-    )
-    parser.add_argument("--json", action="store_true", help="print a JSON array of {path, title, constellation, type}")
-    parser.add_argument(
-        "--matched",
-        action="store_true",
-        help='say where the pages matched: with --json, a "matched" key per item (title, path or text); '
-        "otherwise one stderr line when no page's title or path holds every keyword",
-    )
-    parser.add_argument(
-        "--paths", action="store_true", help="print only each page's path, one per line, like rg -l (no title)"
-    )
-    parser.add_argument(
-        "--absolute",
-        action="store_true",
-        help="print absolute paths (the vault root with symlinks resolved) in plain, --paths and --json output",
-    )
-    parser.add_argument(
-        "-0",
-        "--null",
-        action="store_true",
-        help="with --paths: end each path with a NUL byte instead of a newline, as it is on disk (for xargs -0)",
-    )
-    # argparse reads every word that looks like a negative number as a flag once one flag
-    # (-0) does: "--limit -1" and a keyword "-5" would stop parsing. They stay values.
-    parser._has_negative_number_optionals.clear()
-    parser.add_argument(
-        "--limit",
-        type=limit_value,
-        default=DEFAULT_LIMIT,
-        metavar="N",
-        help=f"show at most N pages (default {DEFAULT_LIMIT}; 0 for all)",
-    )
-    add_vault_arguments(parser)
-    add_color_argument(parser)
-    add_no_server_argument(parser)
+    for option in FIND_OPTIONS:
+        add_option(parser, option)
+        if option is NULL:
+            # argparse reads every word that looks like a negative number as a flag once
+            # one flag (-0) does: "--limit -1" and a keyword "-5" would stop parsing. They
+            # stay values.
+            parser._has_negative_number_optionals.clear()
     parser.set_defaults(handler=run)
 
 
