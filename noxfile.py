@@ -10,10 +10,13 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import MutableMapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nox
+
+if TYPE_CHECKING:
+    from collections.abc import MutableMapping
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = False

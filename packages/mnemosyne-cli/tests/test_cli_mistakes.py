@@ -177,7 +177,10 @@ def test_a_flag_meant_as_a_keyword_gets_the_command_that_searches_for_it(
     [
         # A keyword was given: an unknown long flag is more likely a mistyped flag.
         (["wiki", "find", "x", "--bogus"], "unrecognized arguments: --bogus (see 'mnemosyne wiki find --help')"),
-        (["wiki", "find", "x", "-v", "--bogus"], "unrecognized arguments: -v --bogus (see 'mnemosyne wiki find --help')"),
+        (
+            ["wiki", "find", "x", "-v", "--bogus"],
+            "unrecognized arguments: -v --bogus (see 'mnemosyne wiki find --help')",
+        ),
         # A known flag and no keyword: the keyword is missing, not misplaced.
         (["wiki", "find", "-0"], "the following arguments are required: KEYWORD (see 'mnemosyne wiki find --help')"),
         # Another command's words are not keywords.

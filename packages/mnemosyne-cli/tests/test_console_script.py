@@ -132,9 +132,9 @@ def test_argparses_find_parser_is_the_option_table() -> None:
     import argparse
 
     parser = app.build_parser(only="find")
-    find_parser = next(
-        action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
-    ).choices["wiki"]
+    find_parser = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction)).choices[
+        "wiki"
+    ]
     find_parser = next(
         action for action in find_parser._actions if isinstance(action, argparse._SubParsersAction)
     ).choices["find"]

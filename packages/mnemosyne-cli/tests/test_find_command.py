@@ -76,10 +76,28 @@ def test_no_match_lists_each_keywords_own_count(fake_vault: FakeVault, capsys: p
     ("limit", "lines"),
     [
         ([], ["  'k0': 3 pages", "  'k1': 3 pages", "  'k2': 3 pages", "  'k3': 3 pages", "  'zz': 0 pages"]),
-        (["--limit", "0"], ["  'k0': 3 pages", "  'k1': 3 pages", "  'k2': 3 pages", "  'k3': 3 pages", "  'zz': 0 pages"]),
-        (["--limit", "5"], ["  'k0': 3 pages", "  'k1': 3 pages", "  'k2': 3 pages", "  'k3': 3 pages", "  'zz': 0 pages"]),
-        (["--limit", "4"], ["  'k0': 3 pages", "  'k1': 3 pages", "  'k2': 3 pages", "  'k3': 3 pages", "  … and 1 more keyword (--limit 0 shows them all)"]),
-        (["--limit", "2"], ["  'k0': 3 pages", "  'k1': 3 pages", "  … and 3 more keywords (--limit 0 shows them all)"]),
+        (
+            ["--limit", "0"],
+            ["  'k0': 3 pages", "  'k1': 3 pages", "  'k2': 3 pages", "  'k3': 3 pages", "  'zz': 0 pages"],
+        ),
+        (
+            ["--limit", "5"],
+            ["  'k0': 3 pages", "  'k1': 3 pages", "  'k2': 3 pages", "  'k3': 3 pages", "  'zz': 0 pages"],
+        ),
+        (
+            ["--limit", "4"],
+            [
+                "  'k0': 3 pages",
+                "  'k1': 3 pages",
+                "  'k2': 3 pages",
+                "  'k3': 3 pages",
+                "  … and 1 more keyword (--limit 0 shows them all)",
+            ],
+        ),
+        (
+            ["--limit", "2"],
+            ["  'k0': 3 pages", "  'k1': 3 pages", "  … and 3 more keywords (--limit 0 shows them all)"],
+        ),
     ],
 )
 def test_the_keyword_counts_of_a_miss_obey_the_limit(

@@ -349,7 +349,15 @@ def test_the_client_path_imports_almost_nothing(tmp_path: Path, runtime_dir: Pat
     with ThreadServer(vault):
         extra = modules(probe) - modules(bare)
     # mnemosyne_cli.options: the option table the vault guess reads; it imports nothing.
-    allowed = {"__future__", "mnemosyne_cli", "mnemosyne_cli.client", "mnemosyne_cli.options", "_blake2", "time", "_socket"}
+    allowed = {
+        "__future__",
+        "mnemosyne_cli",
+        "mnemosyne_cli.client",
+        "mnemosyne_cli.options",
+        "_blake2",
+        "time",
+        "_socket",
+    }
     assert sorted(extra - allowed) == []
 
 

@@ -166,9 +166,7 @@ KEY_BYTES = weighted((KEY_NAMES, 6), (st.sampled_from([b"yes", b"null", b"1x", b
 LINE_BYTES = st.tuples(KEY_BYTES, VALUE_BYTES).map(lambda pair: pair[0] + b": " + pair[1] + b"\n")
 #: Bytes shaped like a frontmatter block, a line at a time, with any bytes mixed in: random
 #: bytes alone almost never form a `key: value` line, so the fast path would never answer.
-BLOCKS_OF_LINES = st.lists(weighted((LINE_BYTES, 6), (st.binary(max_size=8), 1)), min_size=1, max_size=3).map(
-    b"".join
-)
+BLOCKS_OF_LINES = st.lists(weighted((LINE_BYTES, 6), (st.binary(max_size=8), 1)), min_size=1, max_size=3).map(b"".join)
 BLOCK_BYTES = weighted((BLOCKS_OF_LINES, 3), (st.binary(max_size=80), 1))
 
 

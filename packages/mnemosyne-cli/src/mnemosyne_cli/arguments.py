@@ -4,9 +4,13 @@ a row of the option table (options.py), registered with argparse here."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
 from mnemosyne_cli.options import COLOR, DIR, NO_SERVER, VAULT, Option
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 
 def dir_name(text: str) -> str:
@@ -26,6 +30,8 @@ def add_option(parser: argparse.ArgumentParser, option: Option) -> None:
     if not option.takes_value:
         parser.add_argument(*option.names, dest=option.dest, action="store_true", help=option.help)
         return
+    # str, argparse's own default, for a value taken as written.
+    value_type: Callable[[str], Any] = dir_name if option is DIR else _value_type(option) or str
     parser.add_argument(
         *option.names,
         dest=option.dest,
@@ -33,12 +39,12 @@ def add_option(parser: argparse.ArgumentParser, option: Option) -> None:
         metavar=option.metavar,
         default=option.default,
         choices=option.choices,
-        type=dir_name if option is DIR else _value_type(option),
+        type=value_type,
         help=option.help,
     )
 
 
-def _value_type(option: Option) -> Callable[[str], object] | None:
+def _value_type(option: Option) -> Callable[[str], Any] | None:
     """argparse's reader of ``option``'s value: the table's ``parse``, with its rule as the
     error."""
     parse = option.parse

@@ -11,6 +11,10 @@ tests/test_console_script.py holds the two to the same arguments.
 
 from __future__ import annotations
 
+# signal's C core, which the interpreter has already imported (typeshed leaves it out): the
+# signal module would import enum, and every millisecond before run() takes SIGINT is one
+# in which a Ctrl-C ends in a traceback.
+import _signal  # type: ignore[import-not-found]
 import sys
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -160,8 +164,6 @@ def _on_unraisable(unraisable: Any) -> None:
     ``__del__`` included (the import system has such callbacks), and there it prints the
     handler's exception as "Exception ignored" and goes on. Such a dropped interrupt is
     raised again a millisecond later, where it ends the call as any other (cleanups run)."""
-    import _signal
-
     if _interrupted and isinstance(unraisable.exc_value, (KeyboardInterrupt, SystemExit)):
         _signal.setitimer(_signal.ITIMER_REAL, 0.001)
         return
@@ -182,8 +184,6 @@ def run() -> NoReturn:
     """The console script. Its first act is to take SIGINT: from here on, a Ctrl-C at any
     moment exits 130 with at most an empty line on stderr (docs/reliability.md says what
     comes before: the interpreter's own start-up)."""
-    import _signal  # signal's C core: the signal module would import enum (start-up time)
-
     _signal.signal(_signal.SIGINT, _on_interrupt)
     _signal.signal(_signal.SIGALRM, _on_interrupt)  # _on_unraisable's second try
     sys.unraisablehook = _on_unraisable

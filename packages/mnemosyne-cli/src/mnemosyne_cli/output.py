@@ -75,8 +75,6 @@ def diagnostic_text(diagnostic: Diagnostic) -> str:
     return f"{subject}: {code}" + (f" ({detail})" if detail else "")
 
 
-
-
 def wants_color(mode: str, stream: object, environ: Mapping[str, str] = os.environ) -> bool:
     """Whether to colour what goes to ``stream``. First that decides wins: --color always
     or never; NO_COLOR set and not empty (no colour); FORCE_COLOR set and not empty

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 # argparse is imported inside register only: a plain find call parses its arguments in
 # console_script.py without it, from the same option table (options.py).
 
+
 def register(commands: Any) -> None:
 
     from mnemosyne_cli.arguments import add_option
