@@ -79,6 +79,25 @@ def test_a_find_call_imports_no_heavy_module(words: list[str], vault_flag: bool)
     assert sorted(modules & set(HEAVY_MODULES)) == []
 
 
+def test_a_miss_on_ascii_pages_imports_no_re(tmp_path: Path) -> None:
+    """re (with its compiler) is off the path until a page needs a regex: the frontmatter
+    reader of a page shown, or the search for characters that fold into ASCII (docs/performance.md)."""
+    for dir_name, text in (("atlas", "plain ascii text\n"), ("hermes", "---\ntitle: Relay\n---\nrelay\n")):
+        (tmp_path / dir_name).mkdir()
+        (tmp_path / dir_name / "page.md").write_text(text, encoding="ascii")
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, "wiki", "find", "zyzzyva", "--vault", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert completed.stderr.splitlines()[0] == "no wiki page matches 'zyzzyva'"
+    modules = set(completed.stderr.splitlines()[-1].split())
+    assert "mnemosyne_core.find" in modules
+    assert "re" not in modules
+
+
 def test_every_command_module_is_named_after_its_command(capsys: pytest.CaptureFixture[str]) -> None:
     """build_parser(only=...) finds a command by its module name."""
     for command in WIKI_COMMANDS:

@@ -8,7 +8,6 @@ full) is an OutputError, which main turns into exit 74, never into "no match".
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -19,23 +18,36 @@ if TYPE_CHECKING:
     from mnemosyne_core.diagnostics import Diagnostic
 
 PROG = "mnemosyne"
-# C0 and C1 controls and DEL (a title with an ANSI escape must not recolour the terminal).
-_CONTROLS = "\x00-\x1f\x7f-\x9f"
-_CONTROL = re.compile(f"[{_CONTROLS}]")
-# printable escapes those and the surrogates that stand for undecodable bytes in file names.
-_UNSAFE = re.compile(f"[{_CONTROLS}\udc80-\udcff]")
+# No regular expressions here: re is off a plain find's import path (start-up time), and
+# these run on a few short lines per call.
+
+
+def _is_control(character: str) -> bool:
+    """A C0 or C1 control character or DEL: a title with an ANSI escape must not recolour
+    the terminal."""
+    code = ord(character)
+    return code < 0x20 or 0x7F <= code <= 0x9F
+
+
+def _escaped(character: str) -> str:
+    """A control character, or a surrogate standing for an undecodable byte of a file name,
+    as an escape (``\\x1b``, ``\\xff``); any other character as it is."""
+    code = ord(character)
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code & 0xFF:02x}"
+    return f"\\x{code:02x}" if _is_control(character) else character
 
 
 def printable(text: str) -> str:
     """``text`` with control characters shown as escapes (``\\x1b``), safe for one line."""
     if text.isascii() and text.isprintable():
         return text
-    return _UNSAFE.sub(_escape, text)
+    return "".join(map(_escaped, text))
 
 
 def has_control_character(text: str) -> bool:
     """Whether ``text`` holds a C0 or C1 control character or DEL (a newline, an ESC)."""
-    return not text.isprintable() and _CONTROL.search(text) is not None
+    return not text.isprintable() and any(map(_is_control, text))
 
 
 def counted(number: int, noun: str) -> str:
@@ -92,11 +104,6 @@ def wants_color(mode: str, stream: object, environ: Mapping[str, str] = os.envir
         return bool(isatty is not None and isatty())
     except (OSError, ValueError):  # a closed stream
         return False
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code & 0xFF:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\x{code:02x}"
 
 
 class OutputError(Exception):

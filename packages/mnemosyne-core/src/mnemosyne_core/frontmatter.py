@@ -11,18 +11,19 @@ PyYAML's answers.
 
 from __future__ import annotations
 
-import re
-
 from mnemosyne_core.fold import BOM, decode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
     import os
+    import re
     from collections.abc import Mapping
     from typing import Any
 
-_OPENING_LINE = re.compile(rb"---\r?\n")
-_CLOSING_LINE = re.compile(rb"^---\r?$", re.MULTILINE)
+# Every pattern is compiled on first use (``compiled``), and re imported then: a find that
+# reads no page's frontmatter (a miss) never imports it.
+_OPENING_LINE = rb"---\r?\n"
+_CLOSING_LINE = rb"(?m)^---\r?$"
 
 #: Larger frontmatter is treated as invalid: parsing one title must stay bounded.
 MAX_BLOCK_BYTES = 1 << 20
@@ -41,10 +42,10 @@ def locate(data: bytes) -> tuple[int, int, int] | None:
     """Byte offsets ``(block_start, block_end, body_start)`` of the frontmatter in ``data``,
     or None when ``data`` has none or it is not closed."""
     start = 3 if data.startswith(BOM) else 0
-    opening = _OPENING_LINE.match(data, start)
+    opening = compiled(_OPENING_LINE).match(data, start)
     if opening is None:
         return None
-    closing = _CLOSING_LINE.search(data, opening.end())
+    closing = compiled(_CLOSING_LINE).search(data, opening.end())
     if closing is None:
         return None
     body_start = closing.end() + 1 if data[closing.end() : closing.end() + 1] == b"\n" else closing.end()
@@ -53,7 +54,7 @@ def locate(data: bytes) -> tuple[int, int, int] | None:
 
 def opens_frontmatter(data: bytes) -> bool:
     """Whether ``data`` starts with the ``---`` line, so its frontmatter may close later."""
-    return _OPENING_LINE.match(data, 3 if data.startswith(BOM) else 0) is not None
+    return compiled(_OPENING_LINE).match(data, 3 if data.startswith(BOM) else 0) is not None
 
 
 class Frontmatter:
@@ -264,6 +265,8 @@ def compiled(pattern: str | bytes) -> re.Pattern[Any]:
     """``pattern`` compiled, once per process."""
     found = _compiled.get(pattern)
     if found is None:
+        import re
+
         found = _compiled[pattern] = re.compile(pattern)
     return found
 
