@@ -60,7 +60,7 @@ def folding_search(folded_keyword: str) -> Callable[[bytes], object] | None:
         needles = folding_needles(folded_keyword)
         search = None
         if needles:
-            import re  # already imported by the frontmatter parser; kept local to this module's one use
+            import re  # off the start-up path: only a page that may hold a folding character needs it
 
             mark = bytes([FOLDING_MARK])
             search = re.compile(b"|".join(re.escape(mark + needle[1:]) for needle in needles)).search
