@@ -373,6 +373,13 @@ def test_info_says_the_server_was_auto_started_and_where_it_logs(
     assert re.fullmatch(
         rf"server: pid {status.pid}, 2 pages, [0-9.]+ MiB resident; auto-started, log {re.escape(log)}", line
     ), line
+    code, out, err = run_cli(capsys, ["wiki", "serve", "--status", "--vault", str(vault)])
+    assert (code, err) == (0, "")
+    assert re.fullmatch(
+        rf"server: pid {status.pid}, 2 pages, [0-9.]+ MiB resident, 1 index builds, [0-9]+ requests since "
+        rf"[0-9: -]+ UTC; auto-started, log {re.escape(log)}\n",
+        out,
+    ), out
     code, out, err = run_cli(capsys, ["wiki", "info", "--json", "--vault", str(vault)])
     report = json.loads(out)
     jsonschema.validate(report, load_schema("info"))
@@ -396,6 +403,9 @@ def test_info_does_not_call_a_server_started_by_hand_auto_started(
         assert code == 0
         line = next(line for line in out.splitlines() if line.startswith("server: "))
         assert re.fullmatch(rf"server: pid {status.pid}, 2 pages, [0-9.]+ MiB resident", line), line
+        code, out, _ = run_cli(capsys, ["wiki", "serve", "--status", "--vault", str(vault)])
+        assert code == 0
+        assert out.endswith(" UTC\n"), out  # no "auto-started"
         report = json.loads(run_cli(capsys, ["wiki", "info", "--json", "--vault", str(vault)])[1])
         jsonschema.validate(report, load_schema("info"))
         assert report["server"]["auto_started"] is False

@@ -42,6 +42,9 @@ HEAVY_MODULES = (
     "importlib.metadata",  # only --version and wiki info read the installed versions
     "shtab",  # only `mnemosyne completion SHELL` needs it
     "mnemosyne_cli.completion",  # nor does a find call register the completion command
+    # Only a call that starts a server ([serve] auto) takes the spawn lock.
+    "fcntl",
+    "subprocess",
 )
 
 #: What the console script runs (pyproject.toml: mnemosyne_cli.console_script:run).

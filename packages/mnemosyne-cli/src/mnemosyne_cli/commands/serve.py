@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mnemosyne_cli.arguments import add_vault_arguments
 from mnemosyne_cli.help import epilog
+from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
@@ -70,10 +71,14 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
         if running_now is None:
             console.out(f"no server is running for {vault}")
             return ExitCode.NO_MATCH
+        from mnemosyne_cli import autostart
+
         started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(running_now.started))
+        auto = autostart.describe(vault, enabled=False)
+        how = f"; auto-started, log {printable(auto.log or '')}" if auto.server_pid == running_now.pid else ""
         console.out(
             f"server: {running_now.summary()}, {running_now.builds} index builds, "
-            f"{running_now.requests} requests since {started}"
+            f"{running_now.requests} requests since {started}{how}"
         )
         return ExitCode.OK
     running = server.Server.for_vault(vault, args.dir)
