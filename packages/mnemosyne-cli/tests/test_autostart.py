@@ -139,6 +139,18 @@ def wait_for_server(vault: Path) -> server.Status:
     raise AssertionError(f"no server answered for {vault} in {WAIT_SECONDS} s")
 
 
+def wait_for_log(vault: Path, start: str) -> list[str]:
+    """The auto-start log's lines once one starts with ``start``."""
+    path = Path(autostart.log_path(str(vault)))
+    deadline = time.monotonic() + WAIT_SECONDS
+    while True:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if any(line.startswith(start) for line in lines):
+            return lines
+        assert time.monotonic() < deadline, lines
+        time.sleep(0.02)
+
+
 def entry_point() -> list[str]:
     """The installed ``mnemosyne`` script beside this interpreter, as a user runs it."""
     script = Path(sys.executable).parent / "mnemosyne"
@@ -175,7 +187,7 @@ def test_concurrent_first_calls_start_exactly_one_server_and_later_calls_are_its
     assert serve_pids(vault) == [status.pid]
     record = Path(autostart.record_path(str(vault))).read_text(encoding="ascii").split()
     assert int(record[0]) == status.pid
-    log = Path(autostart.log_path(str(vault))).read_text(encoding="utf-8").splitlines()
+    log = wait_for_log(vault, "mnemosyne serve: serving ")
     assert len(log) == 2, log  # no second server's "already running" or anything else
     assert log[0].startswith(f"mnemosyne: auto-started for {vault} at ")
     assert log[1].startswith(f"mnemosyne serve: serving {vault}: 2 pages indexed in ")
@@ -269,7 +281,7 @@ def test_a_call_never_waits_for_the_server_it_starts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     vault = make_vault(tmp_path / "v")
-    slow = [sys.executable, "-c", "import time; time.sleep(120)"]
+    slow = [sys.executable, "-c", "import sys, time; print('ready', file=sys.stderr, flush=True); time.sleep(120)"]
     monkeypatch.setattr(autostart, "server_command", lambda _vault: slow)
     began = time.monotonic()
     code, out, err = run_cli(capsys, ["wiki", "find", "alpha", "--vault", str(vault)])
@@ -277,6 +289,7 @@ def test_a_call_never_waits_for_the_server_it_starts(
     assert (code, out, err) == (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
     assert took < 60, took  # the "server" runs for 120 s
     pid = int(Path(autostart.record_path(str(vault))).read_text(encoding="ascii").split()[0])
+    wait_for_log(vault, "ready")  # past its own start-up's files
     assert Path(f"/proc/{pid}").exists()
     # The stand-in runs in a session of its own (not as its leader, so it can never take
     # a terminal), reading /dev/null, writing the log, holding the spawn lock and nothing
