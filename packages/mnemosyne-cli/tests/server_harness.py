@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemosyne_cli import client
+from mnemosyne_cli import client, protocol
 from mnemosyne_cli.app import main
 from mnemosyne_cli.server import Server
 from mnemosyne_core.index import VaultIndex
@@ -47,10 +47,10 @@ def start_subprocess_server(vault: str | Path, env: dict[str, str] | None = None
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    path = client.socket_path(os.path.realpath(vault), environ)
+    path = protocol.socket_path(os.path.realpath(vault), environ)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if os.path.exists(path) and client.exchange(path, client.encode_request("status", "/", {}, []), 2.0):
+        if os.path.exists(path) and client.status(os.path.realpath(vault), environ) is not None:
             return process
         if process.poll() is not None:
             raise AssertionError(f"the server exited with {process.returncode}")

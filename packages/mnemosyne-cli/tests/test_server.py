@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from server_harness import ThreadServer, run_cli, served_and_scanned, start_subprocess_server
 
-from mnemosyne_cli import client, server
+from mnemosyne_cli import client, protocol, server
 from mnemosyne_cli.app import main
 from mnemosyne_contract import ExitCode
 from mnemosyne_core import inotify
@@ -111,7 +111,7 @@ def test_the_socket_dir_must_be_ours_and_private(tmp_path: Path, monkeypatch: py
 
 def test_without_xdg_runtime_dir_the_sockets_live_in_the_cache_dir(tmp_path: Path) -> None:
     environ = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    assert client.socket_dir(environ) == str(tmp_path / "cache" / "mnemosyne" / "run")
+    assert protocol.socket_dir(environ) == str(tmp_path / "cache" / "mnemosyne" / "run")
     path = server.prepare_socket_dir(environ)
     assert os.stat(path).st_mode & 0o777 == 0o700
 
@@ -119,7 +119,7 @@ def test_without_xdg_runtime_dir_the_sockets_live_in_the_cache_dir(tmp_path: Pat
 def test_a_symlinked_socket_dir_is_refused(tmp_path: Path) -> None:
     (tmp_path / "elsewhere").mkdir(mode=0o700)
     os.symlink(tmp_path / "elsewhere", tmp_path / "link")
-    assert client.unsafe_dir_reason(str(tmp_path / "link")) == f"{tmp_path / 'link'} is not a directory"
+    assert protocol.unsafe_dir_reason(str(tmp_path / "link")) == f"{tmp_path / 'link'} is not a directory"
 
 
 def test_only_our_own_uid_may_ask() -> None:
@@ -160,33 +160,74 @@ def _raw_exchange(path: str, data: bytes) -> bytes:
     return b"".join(chunks)
 
 
-def test_malformed_and_oversized_requests_get_no_answer_and_the_server_goes_on(
+def test_malformed_and_oversized_requests_get_an_error_and_the_server_goes_on(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    real = str(vault.resolve())
     with ThreadServer(vault) as running:
         path = running.socket_path
-        fallback = client.frame(client.encode_reply(client.STATUS_FALLBACK))
-        error = client.frame(client.encode_reply(client.STATUS_ERROR))
-        assert _raw_exchange(path, client.frame(b"garbage")) == fallback  # no version: not ours
-        assert _raw_exchange(path, client.frame(b"1\0dance\0/\x0000\x000\0wiki\0find\0x")) == error
-        assert _raw_exchange(path, client.frame(b"2\0run\0/\x0000\x000\0wiki\0find\0x")) == fallback  # version
-        assert _raw_exchange(path, client.frame(b"1\0run\0relative\x0000\x000\0wiki\0find\0x")) == error
-        assert _raw_exchange(path, client.frame(b"1\0run\0/\x0000\x009\0wiki\0find\0x")) == error  # count
-        assert _raw_exchange(path, client.frame(b"1\0run\0/\x0000\x001\0noequals\0wiki\0find")) == error
-        assert _raw_exchange(path, client.frame(b"1\0run")) == error
-        assert _raw_exchange(path, client.frame(b"\xff\xfe" * 10)) == fallback
-        too_long = (client.MAX_REQUEST_BYTES + 1).to_bytes(4, "big") + b"x" * 100
-        assert _raw_exchange(path, too_long) == error  # refused unread
+
+        def status_of(raw: bytes) -> str:
+            return protocol.decode_reply(_raw_exchange(path, raw)[4:])[0]
+
+        good = f"2\0find\0{real}\x003\0kind=flat\0dir=wiki\0dirs-given=0\x0020\0\0github".encode()
+        assert status_of(protocol.frame(good)) == protocol.STATUS_OK
+        for bad in (
+            b"garbage",
+            b"1\0find\0/v\x000\x0020\0\0x",  # another version
+            b"2\0dance\0/v\x000\x0020\0\0x",
+            b"2\0find\0relative\x000\x0020\0\0x",
+            b"2\0find\0/v\x009\x0020\0\0x",  # more layout items than fields
+            b"2\0find\0/v\x00\xc2\xb2\x0020\0\0x",  # a superscript two: isdigit, not a count
+            b"2\0find\0/v\x001\0noequals\x0020\0\0x",
+            b"2\0find\0/v\x000\x00-1\0\0x",
+            b"2\0find\0/v\x000\x0020\0everything\0x",
+            b"2\0find\0/v\x000\x0020\0",  # no term
+            b"2\0status\0extra",
+            b"2",
+            b"\xff\xfe" * 10,
+        ):
+            assert status_of(protocol.frame(bad)) == protocol.STATUS_ERROR, bad
+        too_long = (protocol.MAX_REQUEST_BYTES + 1).to_bytes(4, "big") + b"x" * 100
+        assert status_of(too_long) == protocol.STATUS_ERROR  # refused unread
         assert _raw_exchange(path, b"\0\0") == b""  # a peer that stops mid-frame
         served, scanned = served_and_scanned(capsysbinary, running, ["wiki", "recall", "github", "--vault", str(vault)])
         assert served == scanned
 
 
+def test_a_layout_the_server_does_not_serve_is_declined() -> None:
+    from mnemosyne_cli.server import serve_layout
+
+    assert serve_layout(protocol.flat_layout(("atlas", "hades"), False)) == (("atlas", "hades"), False)
+    assert serve_layout(protocol.flat_layout(("wiki",), True)) == (("wiki",), True)
+    for items in (
+        (),
+        (("kind", "tree"), ("dir", "wiki"), ("dirs-given", "0")),
+        (("kind", "flat"), ("dir", "wiki"), ("depth", "all"), ("dirs-given", "0")),
+        (("kind", "flat"), ("dir", "wiki"), ("dirs-given", "yes")),
+        (("kind", "flat"), ("dir", "wiki")),
+    ):
+        assert serve_layout(items) is None, items
+
+
 def test_the_reply_decoder_refuses_what_it_does_not_understand() -> None:
-    assert client.decode_reply(client.encode_reply(client.STATUS_OK, 3, b"out", "err")) is not None
-    for bad in (b"", b"1 ok 0", b"1 ok 0 5\nabc", b"2 ok 0 0\n", b"1 ok x 0\n", b"1 fallback 0 0\n", b"1 ok 999 0\n"):
-        assert client.decode_reply(bad) is None
+    import marshal
+
+    assert protocol.decode_reply(protocol.encode_reply(protocol.STATUS_OK, (1, 2))) == ("ok", (1, 2))
+    for bad in (
+        b"",
+        b"junk",
+        marshal.dumps((1, "ok", None)),  # another version
+        marshal.dumps((protocol.PROTOCOL_VERSION, "maybe", None)),
+        marshal.dumps([protocol.PROTOCOL_VERSION, "ok", None]),
+        marshal.dumps((protocol.PROTOCOL_VERSION, "ok")),
+    ):
+        with pytest.raises(protocol.ProtocolError):
+            protocol.decode_reply(bad)
+    for body in (None, (), ("x",) * 9, (protocol._match_slots(), 1, 0, 0, 0, (), (), (), None)):
+        with pytest.raises(protocol.ProtocolError):
+            protocol.find_result(body)
 
 
 # --- fallbacks ---
@@ -197,7 +238,7 @@ def test_a_server_that_never_answers_costs_at_most_the_timeout(
 ) -> None:
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     expected = run_cli(capsysbinary, ["wiki", "recall", "github", "--vault", str(vault), "--no-server"])
-    path = client.socket_path(str(vault.resolve()))
+    path = protocol.socket_path(str(vault.resolve()))
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stuck.bind(path)
@@ -221,7 +262,7 @@ def test_a_server_that_hangs_up_mid_query_means_a_scan(
 ) -> None:
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     expected = run_cli(capsysbinary, ["wiki", "recall", "github", "--vault", str(vault), "--no-server"])
-    path = client.socket_path(str(vault.resolve()))
+    path = protocol.socket_path(str(vault.resolve()))
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dying:
         dying.bind(path)
@@ -248,19 +289,19 @@ def test_a_killed_server_means_a_scan_and_a_restarted_one_answers(
         assert run_cli(capsysbinary, argv) == expected
         process.send_signal(signal.SIGKILL)
         process.wait(10)
-        assert os.path.exists(client.socket_path(str(vault.resolve())))  # left behind
+        assert os.path.exists(protocol.socket_path(str(vault.resolve())))  # left behind
         (vault / "wiki" / "delta.md").write_text("---\ntitle: Delta auth\n---\n", encoding="utf-8")
         expected = run_cli(capsysbinary, [*argv, "--no-server"])
         assert run_cli(capsysbinary, argv) == expected
         process = start_subprocess_server(vault)
-        status = server.status(str(vault.resolve()))
+        status = client.status(str(vault.resolve()))
         assert status is not None
         assert (status.pid, status.pages) == (process.pid, 4)
         assert run_cli(capsysbinary, argv) == expected
     finally:
         process.terminate()
         assert process.wait(10) == 0
-    assert not os.path.exists(client.socket_path(str(vault.resolve())))  # SIGTERM cleans up
+    assert not os.path.exists(protocol.socket_path(str(vault.resolve())))  # SIGTERM cleans up
 
 
 def test_an_overflowed_queue_rebuilds_before_answering(
@@ -292,7 +333,7 @@ def test_another_vault_or_other_dirs_are_scanned_not_served(
         assert running.requests == 1  # asked, and told to scan
 
 
-def test_the_server_answers_as_the_caller_relative_vault_and_env(
+def test_the_caller_resolves_a_relative_vault_and_its_own_env(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
@@ -322,43 +363,58 @@ def test_recall_logs_to_the_memory_dir_the_caller_named(
     assert "- **Query**: github\n" in logs[0].read_text(encoding="utf-8")
 
 
-def test_the_request_is_bounded_and_versioned() -> None:
-    request = client.encode_request("run", "/", {"AION_VAULT": "/v"}, ["wiki", "find", "x"])
-    decoded = client.decode_request(request)
-    assert isinstance(decoded, client.Request)
-    assert (decoded.op, decoded.cwd, decoded.environ, decoded.words) == (
-        "run",
-        "/",
-        {"AION_VAULT": "/v"},
-        ["wiki", "find", "x"],
+def test_the_request_carries_the_query_and_nothing_of_the_caller() -> None:
+    layout = protocol.flat_layout(("atlas", "hades"), True)
+    request = protocol.Request(protocol.OP_FIND, "/v", layout, 20, True, ("mastra", "slack"))
+    payload = request.encode()
+    assert protocol.decode_request(payload) == request
+    assert payload.split(b"\0") == [
+        str(protocol.PROTOCOL_VERSION).encode(),
+        b"find",
+        b"/v",
+        b"4",
+        b"kind=flat",
+        b"dir=atlas",
+        b"dir=hades",
+        b"dirs-given=1",
+        b"20",
+        b"content",
+        b"mastra",
+        b"slack",
+    ]
+    assert struct.unpack(">I", protocol.frame(payload)[:4])[0] == len(payload)
+    assert protocol.decode_request(protocol.Request(protocol.OP_STATUS).encode()).op == protocol.OP_STATUS
+
+
+def test_the_client_path_imports_no_heavy_module(tmp_path: Path, runtime_dir: Path) -> None:
+    """A served find imports no module that costs milliseconds (a vault without a config
+    file: reading one costs a TOML parser, served or not)."""
+    vault = make_vault(tmp_path / "v", {"atlas/alpha.md": HARNESS_PAGES["wiki/alpha.md"]})
+    probe = (
+        "import sys; from mnemosyne_cli.console_script import main; main(sys.argv[1:]); "
+        "print(' '.join(sys.modules), file=sys.stderr)"
     )
-    assert request.split(b"\0")[:2] == [str(client.PROTOCOL_VERSION).encode(), b"run"]
-    assert struct.unpack(">I", client.frame(request)[:4])[0] == len(request)
 
+    def modules(*flags: str) -> set[str]:
+        argv = [sys.executable, "-c", probe, "wiki", "find", "alpha", "--vault", str(vault), *flags]
+        completed = subprocess.run(argv, capture_output=True, text=True, check=True)
+        assert completed.stdout == "atlas/alpha.md — Alpha GitHub auth\n"
+        return set(completed.stderr.split())
 
-def test_the_client_path_imports_almost_nothing(tmp_path: Path, runtime_dir: Path) -> None:
-    """The console script asks a server before it imports argparse or re: start-up time."""
-    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
-    probe = "import sys; from mnemosyne_cli import client; client.ask(sys.argv[1:]); print(' '.join(sys.modules))"
-    bare = "import sys; print(' '.join(sys.modules))"
-
-    def modules(code: str) -> set[str]:
-        argv = [sys.executable, "-c", code, "wiki", "find", "x", "--vault", str(vault)]
-        return set(subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split())
-
-    with ThreadServer(vault):
-        extra = modules(probe) - modules(bare)
-    # mnemosyne_cli.options: the option table the vault guess reads; it imports nothing.
-    allowed = {
-        "__future__",
-        "mnemosyne_cli",
-        "mnemosyne_cli.client",
-        "mnemosyne_cli.options",
-        "_blake2",
-        "time",
-        "_socket",
+    with ThreadServer(vault) as running:
+        served = modules()
+        assert running.answered == 1
+    heavy = {
+        "typing",
+        "json",
+        "argparse",
+        "socket",
+        "selectors",
+        "tomllib",
+        "mnemosyne_cli.server",
+        "mnemosyne_cli.app",
     }
-    assert sorted(extra - allowed) == []
+    assert sorted(served & heavy) == []
 
 
 def test_an_index_sees_a_change_made_just_before_the_query(tmp_path: Path) -> None:

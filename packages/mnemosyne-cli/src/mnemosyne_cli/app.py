@@ -7,7 +7,6 @@ import argparse
 import os
 import sys
 
-from mnemosyne_cli import client
 from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.options import COLOR_MODES
@@ -219,10 +218,6 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
     if words and words[0] in wiki_command_names:
         console.error(f"unknown command {words[0]!r}: did you mean '{PROG} wiki {words[0]}'?")
         return ExitCode.USAGE
-    if ask_server:
-        answer = client.ask(words)
-        if answer is not None:
-            return client.print_answer(answer, console)
     # A call to one wiki command builds only its parser: the others' cost ~3 ms of
     # start-up (issue 6); anything else (help, a typo) gets the whole tree.
     named = words[1] if len(words) > 1 and words[0] == "wiki" else None
@@ -244,11 +239,19 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
     if handler is None:
         console.error(f"no command given: try '{where} --help'")
         return ExitCode.USAGE
-    if backend is None:
-        from mnemosyne_core.backend import SCAN
+    return int(handler(args, console, backend or backend_for(args, ask_server)))
 
-        backend = SCAN
-    return int(handler(args, console, backend))
+
+def backend_for(args: Any, ask_server: bool) -> Backend:
+    """Where a call's pages come from: the vault's server for find and recall (unless
+    --no-server), which scans whenever it cannot answer; else the scan."""
+    if ask_server and getattr(args, "command", None) in ("find", "recall") and not args.no_server:
+        from mnemosyne_cli.client import RemoteBackend
+
+        return RemoteBackend()
+    from mnemosyne_core.backend import SCAN
+
+    return SCAN
 
 
 def color_flag(words: Sequence[str]) -> str:

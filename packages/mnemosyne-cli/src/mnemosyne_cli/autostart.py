@@ -5,7 +5,7 @@ ask, ``start_if_wanted`` starts ``mnemosyne wiki serve --vault VAULT`` fully det
 new session, cwd ``/``, stdin ``/dev/null``, stdout and stderr the log, every other fd
 closed) and returns at once: the call answers by its scan, later calls are the server's.
 
-Files, next to the vault's socket in the runtime dir (``client.socket_dir``):
+Files, next to the vault's socket in the runtime dir (``protocol.socket_dir``):
 
 - ``<key>.autostart``: the spawn lock. The caller takes an exclusive ``flock`` on it
   without waiting, and the server inherits that lock (fd 3) and keeps it for its whole
@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import sys
 
-from mnemosyne_cli import client
+from mnemosyne_cli import protocol
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -42,12 +42,12 @@ INHERITED_LOCK_FD = 3
 
 def record_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
     """The spawn lock and record of the vault's auto-started server."""
-    return os.path.join(client.socket_dir(environ), client.vault_key(vault_real) + ".autostart")
+    return os.path.join(protocol.socket_dir(environ), protocol.vault_key(vault_real) + ".autostart")
 
 
 def log_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
     """Where the vault's auto-started server writes its stdout and stderr."""
-    return os.path.join(client.socket_dir(environ), client.vault_key(vault_real) + ".log")
+    return os.path.join(protocol.socket_dir(environ), protocol.vault_key(vault_real) + ".log")
 
 
 def server_command(vault_real: str) -> list[str]:
@@ -106,7 +106,7 @@ def _start(vault_real: str, environ: Mapping[str, str]) -> None:
 
 def _runtime_dir_ready(environ: Mapping[str, str]) -> bool:
     """Whether the socket dir exists and is safe, creating it as the server would."""
-    if client.unsafe_dir_reason(client.socket_dir(environ)) is None:
+    if protocol.unsafe_dir_reason(protocol.socket_dir(environ)) is None:
         return True
     from mnemosyne_cli.server import ServerError, prepare_socket_dir
 
@@ -136,7 +136,7 @@ def _server_lock_held(vault_real: str, environ: Mapping[str, str]) -> bool:
     import fcntl
 
     try:
-        fd = os.open(client.lock_path(vault_real, environ), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = os.open(protocol.lock_path(vault_real, environ), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
     except FileNotFoundError:
         return False
     try:

@@ -1,20 +1,18 @@
-"""Asking a running ``wiki serve`` to answer a find or recall call, or hearing that it cannot.
+"""Asking a running ``wiki serve`` instead of scanning: ``RemoteBackend``.
 
-This module is the start-up path of every ``wiki find``: it imports only C modules that
-cost well under a millisecond (``_socket``, ``_blake2``, ``time``) and never ``re``,
-``json``, ``socket`` or argparse, which cost 10-20 ms each. So the protocol is a small
-binary one rather than JSON:
+The command runs here, in the caller's process, whichever backend answers: its own argument
+parsing, vault discovery, rendering and memory log. Only the question goes to the server
+(``protocol.Request``: the resolved vault and layout and the query) and only data comes
+back. What needs the caller's rights is done here with them: a page's content (--cat,
+recall's read entries) is read by this process, by the scan's rules, and used only when it
+is the very file version the server judged.
 
-- a frame is a 4-byte big-endian length, then that many bytes, at most ``MAX_FRAME_BYTES``;
-- a request is NUL-separated UTF-8 (surrogateescape) fields: the protocol version, the
-  operation (``run`` or ``status``), the caller's working directory, whether its stdout
-  and stderr are terminals, its environment, then the command line words;
-- a reply is one ASCII line ``<version> <status> <exit code> <stdout length>``, then the
-  stdout bytes, then the stderr text (UTF-8, surrogateescape). ``status`` is ``ok`` (print
-  it and exit with the code) or ``fallback`` (run the scan yourself).
+Before anything is sent, the socket dir must be ours (a real dir, owned by us, not open to
+others) and the process behind the socket must run as our uid (SO_PEERCRED). Any doubt,
+failure or refusal means a scan, silently: ``_scan`` is the one place that decides it.
 
-Anything else (no server, no answer within the timeout, a closed connection, another
-version, a malformed reply) is a fallback too: the caller scans, as without a server.
+This module is on the start-up path of every find: it imports ``_socket`` (C, well under a
+millisecond) and the protocol, never ``socket``, ``json`` or argparse.
 """
 
 from __future__ import annotations
@@ -22,252 +20,23 @@ from __future__ import annotations
 import os
 import sys
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+from mnemosyne_cli import protocol
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
+    from typing import Any
 
-    from mnemosyne_cli.output import Console
+    from mnemosyne_core.backend import Backend, Scanner
+    from mnemosyne_core.find import FindResult
+    from mnemosyne_core.recall import RecallResult
 
-PROTOCOL_VERSION = 1
-#: A request carries a command line; a reply may carry a whole page (--cat) or recall's
-#: three. Anything larger is refused, not read.
-MAX_REQUEST_BYTES = 1 << 20
-MAX_REPLY_BYTES = 1 << 30
 #: The client's budget for connect, send and reply together, in seconds; past it the scan
 #: answers. MNEMOSYNE_SERVER_TIMEOUT overrides it.
 DEFAULT_TIMEOUT = 2.0
 TIMEOUT_ENV_VAR = "MNEMOSYNE_SERVER_TIMEOUT"
 #: The commands a server answers; everything else always runs here.
 SERVED_COMMANDS = ("find", "recall")
-STATUS_OK = "ok"
-STATUS_FALLBACK = "fallback"
-STATUS_ERROR = "error"
-
-VAULT_ENV_VAR = "AION_VAULT"  # mnemosyne_core.config's, not imported: start-up time
-
-
-class Answer:
-    """What the server says the command prints and returns."""
-
-    __slots__ = ("code", "stderr", "stdout")
-
-    def __init__(self, code: int, stdout: bytes, stderr: str):
-        self.code = code
-        self.stdout = stdout
-        self.stderr = stderr
-
-
-# --- where a vault's server lives ---
-
-
-def socket_dir(environ: Mapping[str, str] = os.environ) -> str:
-    """The per-user dir holding the sockets and locks: ``$XDG_RUNTIME_DIR/mnemosyne``,
-    else ``<user cache dir>/mnemosyne/run``. Nothing lives in the vault."""
-    runtime = environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isabs(runtime):
-        return os.path.join(runtime, "mnemosyne")
-    cache = environ.get("XDG_CACHE_HOME")
-    if not cache or not os.path.isabs(cache):
-        cache = os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(cache, "mnemosyne", "run")
-
-
-def unsafe_dir_reason(path: str, *, private: bool = True) -> str | None:
-    """Why ``path`` cannot hold our sockets, or None when it can: it must be a real dir
-    (not a symlink) owned by us, and not writable by others (``private``: not even
-    readable by them)."""
-    import stat
-
-    try:
-        info = os.lstat(path)
-    except OSError as error:
-        return f"{path}: {error.strerror}"
-    if not stat.S_ISDIR(info.st_mode):
-        return f"{path} is not a directory"
-    if info.st_uid != os.geteuid():
-        return f"{path} is owned by uid {info.st_uid}, not by us (uid {os.geteuid()})"
-    mask = 0o077 if private else 0o022
-    if info.st_mode & mask:
-        return f"{path} has mode {stat.S_IMODE(info.st_mode):o}; it must not be open to other users"
-    return None
-
-
-def vault_key(vault_real: str) -> str:
-    """A short name for a vault, from its real path: a server's socket and lock file."""
-    from _blake2 import blake2b
-
-    return blake2b(os.fsencode(vault_real), digest_size=12).hexdigest()
-
-
-def socket_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
-    return os.path.join(socket_dir(environ), vault_key(vault_real) + ".sock")
-
-
-def lock_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
-    return os.path.join(socket_dir(environ), vault_key(vault_real) + ".lock")
-
-
-def guess_vault(words: Sequence[str], cwd: Callable[[], str], environ: Mapping[str, str] = os.environ) -> str | None:
-    """The real path of the vault a find or recall call most likely names, or None when the
-    words are not a plain call a server may answer or no vault is in sight. The order is
-    vault discovery's (``vault.locate_vault``): the last ``--vault``, a dir holding
-    ``.mnemosyne.toml`` at or above the working dir (``cwd()``, asked only when needed),
-    AION_VAULT (the user config is not read: it costs a TOML parser). A wrong guess costs
-    nothing: the server resolves the vault exactly as the scan does and tells a call about
-    another vault to scan."""
-    from mnemosyne_cli.options import END_OF_OPTIONS, HELP_FLAGS, NO_SERVER, VAULT
-
-    if len(words) < 3 or words[0] != "wiki" or words[1] not in SERVED_COMMANDS:
-        return None
-    vault = None
-    index = 2
-    while index < len(words):
-        word = words[index]
-        if word == END_OF_OPTIONS:
-            break
-        if word in NO_SERVER.names or word in HELP_FLAGS:
-            return None
-        name, equals, value = word.partition("=")
-        if name in VAULT.names:
-            if not equals:
-                if index + 1 >= len(words):
-                    return None
-                value = words[index + 1]
-                index += 1
-            vault = value
-        index += 1
-    if vault is None:
-        vault = _marked_vault(cwd()) or environ.get(VAULT_ENV_VAR) or None
-    if not vault:
-        return None
-    path = os.path.expanduser(vault)
-    if not os.path.isabs(path):
-        path = os.path.join(cwd(), path)
-    return os.path.realpath(path) if os.path.isdir(path) else None
-
-
-def _marked_vault(cwd: str) -> str | None:
-    """The nearest dir at or above ``cwd`` holding ``.mnemosyne.toml``."""
-    current = cwd
-    while True:
-        if os.path.isfile(os.path.join(current, ".mnemosyne.toml")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
-
-
-# --- frames ---
-
-
-def frame(payload: bytes) -> bytes:
-    return len(payload).to_bytes(4, "big") + payload
-
-
-def encode_request(
-    op: str, cwd: str, environ: Mapping[str, str], words: Sequence[str], ttys: tuple[bool, bool] = (False, False)
-) -> bytes:
-    """A request: the version, the operation, the working dir, whether stdout and stderr are
-    terminals (colour depends on it), the whole environment (vault discovery, the memory
-    dir, colour and config paths all read it), then the words."""
-    environment = [f"{name}={value}" for name, value in environ.items() if "\0" not in name + value]
-    tty_flags = "".join("1" if tty else "0" for tty in ttys)
-    fields = [str(PROTOCOL_VERSION), op, cwd, tty_flags, str(len(environment)), *environment, *words]
-    return "\0".join(fields).encode("utf-8", "surrogateescape")
-
-
-class Request:
-    """A decoded request."""
-
-    __slots__ = ("cwd", "environ", "op", "ttys", "words")
-
-    def __init__(self, op: str, cwd: str, ttys: tuple[bool, bool], environ: dict[str, str], words: list[str]):
-        self.op = op
-        self.cwd = cwd
-        self.ttys = ttys
-        self.environ = environ
-        self.words = words
-
-
-def decode_request(payload: bytes) -> Request | str:
-    """The request in ``payload``, or why it is not one (``STATUS_FALLBACK`` for another
-    version, ``STATUS_ERROR`` for anything malformed)."""
-    fields = payload.decode("utf-8", "surrogateescape").split("\0")
-    if fields[0] != str(PROTOCOL_VERSION):
-        return STATUS_FALLBACK
-    if len(fields) < 5 or len(fields[3]) != 2 or not fields[4].isdigit():
-        return STATUS_ERROR
-    count = int(fields[4])
-    if len(fields) < 5 + count:
-        return STATUS_ERROR
-    environ = {}
-    for entry in fields[5 : 5 + count]:
-        name, equals, value = entry.partition("=")
-        if not equals or not name:
-            return STATUS_ERROR
-        environ[name] = value
-    ttys = (fields[3][0] == "1", fields[3][1] == "1")
-    return Request(fields[1], fields[2], ttys, environ, fields[5 + count :])
-
-
-def encode_reply(status: str, code: int = 0, stdout: bytes = b"", stderr: str = "") -> bytes:
-    head = f"{PROTOCOL_VERSION} {status} {code} {len(stdout)}\n".encode("ascii")
-    return head + stdout + stderr.encode("utf-8", "surrogateescape")
-
-
-def decode_reply(payload: bytes) -> Answer | None:
-    """The answer in a reply, or None when it says to fall back or is not understood."""
-    end = payload.find(b"\n")
-    if end < 0 or end > 64:
-        return None
-    parts = payload[:end].split(b" ")
-    if len(parts) != 4 or parts[0] != str(PROTOCOL_VERSION).encode() or parts[1] != STATUS_OK.encode():
-        return None
-    try:
-        code, length = int(parts[2]), int(parts[3])
-    except ValueError:
-        return None
-    start = end + 1
-    if not (0 <= code <= 255 and 0 <= length <= len(payload) - start):
-        return None
-    stdout = payload[start : start + length]
-    return Answer(code, stdout, payload[start + length :].decode("utf-8", "surrogateescape"))
-
-
-def recv_frame(sock: object, limit: int, deadline: float) -> bytes | None:
-    """One frame from ``sock`` before ``deadline`` (time.monotonic), or None when the peer
-    closes, the frame exceeds ``limit`` or time runs out."""
-    head = recv_exactly(sock, 4, deadline)
-    if head is None:
-        return None
-    length = int.from_bytes(head, "big")
-    if length > limit:
-        return None
-    return recv_exactly(sock, length, deadline)
-
-
-def recv_exactly(sock: object, count: int, deadline: float) -> bytes | None:
-    import time
-
-    chunks = []
-    while count > 0:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return None
-        sock.settimeout(remaining)  # type: ignore[attr-defined]
-        try:
-            chunk = sock.recv(min(count, 1 << 20))  # type: ignore[attr-defined]
-        except OSError:  # TimeoutError included
-            return None
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        count -= len(chunk)
-    return b"".join(chunks)
-
-
-# --- asking ---
 
 
 def timeout_seconds(environ: Mapping[str, str] = os.environ) -> float:
@@ -278,9 +47,34 @@ def timeout_seconds(environ: Mapping[str, str] = os.environ) -> float:
     return value if 0 < value < 3600 else DEFAULT_TIMEOUT
 
 
+def trusted_socket(vault_real: str, environ: Mapping[str, str] = os.environ) -> str | None:
+    """The path of the vault's server socket when a server may be asked: the socket dir
+    passes the server's own checks (``protocol.unsafe_dir_reason``) and a socket is there.
+    None otherwise; nothing is said, the caller scans."""
+    runtime = protocol.runtime_parent(environ)
+    if runtime and protocol.unsafe_dir_reason(runtime, private=False):
+        return None
+    if protocol.unsafe_dir_reason(protocol.socket_dir(environ)):
+        return None
+    path = protocol.socket_path(vault_real, environ)
+    return path if os.path.exists(path) else None
+
+
+def peer_is_us(sock: Any) -> bool:
+    """Whether the process behind a connected Unix socket runs as our effective uid."""
+    import _socket
+
+    try:
+        credentials = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+    except OSError:
+        return False
+    return int.from_bytes(credentials[4:8], sys.byteorder) == os.geteuid()
+
+
 def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
-    """Send one request frame to the server at ``path`` and return its reply frame, or None
-    on any failure; never blocks past ``timeout`` seconds."""
+    """Send one request frame to the server at ``path`` and return its reply payload, or
+    None on any failure, a server of another uid included; never blocks past ``timeout``
+    seconds."""
     import _socket
     import time
 
@@ -289,83 +83,208 @@ def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
     try:
         sock.settimeout(timeout)
         sock.connect(path)
-        sock.sendall(frame(request))
-        return recv_frame(sock, MAX_REPLY_BYTES, deadline)
+        if not peer_is_us(sock):
+            return None
+        sock.sendall(protocol.frame(request))
+        head = _recv_exactly(sock, 4, deadline)
+        if head is None:
+            return None
+        length = protocol.frame_length(head)
+        if length > protocol.MAX_REPLY_BYTES:
+            return None
+        return _recv_exactly(sock, length, deadline)
     except OSError:
         return None
     finally:
         sock.close()
 
 
-def ask(words: Sequence[str], environ: Mapping[str, str] = os.environ) -> Answer | None:
-    """The server's answer to the command line ``words``, or None: scan instead."""
-    try:
-        vault = guess_vault(words, os.getcwd, environ)
-        if vault is None:
+def _recv_exactly(sock: Any, count: int, deadline: float) -> bytes | None:
+    import time
+
+    chunks = []
+    while count > 0:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
             return None
-        path = socket_path(vault, environ)
-        if not os.path.exists(path):
-            _no_server(vault, environ)
+        sock.settimeout(remaining)
+        chunk = sock.recv(min(count, 1 << 20))
+        if not chunk:
             return None
-        cwd = os.getcwd()
-        ttys = (_isatty(sys.stdout), _isatty(sys.stderr))
-    except (OSError, ValueError):
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
+
+
+class RemoteBackend:
+    """The Backend that asks the vault's server, and scans whenever it cannot answer."""
+
+    def __init__(self, environ: Mapping[str, str] = os.environ):
+        self.environ = environ
+        #: Whether the last call was answered by a server (tests check it).
+        self.served = False
+
+    def search(
+        self,
+        vault: str | os.PathLike[str] | None,
+        keywords: Sequence[str],
+        *,
+        limit: int = 20,
+        dirs: Sequence[str] | None = None,
+        keep_content: bool = False,
+    ) -> FindResult:
+        from mnemosyne_core.find import prepare_query
+        from mnemosyne_core.vault import read_as_judged, resolve_vault
+
+        self.served = False
+        # The scan's errors, in the scan's order, come from here; a server never words one.
+        prepare_query(keywords, limit)
+        vault_real = resolve_vault(vault, self.environ)
+        body = self._ask(protocol.OP_FIND, vault_real, dirs, limit, keep_content, keywords)
+        result = None
+        if body is not None:
+            try:
+                result, identity = protocol.find_result(body)
+            except protocol.ProtocolError:
+                result = None
+        if result is not None:
+            if not (keep_content and result.total == 1):
+                self.served = True
+                return result
+            # The one page --cat prints is read here, with the caller's rights.
+            content = read_as_judged(vault_real, result.matches[0].path, identity) if identity is not None else None
+            if content is not None:
+                result.matches[0].content = content
+                self.served = True
+                return result
+        return self._scan().search(vault, keywords, limit=limit, dirs=dirs, keep_content=keep_content)
+
+    def recall(
+        self,
+        vault: str | os.PathLike[str] | None,
+        topic: str | Sequence[str],
+        *,
+        dirs: Sequence[str] | None = None,
+    ) -> RecallResult:
+        from mnemosyne_core.recall import split_topic
+        from mnemosyne_core.vault import resolve_vault
+
+        self.served = False
+        split_topic(topic)
+        vault_real = resolve_vault(vault, self.environ)
+        parts = [topic] if isinstance(topic, str) else list(topic)
+        body = self._ask(protocol.OP_RECALL, vault_real, dirs, 0, True, parts)
+        if body is not None:
+            from mnemosyne_core.recall import fill_read_entries
+
+            try:
+                result, identities = protocol.recall_result(body)
+            except protocol.ProtocolError:
+                return self._scan().recall(vault, topic, dirs=dirs)
+            if identities is not None and fill_read_entries(result, identities):
+                self.served = True
+                return result
+        return self._scan().recall(vault, topic, dirs=dirs)
+
+    def _ask(
+        self,
+        op: str,
+        vault_real: str,
+        dirs: Sequence[str] | None,
+        limit: int,
+        wants_content: bool,
+        terms: Sequence[str],
+    ) -> Any:
+        """The body of the server's answer, or None: no server, not ours, no answer in
+        time, or it declined. The layout is resolved here, so its errors are the scan's."""
+        from mnemosyne_core.config import scanned_dirs
+
+        path = trusted_socket(vault_real, self.environ)
+        if path is None:
+            self._no_server(vault_real)
+            return None
+        wanted = scanned_dirs(vault_real, dirs)
+        words = [vault_real, *wanted, *terms]
+        if any("\0" in word for word in words):
+            return None  # no field of a request can hold one; the scan says what it means
+        layout = protocol.flat_layout(wanted, bool(dirs))
+        request = protocol.Request(op, vault_real, layout, limit, wants_content, terms)
+        reply = exchange(path, request.encode(), timeout_seconds(self.environ))
+        if reply is None:
+            self._no_server(vault_real)
+            return None
+        try:
+            status, body = protocol.decode_reply(reply)
+        except protocol.ProtocolError:
+            return None
+        return body if status == protocol.STATUS_OK else None
+
+    def _no_server(self, vault_real: str) -> None:
+        """No server answered for the vault (none is there, or it did not answer in time):
+        one starts now if the vault's config says ``[serve] auto`` (docs/server.md), and
+        this call scans."""
+        from mnemosyne_cli import autostart
+
+        autostart.start_if_wanted(vault_real, self.environ)
+
+    @staticmethod
+    def _scan() -> Scanner:
+        """What answers when no server does: the scan."""
+        from mnemosyne_core.backend import SCAN
+
+        return SCAN
+
+
+class Status:
+    """What a running server says about itself."""
+
+    __slots__ = ("builds", "failure", "pages", "pid", "requests", "resident_bytes", "started")
+
+    def __init__(self, fields: Any):
+        pid, pages, resident, builds, requests, started, failure = fields
+        numbers = (pid, pages, resident, builds, requests, started)
+        if not all(isinstance(number, int) for number in numbers) or not isinstance(failure, str):
+            raise ValueError("not a status")
+        self.pid, self.pages, self.resident_bytes = pid, pages, resident
+        self.builds, self.requests, self.started = builds, requests, started
+        #: Why the server answers no query now ("" when it answers): every call scans.
+        self.failure = failure
+
+    def summary(self) -> str:
+        """``pid N, P pages, M MiB resident``: the line wiki info and serve --status print."""
+        return f"pid {self.pid}, {self.pages} pages, {self.resident_bytes / (1 << 20):.1f} MiB resident"
+
+    def not_answering(self) -> str:
+        """``; not answering: WHY`` after the summary while the server answers nothing
+        (every find and recall scans), else empty."""
+        return f"; not answering: {self.failure}" if self.failure else ""
+
+    def to_dict(self) -> dict[str, int | str | None]:
+        return {
+            "pid": self.pid,
+            "pages": self.pages,
+            "resident_bytes": self.resident_bytes,
+            "not_answering": self.failure or None,
+        }
+
+
+def status(vault_real: str, environ: Mapping[str, str] = os.environ) -> Status | None:
+    """What the server running for a vault says, or None when none answers."""
+    path = trusted_socket(vault_real, environ)
+    if path is None:
         return None
-    reply = exchange(path, encode_request("run", cwd, environ, words, ttys), timeout_seconds(environ))
+    reply = exchange(path, protocol.Request(protocol.OP_STATUS).encode(), timeout_seconds(environ))
     if reply is None:
-        _no_server(vault, environ)
         return None
-    return decode_reply(reply)
-
-
-def _no_server(vault_real: str, environ: Mapping[str, str]) -> None:
-    """No server answered for the vault: one starts now if its config says ``[serve] auto``
-    (docs/server.md), and this call scans."""
-    from mnemosyne_cli import autostart
-
-    autostart.start_if_wanted(vault_real, environ)
-
-
-def _isatty(stream: object) -> bool:
-    isatty = getattr(stream, "isatty", None)
     try:
-        return bool(isatty is not None and isatty())
-    except (OSError, ValueError):
-        return False
+        state, body = protocol.decode_reply(reply)
+        return Status(body) if state == protocol.STATUS_OK else None
+    except (protocol.ProtocolError, TypeError, ValueError):
+        return None
 
 
-def print_answer(answer: Answer, console: Console | None = None) -> int:
-    """Write a served answer as the command would have; returns its exit code."""
-    if console is None and _print_plainly(answer):
-        return answer.code
-    from mnemosyne_cli.output import Console, OutputError
+if TYPE_CHECKING:
 
-    console = console or Console()
-    try:
-        console.out_bytes(answer.stdout)
-    except OutputError as error:
-        console.error(str(error))
-        return 74  # ExitCode.WRITE_FAILED, not imported: start-up time
-    for line in answer.stderr.split("\n")[:-1]:
-        console.err(line)
-    return answer.code
-
-
-def _print_plainly(answer: Answer) -> bool:
-    """Print the answer to the real streams without importing anything; False (nothing
-    printed) when anything is unusual, so the Console handles it."""
-    stdout, stderr = sys.stdout, sys.stderr
-    if stdout is None or stderr is None or getattr(stdout, "buffer", None) is None:
-        return False
-    try:
-        stdout.flush()
-        stdout.buffer.write(answer.stdout)
-        stdout.flush()
-    except (OSError, ValueError):
-        return False  # the Console writes it again and says why that fails, or goes quiet
-    try:
-        stderr.write(answer.stderr)
-        stderr.flush()
-    except (OSError, ValueError):
-        pass  # nowhere left to say it; the exit code still tells (as Console.err)
-    return True
+    def _remote_is_a_backend(remote: RemoteBackend) -> Backend:
+        """mypy --strict holds the client to the interface every command asks."""
+        return remote

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from types import SimpleNamespace
     from typing import Any, NoReturn
 
+    from mnemosyne_core.backend import Backend
+
 
 def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
     """The arguments argparse would parse from ``words`` for a plain ``wiki find`` call, or
@@ -103,20 +105,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _answer(words: list[str]) -> int:
-    from mnemosyne_cli import client
-
-    # A running 'wiki serve' for the vault answers with the same bytes (docs/server.md).
-    answer = client.ask(words)
-    if answer is not None:
-        return client.print_answer(answer)
     args = find_arguments(words)
     listed = _list_dirs_call(words) if args is None else None
     if args is None and listed is None:
         from mnemosyne_cli.app import main as parse_and_run
 
-        return parse_and_run(words, ask_server=False)
+        return parse_and_run(words)
     from mnemosyne_cli.output import Console, guarded
-    from mnemosyne_core.backend import SCAN
 
     console = Console()
     if listed is not None:
@@ -125,7 +120,18 @@ def _answer(words: list[str]) -> int:
         return guarded(console, lambda: list_dirs(listed[0], console))
     assert args is not None
     console.color_mode = args.color
-    return guarded(console, lambda: int(args.handler(args, console, SCAN)))
+    # A running 'wiki serve' for the vault answers it when it can (docs/server.md).
+    return guarded(console, lambda: int(args.handler(args, console, _backend(args.no_server))))
+
+
+def _backend(no_server: bool) -> Backend:
+    if no_server:
+        from mnemosyne_core.backend import SCAN
+
+        return SCAN
+    from mnemosyne_cli.client import RemoteBackend
+
+    return RemoteBackend()
 
 
 def _end_interrupted_line() -> None:

@@ -1,23 +1,27 @@
-"""``wiki serve``: one process per vault that answers find and recall from memory.
+"""``wiki serve``: one process per vault that answers find's and recall's questions from
+memory, as data.
 
-It runs the CLI itself for each request (``app.main`` with the caller's words, working
-directory and environment, and a Console that captures), with the index standing in for
-the scan. So parsing, messages, formatting and exit codes are the CLI's own code, and
-only where pages come from differs. See docs/server.md.
+It imports the core and the protocol, nothing of the command line: a request carries the
+resolved vault and layout and the query (``protocol.Request``), the reply the result or why
+there is none. The caller parses its own arguments, resolves its own vault, reads page
+content with its own rights, renders and logs; see docs/server.md.
+
+One thread answers every connection through a selector: a peer that is slow or silent holds
+only its own connection, which its deadline ends, never another's. Nothing a request does
+writes to the server's stdout or stderr.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import io
 import os
+import selectors
 import socket
 import sys
-import threading
 import time
 
-from mnemosyne_cli import client
+from mnemosyne_cli import protocol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,8 +29,14 @@ if TYPE_CHECKING:
 
     from mnemosyne_core.index import VaultIndex
 
-#: A peer gets this long to send its request before the server moves on.
-REQUEST_TIMEOUT = 5.0
+#: A connection gets this long to send its request and take the reply, then it is closed.
+CONNECTION_DEADLINE = 5.0
+#: Connections held at once; more wait in the listen backlog.
+MAX_CONNECTIONS = 64
+#: While the index cannot be built, a rebuild is retried this often (and on every query).
+RETRY_SECONDS = 2.0
+#: SO_PEERGROUPS (Linux 4.13), which the socket module does not name.
+SO_PEERGROUPS = getattr(socket, "SO_PEERGROUPS", 59)
 
 
 class ServerError(Exception):
@@ -41,13 +51,35 @@ class AlreadyRunning(Exception):
         self.pid = pid
 
 
-def peer_uid(connection: socket.socket) -> int:
-    """The uid of the process at the other end of a Unix socket (SO_PEERCRED)."""
+def peer_credentials(connection: socket.socket) -> tuple[int, int]:
+    """(uid, gid) of the process at the other end of a Unix socket (SO_PEERCRED)."""
     import struct
 
     credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", credentials)
-    return int(uid)
+    _pid, uid, gid = struct.unpack("3i", credentials)
+    return int(uid), int(gid)
+
+
+def peer_uid(connection: socket.socket) -> int:
+    return peer_credentials(connection)[0]
+
+
+def peer_groups(connection: socket.socket) -> frozenset[int] | None:
+    """The peer's supplementary groups as the kernel holds them (SO_PEERGROUPS), or None
+    when the kernel cannot say."""
+    import struct
+
+    size = 4 * 256
+    for _attempt in range(2):
+        try:
+            data = connection.getsockopt(socket.SOL_SOCKET, SO_PEERGROUPS, size)
+        except OSError as error:
+            if error.errno == errno.ERANGE:
+                size = 4 * 65536
+                continue
+            return None
+        return frozenset(struct.unpack(f"{len(data) // 4}I", data[: len(data) // 4 * 4]))
+    return None
 
 
 def peer_allowed(uid: int) -> bool:
@@ -55,20 +87,34 @@ def peer_allowed(uid: int) -> bool:
     return uid == os.geteuid()
 
 
+def own_rights() -> frozenset[int]:
+    """The groups this process reads pages with: its effective gid and its supplementary
+    groups."""
+    return frozenset([os.getegid(), *os.getgroups()])
+
+
+def same_rights(connection: socket.socket) -> bool:
+    """Whether the peer reads files with our rights: the same uid (checked first), group
+    and supplementary groups. A caller that lacks one of our groups would be shown pages
+    the scan cannot read for it, so it is told to scan."""
+    uid, gid = peer_credentials(connection)
+    groups = peer_groups(connection)
+    return peer_allowed(uid) and groups is not None and frozenset([gid, *groups]) == own_rights()
+
+
 def prepare_socket_dir(environ: Mapping[str, str] = os.environ) -> str:
     """The socket dir, created 0700 when missing; ServerError when it is not safe."""
-    path = client.socket_dir(environ)
-    parent = os.path.dirname(path)
-    runtime = environ.get("XDG_RUNTIME_DIR")
-    if runtime and parent == runtime:
-        reason = client.unsafe_dir_reason(runtime, private=False)
+    path = protocol.socket_dir(environ)
+    runtime = protocol.runtime_parent(environ)
+    if runtime:
+        reason = protocol.unsafe_dir_reason(runtime, private=False)
         if reason:
             raise ServerError(f"unsafe XDG_RUNTIME_DIR: {reason}")
     else:
-        os.makedirs(parent, mode=0o700, exist_ok=True)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     with contextlib.suppress(FileExistsError):
         os.mkdir(path, 0o700)
-    reason = client.unsafe_dir_reason(path)
+    reason = protocol.unsafe_dir_reason(path)
     if reason:
         raise ServerError(f"unsafe socket dir: {reason}; remove it or fix its owner and mode (0700)")
     return path
@@ -113,55 +159,16 @@ def resident_bytes() -> int:
         return 0
 
 
-class caller_context:
-    """Run as the caller would: in its working directory, with its environment. The server
-    answers one request at a time, so swapping them process-wide is safe."""
+class _Connection:
+    """One peer: what it sent so far, what is left to send it, and when it must be done."""
 
-    def __init__(self, cwd: str, environ: dict[str, str]):
-        self.cwd = cwd
-        self.environ = environ
-        self.own_cwd = ""
-        self.own_environ: dict[str, str] = {}
+    __slots__ = ("deadline", "inbox", "outbox", "same_rights")
 
-    def __enter__(self) -> None:
-        self.own_cwd = os.getcwd()
-        self.own_environ = dict(os.environ)
-        os.chdir(self.cwd)
-        os.environ.clear()
-        os.environ.update(self.environ)
-
-    def __exit__(self, *exc: object) -> None:
-        os.chdir(self.own_cwd)
-        os.environ.clear()
-        os.environ.update(self.own_environ)
-
-
-class _CapturedText(io.StringIO):
-    """stderr as the caller's: a terminal or not, which decides colour."""
-
-    def __init__(self, tty: bool):
-        super().__init__()
-        self._tty = tty
-
-    def isatty(self) -> bool:
-        return self._tty
-
-
-class _CapturedBytes(io.TextIOWrapper):
-    """stdout as the caller's, with the bytes --cat writes kept as they are."""
-
-    def __init__(self, tty: bool):
-        super().__init__(io.BytesIO(), encoding="utf-8", errors="surrogateescape")
-        self._tty = tty
-
-    def isatty(self) -> bool:
-        return self._tty
-
-    def value(self) -> bytes:
-        self.flush()
-        raw = self.buffer
-        assert isinstance(raw, io.BytesIO)
-        return raw.getvalue()
+    def __init__(self, deadline: float, same_rights: bool):
+        self.deadline = deadline
+        self.same_rights = same_rights
+        self.inbox = b""
+        self.outbox: bytes | None = None
 
 
 class Server:
@@ -172,12 +179,15 @@ class Server:
         self.environ = environ
         self.started = time.time()
         self.requests = 0
-        #: Calls answered with output (the rest were told to scan): tests check this.
+        #: Queries answered with a result (the rest were told to scan): tests check this.
         self.answered = 0
         self.listener: socket.socket | None = None
         self.socket_path = ""
         self._lock_fd = -1
-        self._stopping = threading.Event()
+        self._stopping = False
+        self._wake_reader = -1
+        self._wake_writer = -1
+        self._logged_failure: str | None = None
 
     @classmethod
     def for_vault(cls, vault_real: str, dirs: list[str] | None) -> Server:
@@ -188,10 +198,10 @@ class Server:
 
     def stop(self) -> None:
         """Make ``serve_forever`` return (from another thread, or a signal handler)."""
-        self._stopping.set()
-        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as wake:
-            wake.settimeout(1.0)
-            wake.connect(self.socket_path)
+        self._stopping = True
+        if self._wake_writer >= 0:
+            with contextlib.suppress(OSError):
+                os.write(self._wake_writer, b"x")
 
     def start(self) -> float:
         """Check the vault's file system, take the lock, index, then listen; returns the
@@ -202,11 +212,11 @@ class Server:
         if reason:
             raise ServerError(f"cannot serve {self.index.vault}: {reason}; find and recall scan it instead")
         prepare_socket_dir(self.environ)
-        self._lock_fd = take_lock(client.lock_path(self.index.vault, self.environ))
+        self._lock_fd = take_lock(protocol.lock_path(self.index.vault, self.environ))
         began = time.monotonic()
         self.index.rebuild()
         took = time.monotonic() - began
-        self.socket_path = client.socket_path(self.index.vault, self.environ)
+        self.socket_path = protocol.socket_path(self.index.vault, self.environ)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)  # we hold the lock: any socket there is a dead server's
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -215,98 +225,185 @@ class Server:
             listener.bind(self.socket_path)
         finally:
             os.umask(old_mask)
-        listener.listen(64)
+        listener.listen(128)
+        listener.setblocking(False)
         self.listener = listener
+        self._wake_reader, self._wake_writer = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         return took
 
     def serve_forever(self) -> None:
-        """Answer connections one at a time until ``stop``."""
-        import select
-
+        """Answer connections until ``stop``; each peer has CONNECTION_DEADLINE to send its
+        request and take its reply, and none waits on another."""
         assert self.listener is not None
-        while not self._stopping.is_set():
-            watcher = self.index.watcher
-            readable = [self.listener] + ([watcher.fd] if watcher is not None and watcher.fd >= 0 else [])
-            ready, _, _ = select.select(readable, [], [], 60.0)
-            if self._stopping.is_set():
-                break
-            if self.listener in ready:
+        selector = selectors.DefaultSelector()
+        connections: dict[socket.socket, _Connection] = {}
+        selector.register(self._wake_reader, selectors.EVENT_READ)
+        selector.register(self.listener, selectors.EVENT_READ)
+        watched_fd = -1
+        try:
+            while not self._stopping:
+                watched_fd = self._watch_index(selector, watched_fd)
+                timeout = RETRY_SECONDS if self.index.failure is not None else 60.0
+                if connections:
+                    timeout = max(0.0, min(timeout, *(c.deadline - time.monotonic() for c in connections.values())))
+                for key, events in selector.select(timeout):
+                    target = key.fileobj
+                    if target is self.listener:
+                        self._accept(selector, connections)
+                    elif target == self._wake_reader:
+                        with contextlib.suppress(OSError):
+                            os.read(self._wake_reader, 64)
+                    elif target == watched_fd:
+                        # Keep the kernel queue short so it does not overflow between queries.
+                        self.index.take_events()
+                    elif isinstance(target, socket.socket) and target in connections:
+                        self._serve(selector, connections, target, events)
+                now = time.monotonic()
+                for connection in [c for c, state in connections.items() if state.deadline <= now]:
+                    self._drop(selector, connections, connection)
+                if self.index.failure is not None and not connections:
+                    self.index.sync()  # retry the rebuild: status and clients learn it recovered
+                self._log_failure()
+        finally:
+            for connection in list(connections):
+                self._drop(selector, connections, connection)
+            selector.close()
+
+    def _watch_index(self, selector: selectors.BaseSelector, watched_fd: int) -> int:
+        """Keep the index's inotify fd registered (a rebuild replaces it)."""
+        watcher = self.index.watcher
+        fd = watcher.fd if watcher is not None else -1
+        if fd != watched_fd:
+            if watched_fd >= 0:
+                with contextlib.suppress(KeyError, ValueError, OSError):
+                    selector.unregister(watched_fd)
+            if fd >= 0:
+                selector.register(fd, selectors.EVENT_READ)
+        return fd
+
+    def _accept(self, selector: selectors.BaseSelector, connections: dict[socket.socket, _Connection]) -> None:
+        assert self.listener is not None
+        while len(connections) < MAX_CONNECTIONS:
+            try:
                 connection, _ = self.listener.accept()
-                with connection:
-                    self.handle(connection)
-            elif ready:
-                # Keep the kernel queue short so it does not overflow between queries.
-                self.index.take_events()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return  # out of fds, say: the peer is refused, the server goes on
+            try:
+                connection.setblocking(False)
+                if not peer_allowed(peer_uid(connection)):
+                    connection.close()
+                    continue
+                state = _Connection(time.monotonic() + CONNECTION_DEADLINE, same_rights(connection))
+            except OSError:
+                connection.close()
+                continue
+            connections[connection] = state
+            selector.register(connection, selectors.EVENT_READ)
 
-    def handle(self, connection: socket.socket) -> None:
-        """Answer one connection; never raises for anything the peer sends or does."""
+    def _serve(
+        self,
+        selector: selectors.BaseSelector,
+        connections: dict[socket.socket, _Connection],
+        connection: socket.socket,
+        events: int,
+    ) -> None:
+        """Move one connection on: read what it sent, answer a whole request, send."""
+        state = connections[connection]
         try:
-            if not peer_allowed(peer_uid(connection)):
-                return
-            deadline = time.monotonic() + REQUEST_TIMEOUT
-            head = client.recv_exactly(connection, 4, deadline)
-            if head is None:
-                return
-            length = int.from_bytes(head, "big")
-            if length > client.MAX_REQUEST_BYTES:
-                reply = client.encode_reply(client.STATUS_ERROR)  # refused unread
-            else:
-                payload = client.recv_exactly(connection, length, deadline)
-                if payload is None:
+            if state.outbox is None:
+                chunk = connection.recv(1 << 16)
+                if not chunk:
+                    self._drop(selector, connections, connection)
                     return
-                reply = self.reply(payload)
-            connection.settimeout(REQUEST_TIMEOUT)
-            connection.sendall(client.frame(reply))
+                state.inbox += chunk
+                if len(state.inbox) < 4:
+                    return
+                length = protocol.frame_length(state.inbox)
+                if length > protocol.MAX_REQUEST_BYTES:
+                    state.outbox = protocol.frame(protocol.encode_reply(protocol.STATUS_ERROR, "request too large"))
+                elif len(state.inbox) < 4 + length:
+                    return
+                elif len(state.inbox) > 4 + length:
+                    state.outbox = protocol.frame(protocol.encode_reply(protocol.STATUS_ERROR, "one request only"))
+                else:
+                    state.outbox = protocol.frame(self.reply(state.inbox[4:], same_rights=state.same_rights))
+                state.inbox = b""
+                selector.modify(connection, selectors.EVENT_WRITE)
+            sent = connection.send(state.outbox)
+            state.outbox = state.outbox[sent:]
+            if not state.outbox:
+                self._drop(selector, connections, connection)
+        except (BlockingIOError, InterruptedError):
+            return
         except OSError:
-            pass  # the client went away: it scans instead
+            self._drop(selector, connections, connection)  # the peer went away: it scans
 
-    def reply(self, payload: bytes) -> bytes:
-        """The reply to one request's payload."""
+    @staticmethod
+    def _drop(
+        selector: selectors.BaseSelector, connections: dict[socket.socket, _Connection], connection: socket.socket
+    ) -> None:
+        connections.pop(connection, None)
+        with contextlib.suppress(KeyError, ValueError, OSError):
+            selector.unregister(connection)
+        connection.close()
+
+    def reply(self, payload: bytes, *, same_rights: bool = True) -> bytes:
+        """The reply to one request's payload; never raises for anything in it."""
+        from mnemosyne_core.errors import MnemosyneError
+
         self.requests += 1
-        request = client.decode_request(payload)
-        if isinstance(request, str):
-            return client.encode_reply(request)
-        if request.op == "status":
-            return client.encode_reply(client.STATUS_OK, 0, self.status_text().encode("utf-8"))
-        words = request.words
-        if request.op != "run" or not os.path.isabs(request.cwd):
-            return client.encode_reply(client.STATUS_ERROR)
-        if len(words) < 2 or words[0] != "wiki" or words[1] not in client.SERVED_COMMANDS:
-            return client.encode_reply(client.STATUS_ERROR)
         try:
-            return self.run_command(request)
+            request = protocol.decode_request(payload)
+        except protocol.ProtocolError as error:
+            return protocol.encode_reply(protocol.STATUS_ERROR, str(error))
+        if request.op == protocol.OP_STATUS:
+            return protocol.encode_reply(protocol.STATUS_OK, self.status_fields())
+        if not same_rights:
+            return protocol.encode_reply(protocol.STATUS_UNSERVED, "the caller's groups differ from the server's")
+        layout = serve_layout(request.layout)
+        if layout is None:
+            return protocol.encode_reply(protocol.STATUS_UNSERVED, "a layout this server does not serve")
+        dirs, dirs_given = layout
+        try:
+            if request.op == protocol.OP_FIND:
+                result, identity = self.index.find_in_memory(
+                    request.vault, dirs, dirs_given, request.terms, request.limit, wants_content=request.wants_content
+                )
+                body = protocol.find_body(result, identity)
+            else:
+                recalled, identities = self.index.recall_in_memory(request.vault, dirs, dirs_given, request.terms)
+                body = protocol.recall_body(recalled, identities if request.wants_content else None)
+        except (MnemosyneError, OSError) as error:
+            # NotServed, a query the scan would refuse, a vault that moved: the caller
+            # scans and says what the scan says.
+            return protocol.encode_reply(protocol.STATUS_UNSERVED, str(error))
         except Exception as error:
-            self.log(f"request failed, the client scans instead: {type(error).__name__}: {error}")
-            return client.encode_reply(client.STATUS_FALLBACK)
-
-    def run_command(self, request: client.Request) -> bytes:
-        """Run the CLI on the request's words as the caller, the index standing in for the
-        scan; NotServed (or any OSError) makes the caller scan instead."""
-        import importlib
-
-        from mnemosyne_cli.output import Console
-
-        # app imports this module's command; importing it back by name keeps mypy's
-        # import graph acyclic (mypy 2.4 crashes on the cycle).
-        app = importlib.import_module("mnemosyne_cli.app")
-        from mnemosyne_core.index import NotServed
-
-        stdout = _CapturedBytes(request.ttys[0])
-        stderr = _CapturedText(request.ttys[1])
-        try:
-            with caller_context(request.cwd, request.environ):
-                code = int(app.main(request.words, console=Console(stdout, stderr), backend=self.index))
-        except (NotServed, OSError):
-            return client.encode_reply(client.STATUS_FALLBACK)
+            return protocol.encode_reply(protocol.STATUS_UNSERVED, f"{type(error).__name__}: {error}")
         self.answered += 1
-        return client.encode_reply(client.STATUS_OK, code, stdout.value(), stderr.getvalue())
+        return protocol.encode_reply(protocol.STATUS_OK, body)
 
-    def status_text(self) -> str:
+    def status_fields(self) -> tuple[int, int, int, int, int, int, str]:
         """The status reply: pid, pages, resident bytes, index builds, requests, start time
-        (seconds since the epoch), as numbers on one line."""
+        (seconds since the epoch), and why it does not answer ("" when it does)."""
         index = self.index
-        numbers = (os.getpid(), index.page_count, resident_bytes(), index.rebuilds, self.requests, int(self.started))
-        return " ".join(map(str, numbers)) + "\n"
+        return (
+            os.getpid(),
+            index.page_count,
+            resident_bytes(),
+            index.rebuilds,
+            self.requests,
+            int(self.started),
+            index.failure or "",
+        )
+
+    def _log_failure(self) -> None:
+        """Say once when the index stops or starts answering (never per request)."""
+        failure = self.index.failure
+        if failure != self._logged_failure:
+            self.log(failure if failure is not None else "the index is built again; answering")
+            self._logged_failure = failure
 
     def log(self, message: str) -> None:
         with contextlib.suppress(OSError, ValueError):
@@ -319,41 +416,27 @@ class Server:
             self.listener = None
             with contextlib.suppress(OSError):
                 os.unlink(self.socket_path)
+        for fd in (self._wake_reader, self._wake_writer):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._wake_reader = self._wake_writer = -1
         if self._lock_fd >= 0:
             os.close(self._lock_fd)
             self._lock_fd = -1
         self.index.close()
 
 
-class Status:
-    """What a running server says about itself."""
-
-    __slots__ = ("builds", "pages", "pid", "requests", "resident_bytes", "started")
-
-    def __init__(self, line: str):
-        pid, pages, resident, builds, requests, started = (int(number) for number in line.split())
-        self.pid, self.pages, self.resident_bytes = pid, pages, resident
-        self.builds, self.requests, self.started = builds, requests, started
-
-    def summary(self) -> str:
-        """``pid N, P pages, M MiB resident``: the line wiki info and serve --status print."""
-        return f"pid {self.pid}, {self.pages} pages, {self.resident_bytes / (1 << 20):.1f} MiB resident"
-
-    def to_dict(self) -> dict[str, int]:
-        return {"pid": self.pid, "pages": self.pages, "resident_bytes": self.resident_bytes}
-
-
-def status(vault_real: str, environ: Mapping[str, str] = os.environ) -> Status | None:
-    """What the server running for a vault says, or None when none answers."""
-    path = client.socket_path(vault_real, environ)
-    if not os.path.exists(path):
+def serve_layout(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, ...], bool] | None:
+    """(dirs, whether --dir named them) of a flat layout's items, or None for any layout
+    this server does not serve (another kind, an unknown key)."""
+    if not items or items[0] != ("kind", protocol.LAYOUT_FLAT) or items[-1][0] != "dirs-given":
         return None
-    request = client.encode_request("status", "/", {}, [])
-    reply = client.exchange(path, request, client.timeout_seconds(environ))
-    answer = client.decode_reply(reply) if reply is not None else None
-    if answer is None:
+    dirs = []
+    for key, value in items[1:-1]:
+        if key != "dir":
+            return None
+        dirs.append(value)
+    if items[-1][1] not in ("0", "1"):
         return None
-    try:
-        return Status(answer.stdout.decode("ascii"))
-    except (UnicodeDecodeError, ValueError):
-        return None
+    return tuple(dirs), items[-1][1] == "1"

@@ -39,8 +39,10 @@ from mnemosyne_core.vault import (
     PageRef,
     Scan,
     followed_symlink,
+    identity_of,
     is_page_name,
     open_page,
+    read_as_judged,
     read_to_end,
     resolve_vault,
     scan,
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from mnemosyne_core.diagnostics import Diagnostic
     from mnemosyne_core.find import FindResult
     from mnemosyne_core.recall import RecallFields, RecallResult
+    from mnemosyne_core.vault import Identity
 
 #: Events on the vault root that can change which dirs are scanned or how.
 ROOT_EVENTS = (
@@ -87,6 +90,7 @@ class Page:
         "folded_path",
         "folded_title",
         "head",
+        "identity",
         "recall",
         "record",
         "text_start",
@@ -113,6 +117,8 @@ class Page:
         self.head: bytes | None = None
         #: Recall's parsed fields, made on the first recall and kept until the page changes.
         self.recall: RecallFields | bool | None = False
+        #: The file as it was read (``identity_of``); None when it could not be.
+        self.identity: Identity | None = None
         #: Why the page could not be read (then ``record`` is None).
         self.error: OSError | None = None
         #: Re-read on every query: a symlink's target or a file with other hard links can
@@ -164,7 +170,9 @@ def read_page(read_path: str, rel_path: str) -> Page:
         fd = open_page(read_path)
         try:
             data = read_to_end(fd)
-            page.volatile = os.fstat(fd).st_nlink > 1
+            info = os.fstat(fd)
+            page.volatile = info.st_nlink > 1
+            page.identity = identity_of(info)
         finally:
             os.close(fd)
     except OSError as error:
@@ -233,8 +241,12 @@ class VaultIndex:
         #: Dir-level warnings of the last rebuild (a dir skipped or not listable).
         self._listing_warnings: list[Diagnostic] = []
         self._incomplete = 0
-        #: The scanned dirs that are symlinks, and where they led at the last rebuild.
-        self._dir_links: dict[str, str] = {}
+        #: The scanned dirs that are symlinks (followed or not), and what they led to at the
+        #: last rebuild: the resolved path and the target's (device, inode), or None.
+        self._dir_links: dict[str, tuple[str, tuple[int, int] | None]] = {}
+        #: Why the index cannot answer (a rebuild failed: a permission, out of watches), or
+        #: None. While set, every query is refused, so every caller scans; each sync retries.
+        self.failure: str | None = None
         #: The VaultError the scan raised at the last rebuild, raised again to every query.
         self._error: VaultError | None = None
         self._dirty: set[tuple[str, str]] = set()
@@ -250,11 +262,36 @@ class VaultIndex:
 
     def rebuild(self) -> None:
         """Forget everything and index the vault anew, watches first so that no change
-        made while listing is missed."""
+        made while listing is missed. When that fails (a dir it cannot read, no inotify
+        watch left), nothing of the half-built state is ever answered from: ``failure``
+        says why, every query is refused until a later rebuild succeeds."""
+        self.rebuilds += 1
+        try:
+            self._build()
+        except OSError as error:
+            self._fail(error)
+            return
+        self.failure = None
+
+    def _fail(self, error: OSError) -> None:
         if self.watcher is not None:
             self.watcher.close()
+            self.watcher = None
+        self._dirs, self._dir_wds, self._dirty, self._snapshot = {}, {}, set(), None
+        self._stale = True
+        if error.errno == errno.ENOSPC:
+            reason = "out of inotify watches (raise fs.inotify.max_user_watches)"
+        elif error.errno == errno.EMFILE:
+            reason = "out of inotify instances (raise fs.inotify.max_user_instances)"
+        else:
+            reason = f"{error.strerror or error}" + (f": {error.filename}" if error.filename else "")
+        self.failure = f"the index could not be built ({reason}); find and recall scan until a rebuild succeeds"
+
+    def _build(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
         self.watcher = watcher = inotify.Inotify()
-        self.rebuilds += 1
         self._dirs, self._dir_wds, self._dirty, self._snapshot = {}, {}, set(), None
         self._listing_warnings, self._incomplete, self._dir_links, self._error = [], 0, {}, None
         self._stale = self._names_root_dirs = False
@@ -293,12 +330,13 @@ class VaultIndex:
             )
             if warning is not None:
                 skipped[warning] = (dir_name, name)
+        for dir_name in self.dirs:
+            if os.path.islink(os.path.join(self.vault, dir_name)):
+                self._dir_links[dir_name] = self._link_target(dir_name)
         for dir_name, dir_path, names in listing.listing:
             info = os.stat(dir_path)
             if watched.get(dir_name) != (info.st_dev, info.st_ino):
                 self._stale = True  # swapped between watch and listing
-            if dir_path != os.path.join(self.vault, dir_name):
-                self._dir_links[dir_name] = dir_path
             held = self._dirs[dir_name] = _Dir(dir_path)
             for name in names:
                 rel_path = f"{dir_name}/{name}"
@@ -334,12 +372,24 @@ class VaultIndex:
         for dir_name, name in dirty:
             self._refresh(dir_name, name)
         for dir_name, link_target in self._dir_links.items():
-            if os.path.realpath(os.path.join(self.vault, dir_name)) != link_target:
+            # A target moved away and made anew at the same path is another dir: its
+            # identity, not its path, says whether the watch and the pages still hold.
+            if self._link_target(dir_name) != link_target:
                 return False
         for dir_name, held in self._dirs.items():
             for name in list(held.symlinks | held.volatile):
                 self._recheck(held, dir_name, name)
         return not self._stale
+
+    def _link_target(self, dir_name: str) -> tuple[str, tuple[int, int] | None]:
+        """Where a scanned dir that is a symlink leads now: the resolved path and that
+        dir's (device, inode), None when there is no dir there."""
+        real = os.path.realpath(os.path.join(self.vault, dir_name))
+        try:
+            info = os.stat(real)
+        except OSError:
+            return real, None
+        return real, (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
 
     def _recheck(self, held: _Dir, dir_name: str, name: str) -> None:
         """Re-read a page that no event covers (every query): when it reads as before, keep
@@ -426,16 +476,16 @@ class VaultIndex:
     def page_count(self) -> int:
         return sum(len(held.pages) for held in self._dirs.values())
 
-    def _check_call(self, vault: str | os.PathLike[str] | None, dirs: Sequence[str] | None) -> None:
-        """Raise what the scan would raise for this vault and dirs, or NotServed when the
-        call is not about this index's vault and dirs."""
-        vault_real = resolve_vault(vault)
+    def _check_layout(self, vault_real: str, wanted: tuple[str, ...], dirs_given: bool) -> None:
+        """NotServed unless a call about ``vault_real`` over the dirs ``wanted`` (named by
+        --dir: ``dirs_given``) is one this index answers exactly as the scan."""
         if vault_real != self.vault:
             raise NotServed(f"the vault {vault_real} is not the served vault {self.vault}")
-        wanted = scanned_dirs(vault_real, dirs)  # a bad config or --dir: the scan's error
+        if self.failure is not None:
+            raise NotServed(self.failure)
         if wanted != self.dirs:
             raise NotServed("the call scans other dirs than the server")
-        if bool(dirs) != bool(self.dirs_override) and len(self._dirs) != len(self.dirs):
+        if dirs_given != bool(self.dirs_override) and len(self._dirs) != len(self.dirs):
             # The scan warns about a --dir that is missing, and only when --dir was given.
             raise NotServed("the call names its dirs differently than the server")
         if self._error is not None:
@@ -462,11 +512,97 @@ class VaultIndex:
             warnings += held.warnings.values()
         return warnings
 
-    def _unchanged_since_sync(self) -> bool:
-        """Whether nothing happened since the last sync: checked after reading a page from
-        disk for --cat or recall, so that an answer holds one state of the vault. An answer
-        from memory alone holds the state of the sync and needs no check."""
-        return not self.take_events() and not self._stale
+    def _identity(self, rel_path: str) -> Identity:
+        dir_name, _, name = rel_path.partition("/")
+        identity = self._dirs[dir_name].pages[name].identity
+        assert identity is not None  # only pages read whole are matched
+        return identity
+
+    def find_in_memory(
+        self,
+        vault_real: str,
+        wanted: tuple[str, ...],
+        dirs_given: bool,
+        keywords: Sequence[str],
+        limit: int,
+        *,
+        wants_content: bool = False,
+    ) -> tuple[FindResult, Identity | None]:
+        """``find.search``'s answer for the resolved vault and dirs, as of now, without any
+        page's content; with ``wants_content`` and one match, that page's identity as it
+        was read, so that whoever reads it can tell it is the same version. ``find.judge``
+        decides every page and a ``find.Tally`` collects, as in the scan. Raises
+        InvalidQueryError as the scan does, or NotServed."""
+        from mnemosyne_core.find import Tally, judge, prepare_query
+
+        folded = prepare_query(keywords, limit)
+        needles = [_utf8(keyword) for keyword in folded]
+        self.sync()
+        self._check_layout(vault_real, wanted, dirs_given)
+        tally = Tally(len(folded), limit)
+        snapshot = self._current_snapshot()
+        for rel_path, error in snapshot.unreadable:
+            tally.unreadable_page(rel_path, error)
+        tally.searched = len(snapshot.pages) - tally.unreadable
+        # ``judge`` finds a keyword in a page when it is in its title, path, an alias or text, all
+        # in its record (NUL-separated, and no keyword holds a NUL). So the pages
+        # holding a keyword are those whose record does, and judge's count of it is
+        # their number; a page that lacks a keyword anywhere is one judge would not
+        # match (as the scan's own shortcut, Task._title_cannot_hold, relies on). judge
+        # decides every page that holds them all, and where it sorts.
+        records = snapshot.records
+        holding = [[index for index, record in enumerate(records) if needle in record] for needle in needles]
+        tally.counts = [len(pages) for pages in holding]
+        fewest = min(holding, key=len)
+        candidates = set(fewest).intersection(*holding)
+        for index in candidates:
+            ref, page = snapshot.pages[index]
+            record, text_start = records[index], page.text_start
+            _holds, key = judge(
+                folded,
+                ref.rel_path,
+                page.folded_path,
+                page.folded_title,
+                partial(_record_contains, record, text_start),
+                partial(_record_offset, record, text_start),
+                page.folded_aliases,
+            )
+            if key is not None:
+                fields = {"constellation": page.constellation, "type": page.type}
+                tally.add_match(ref.rel_path, ref.dir, page.title, fields, key)
+        listing = Scan(self.vault, self.dirs)
+        listing.warnings = self._warnings()
+        listing.incomplete = self._incomplete
+        result = tally.result(listing, keywords)
+        one = wants_content and result.total == 1
+        return result, self._identity(result.matches[0].path) if one else None
+
+    def recall_in_memory(
+        self, vault_real: str, wanted: tuple[str, ...], dirs_given: bool, topic: str | Sequence[str]
+    ) -> tuple[RecallResult, list[Identity]]:
+        """``recall.recall``'s answer for the resolved vault and dirs, as of now, without the
+        read entries' content: their identities as read instead (see ``find_in_memory``).
+        Raises InvalidQueryError as the scan does, or NotServed."""
+        from mnemosyne_core.recall import RecallResult, fold_terms, rank, recall_fields, split_topic, take_page
+
+        terms = split_topic(topic)
+        folded_terms = fold_terms(terms)
+        self.sync()
+        self._check_layout(vault_real, wanted, dirs_given)
+        result = RecallResult(self.vault, topic if isinstance(topic, str) else " ".join(topic), terms)
+        result.warnings = self._warnings()
+        result.unreadable = self._incomplete
+        for ref, page in self._current_snapshot().pages:
+            if page.record is None:
+                result.unreadable += 1
+                result.warnings.append(unreadable_warning(ref.rel_path, page.error or OSError()))
+                continue
+            if page.recall is False:
+                page.recall = recall_fields(page.head) if page.head is not None else None
+            fields = page.recall if not isinstance(page.recall, bool) else None
+            take_page(result, ref, fields, folded_terms, b"")
+        rank(result)
+        return result, [self._identity(entry.path) for entry in result.read]
 
     def search(
         self,
@@ -477,108 +613,39 @@ class VaultIndex:
         dirs: Sequence[str] | None = None,
         keep_content: bool = False,
     ) -> FindResult:
-        """``find.search``'s answer, from memory: ``find.judge`` decides every page and a
-        ``find.Tally`` collects, as in the scan. Raises what it raises, or NotServed."""
-        from mnemosyne_core.find import Tally, judge, prepare_query
+        """The Backend interface: ``find_in_memory`` for the vault and dirs as the scan
+        resolves them, the one match's content (``keep_content``) read by the caller's own
+        rights as a client of a server reads it. Raises what the scan raises, or NotServed."""
+        from mnemosyne_core.find import prepare_query
 
-        folded = prepare_query(keywords, limit)
-        needles = [_utf8(keyword) for keyword in folded]
+        prepare_query(keywords, limit)  # the scan's InvalidQueryError comes first
+        vault_real = resolve_vault(vault)
+        wanted = scanned_dirs(vault_real, dirs)
         for _attempt in range(MAX_ATTEMPTS):
-            self.sync()
-            self._check_call(vault, dirs)
-            tally = Tally(len(folded), limit)
-            snapshot = self._current_snapshot()
-            for rel_path, error in snapshot.unreadable:
-                tally.unreadable_page(rel_path, error)
-            tally.searched = len(snapshot.pages) - tally.unreadable
-            # ``judge`` finds a keyword in a page when it is in its title, path, an alias or text, all
-            # in its record (NUL-separated, and no keyword holds a NUL). So the pages
-            # holding a keyword are those whose record does, and judge's count of it is
-            # their number; a page that lacks a keyword anywhere is one judge would not
-            # match (as the scan's own shortcut, Task._title_cannot_hold, relies on). judge
-            # decides every page that holds them all, and where it sorts.
-            records = snapshot.records
-            holding = [[index for index, record in enumerate(records) if needle in record] for needle in needles]
-            tally.counts = [len(pages) for pages in holding]
-            fewest = min(holding, key=len)
-            candidates = set(fewest).intersection(*holding)
-            for index in candidates:
-                ref, page = snapshot.pages[index]
-                record, text_start = records[index], page.text_start
-                _holds, key = judge(
-                    folded,
-                    ref.rel_path,
-                    page.folded_path,
-                    page.folded_title,
-                    partial(_record_contains, record, text_start),
-                    partial(_record_offset, record, text_start),
-                    page.folded_aliases,
-                )
-                if key is not None:
-                    fields = {"constellation": page.constellation, "type": page.type}
-                    tally.add_match(ref.rel_path, ref.dir, page.title, fields, key)
-            listing = Scan(self.vault, self.dirs)
-            listing.warnings = self._warnings()
-            listing.incomplete = self._incomplete
-            result = tally.result(listing, keywords)
-            if not (keep_content and result.total == 1):
-                return result  # from memory alone: the state of the sync
-            dir_name, _, name = result.matches[0].path.partition("/")
-            try:
-                result.matches[0].content = self._read_current(dir_name, name)
-            except OSError:
-                continue
-            if self._unchanged_since_sync():
+            result, identity = self.find_in_memory(
+                vault_real, wanted, bool(dirs), keywords, limit, wants_content=keep_content
+            )
+            if identity is None:
+                return result
+            content = read_as_judged(vault_real, result.matches[0].path, identity)
+            if content is not None:
+                result.matches[0].content = content
                 return result
         raise NotServed("the vault kept changing while the query was answered")
-
-    def _read_current(self, dir_name: str, name: str) -> bytes:
-        held = self._dirs[dir_name]
-        path = f"{held.path}/{name}"
-        if name in held.symlinks:
-            read_path, _warning = followed_symlink(self.vault, f"{dir_name}/{name}", path)
-            if read_path is None:
-                raise FileNotFoundError(path)
-            path = read_path
-        fd = open_page(path)
-        try:
-            return read_to_end(fd)
-        finally:
-            os.close(fd)
 
     def recall(
         self, vault: str | os.PathLike[str] | None, topic: str | Sequence[str], *, dirs: Sequence[str] | None = None
     ) -> RecallResult:
-        """``recall.recall``'s answer, from memory; raises what it raises, or NotServed."""
-        from mnemosyne_core.recall import RecallResult, fold_terms, rank, recall_fields, split_topic, take_page
+        """The Backend interface: ``recall_in_memory``, the read entries' content read as
+        ``search`` reads it. Raises what the scan raises, or NotServed."""
+        from mnemosyne_core.recall import fill_read_entries, split_topic
 
-        terms = split_topic(topic)
-        folded_terms = fold_terms(terms)
+        split_topic(topic)
+        vault_real = resolve_vault(vault)
+        wanted = scanned_dirs(vault_real, dirs)
         for _attempt in range(MAX_ATTEMPTS):
-            self.sync()
-            self._check_call(vault, dirs)
-            result = RecallResult(self.vault, topic if isinstance(topic, str) else " ".join(topic), terms)
-            result.warnings = self._warnings()
-            result.unreadable = self._incomplete
-            for ref, page in self._current_snapshot().pages:
-                if page.record is None:
-                    result.unreadable += 1
-                    result.warnings.append(unreadable_warning(ref.rel_path, page.error or OSError()))
-                    continue
-                if page.recall is False:
-                    page.recall = recall_fields(page.head) if page.head is not None else None
-                fields = page.recall if not isinstance(page.recall, bool) else None
-                take_page(result, ref, fields, folded_terms, b"")
-            rank(result)
-            if not result.read:
-                return result  # from memory alone: the state of the sync
-            try:
-                for entry in result.read:
-                    dir_name, _, name = entry.path.partition("/")
-                    entry.content = self._read_current(dir_name, name)
-            except OSError:
-                continue
-            if self._unchanged_since_sync():
+            result, identities = self.recall_in_memory(vault_real, wanted, bool(dirs), topic)
+            if fill_read_entries(result, identities):
                 return result
         raise NotServed("the vault kept changing while the query was answered")
 

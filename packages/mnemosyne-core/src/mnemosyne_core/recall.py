@@ -29,12 +29,12 @@ from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
 from mnemosyne_core.fold import decode, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
-from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan, unreadable_warning
+from mnemosyne_core.vault import read_as_judged, read_page_bytes, resolve_vault, scan, unreadable_warning
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from mnemosyne_core.vault import PageRef
+    from mnemosyne_core.vault import Identity, PageRef
 
 #: How many of the ranked matches are read into context. Fixed by the seed: not a flag.
 READ_CAP = 3
@@ -238,6 +238,18 @@ def rank(result: RecallResult) -> None:
     result.matches.sort(key=rank_key)
     for entry in result.matches[READ_CAP:]:
         entry.content = None
+
+
+def fill_read_entries(result: RecallResult, identities: Sequence[Identity]) -> bool:
+    """Read the text of the read entries of a result someone else ranked, by the scan's
+    rules and this process's rights (``vault.read_as_judged``); False (the result must not
+    be used) when any is not the version that was judged."""
+    for entry, identity in zip(result.read, identities, strict=True):
+        content = read_as_judged(result.vault, entry.path, identity)
+        if content is None:
+            return False
+        entry.content = content
+    return True
 
 
 class RecallFields:

@@ -38,6 +38,9 @@ TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
+    Identity = tuple[int, int, int, int]
+
 PAGE_SUFFIX = ".md"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 
@@ -427,3 +430,49 @@ def read_page_bytes(page: PageRef) -> bytes:
         return read_to_end(fd)
     finally:
         os.close(fd)
+
+
+def read_listed_page(vault: str, rel_path: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of the page the scan lists at ``rel_path`` of the vault at ``vault`` (a real
+    path), read by the scan's rules, and the fstat of what was read. For a caller that was
+    told a page's path by someone else (a server): it reads with its own rights, follows a
+    symlinked dir or page only to a target inside the vault, opens with O_NOFOLLOW and
+    O_NONBLOCK. OSError when the page is no longer there or cannot be read."""
+    dir_name, _, name = rel_path.rpartition("/")
+    if not dir_name or not is_page_name(name) or "/" in dir_name or dir_name in (".", ".."):
+        raise FileNotFoundError(f"{rel_path}: not a page of the vault")
+    dir_path = os.path.join(vault, dir_name)
+    if os.path.islink(dir_path):
+        real = os.path.realpath(dir_path)
+        if not is_inside(real, vault):
+            raise FileNotFoundError(f"{rel_path}: its dir leaves the vault")
+        dir_path = real
+    path = f"{dir_path}/{name}"
+    if os.path.islink(path):
+        read_path, _warning = followed_symlink(vault, rel_path, path)
+        if read_path is None:
+            raise FileNotFoundError(f"{rel_path}: not a page of the vault")
+        path = read_path
+    fd = open_page(path)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileNotFoundError(f"{rel_path}: not a regular file")
+        return read_to_end(fd), info
+    finally:
+        os.close(fd)
+
+
+def identity_of(info: os.stat_result) -> Identity:
+    """What tells two reads of a page apart: (device, inode, size, mtime in ns)."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def read_as_judged(vault_real: str, rel_path: str, identity: Identity) -> bytes | None:
+    """The page at ``rel_path`` read now by the scan's rules (``read_listed_page``), or
+    None when it cannot be read or is not the version someone else judged (``identity``)."""
+    try:
+        data, info = read_listed_page(vault_real, rel_path)
+    except OSError:
+        return None
+    return data if identity_of(info) == identity else None

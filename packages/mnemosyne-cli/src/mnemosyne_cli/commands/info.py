@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_cli.autostart import AutoStarted
+    from mnemosyne_cli.client import Status
     from mnemosyne_cli.output import Console
-    from mnemosyne_cli.server import Status
     from mnemosyne_core.backend import Backend
     from mnemosyne_core.info import DirInfo, VaultInfo
 
@@ -57,7 +57,7 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     from mnemosyne_cli import autostart
-    from mnemosyne_cli.server import status
+    from mnemosyne_cli.client import status
     from mnemosyne_cli.versions import installed_versions
     from mnemosyne_core import VaultError
     from mnemosyne_core.config import load_vault_config
@@ -152,8 +152,8 @@ def server_state(served: Status | None, auto: AutoStarted | None) -> str:
     log = printable(auto.log or "") if auto is not None else ""
     if served is not None:
         if _auto_started(served, auto):
-            return f"{served.summary()}; auto-started, log {log}"
-        return served.summary()
+            return f"{served.summary()}; auto-started, log {log}{served.not_answering()}"
+        return f"{served.summary()}{served.not_answering()}"
     if auto is None or not auto.enabled:
         return "none ('wiki serve' starts one)"
     last = f"; the last one's log: {log}" if log else ""

@@ -56,7 +56,7 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     import time
 
-    from mnemosyne_cli import server
+    from mnemosyne_cli import client, server
     from mnemosyne_core import VaultError
     from mnemosyne_core.inotify import InotifyError
     from mnemosyne_core.vault import resolve_vault
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
     if args.status:
-        running_now = server.status(vault)
+        running_now = client.status(vault)
         if running_now is None:
             console.out(f"no server is running for {vault}")
             return ExitCode.NO_MATCH
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
         how = f"; auto-started, log {printable(auto.log or '')}" if auto.server_pid == running_now.pid else ""
         console.out(
             f"server: {running_now.summary()}, {running_now.builds} index builds, "
-            f"{running_now.requests} requests since {started}{how}"
+            f"{running_now.requests} requests since {started}{how}{running_now.not_answering()}"
         )
         return ExitCode.OK
     running = server.Server.for_vault(vault, args.dir)
