@@ -3,6 +3,7 @@ and a way to run the CLI through it and through the scan."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -23,6 +24,9 @@ class ThreadServer:
 
     def __init__(self, vault: str | Path, dirs: list[str] | None = None):
         self.server = Server(VaultIndex(os.path.realpath(vault), dirs))
+        #: The server's own log, apart from the calls a test captures.
+        self.log = io.StringIO()
+        self.server.log_stream = self.log
         self.thread: threading.Thread | None = None
 
     def __enter__(self) -> Server:

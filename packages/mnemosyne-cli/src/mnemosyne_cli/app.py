@@ -183,7 +183,7 @@ def build_parser(only: str | None = None) -> Parser:
     if only is None:  # a wiki command's call never imports completion (start-up, issue 6)
         from mnemosyne_cli import completion
 
-        completion.register(groups)
+        completion.register(groups, build_parser)
     return parser
 
 

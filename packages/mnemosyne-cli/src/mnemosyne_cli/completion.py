@@ -17,6 +17,7 @@ from mnemosyne_contract import ExitCode
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from typing import Any
 
     from mnemosyne_cli.output import Console
@@ -83,7 +84,9 @@ end
 }
 
 
-def register(groups: Any) -> None:
+def register(groups: Any, build_parser: Callable[[], argparse.ArgumentParser]) -> None:
+    """Add ``mnemosyne completion`` to ``groups``; ``build_parser`` makes the whole tree
+    its scripts complete."""
     import argparse  # not at the top: the console script runs --list-dirs without argparse
 
     from mnemosyne_cli.help import epilog
@@ -112,7 +115,8 @@ def register(groups: Any) -> None:
     # The scripts' helper: hidden from --help and from the scripts themselves.
     parser.add_argument("--list-dirs", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--vault", metavar="PATH", help=argparse.SUPPRESS)
-    parser.set_defaults(handler=run)
+    # The whole tree comes from the caller: importing app here would be an import cycle.
+    parser.set_defaults(handler=run, build_parser=build_parser)
 
 
 def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
@@ -121,17 +125,14 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     if args.shell is None:
         console.error("no shell given: pass bash, zsh or fish (see 'mnemosyne completion --help')")
         return ExitCode.USAGE
-    console.out(script(args.shell).rstrip("\n"))
+    console.out(script(args.shell, args.build_parser()).rstrip("\n"))
     return ExitCode.OK
 
 
-def script(shell: str) -> str:
-    """The completion script for ``shell``, generated from the whole command tree."""
+def script(shell: str, parser: argparse.ArgumentParser) -> str:
+    """The completion script for ``shell``, generated from the whole command tree ``parser``."""
     import shtab  # only here: generating a script is the one thing that needs it
 
-    from mnemosyne_cli.app import build_parser
-
-    parser = build_parser()
     _mark_arguments(parser, shtab)
     return str(shtab.complete(parser, shell, preamble=PREAMBLES[shell]))
 

@@ -26,6 +26,7 @@ from mnemosyne_cli import protocol
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import TextIO
 
     from mnemosyne_core.index import VaultIndex
 
@@ -188,6 +189,9 @@ class Server:
         self._wake_reader = -1
         self._wake_writer = -1
         self._logged_failure: str | None = None
+        #: Where the server's own log goes (None: stderr); a server in a test's thread
+        #: keeps it apart from the calls the test captures.
+        self.log_stream: TextIO | None = None
 
     @classmethod
     def for_vault(cls, vault_real: str, dirs: list[str] | None) -> Server:
@@ -406,9 +410,10 @@ class Server:
             self._logged_failure = failure
 
     def log(self, message: str) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.write(f"mnemosyne serve: {message}\n")
-            sys.stderr.flush()
+        stream = self.log_stream or sys.stderr
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.write(f"mnemosyne serve: {message}\n")
+            stream.flush()
 
     def close(self) -> None:
         if self.listener is not None:

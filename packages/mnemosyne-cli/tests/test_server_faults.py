@@ -1,0 +1,492 @@
+"""``wiki serve`` under faults and hostile peers: each case once broke the server or made a
+served answer differ from the scan's. The permission cases run as an unprivileged user
+(``setpriv``), since the tests themselves may run as root, whom no mode bit stops."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from server_harness import ThreadServer, run_cli, served_and_scanned
+
+from mnemosyne_cli import client, protocol
+from mnemosyne_cli.client import RemoteBackend
+from mnemosyne_core import inotify
+
+PAGES = {
+    "wiki/alpha.md": "---\ntitle: Alpha GitHub auth\nslug: alpha\nupdated: 2026-01-02\ntags: [github]\n---\nbody\n",
+    "wiki/beta.md": "---\ntitle: Beta\ntags: auth\nupdated: 2026-03-01\n---\nno\n",
+    ".mnemosyne.toml": 'dirs = ["wiki"]\n',
+}
+
+
+@pytest.fixture(autouse=True)
+def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
+    return run
+
+
+def make_vault(root: Path, pages: dict[str, str]) -> Path:
+    root.mkdir(parents=True)
+    for rel_path, text in pages.items():
+        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel_path).write_text(text, encoding="utf-8")
+    return root
+
+
+# --- a failed rebuild answers nothing, and says why ---
+
+
+def test_a_rebuild_that_runs_out_of_watches_declines_every_query_until_one_succeeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", PAGES)
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        assert served_and_scanned(capsysbinary, running, argv)[0][0] == 0
+        real_add_watch = inotify.Inotify.add_watch
+
+        def out_of_watches(self: inotify.Inotify, path: str, mask: int) -> int:
+            if path.endswith("/wiki"):
+                raise inotify.InotifyError(errno.ENOSPC, "No space left on device", path)
+            return real_add_watch(self, path, mask)
+
+        monkeypatch.setattr(inotify.Inotify, "add_watch", out_of_watches)
+        (vault / "wiki" / "gamma.md").write_text("alpha again\n", encoding="utf-8")
+        running.index.take_events()
+        running.index._stale = True  # as an overflow would: the next query rebuilds
+        before = running.answered
+        served = run_cli(capsysbinary, argv)
+        assert running.answered == before  # declined: the caller scanned
+        assert served == run_cli(capsysbinary, [*argv, "--no-server"])
+        assert b"wiki/gamma.md" in served[1]
+        status = client.status(str(vault.resolve()))
+        assert status is not None
+        assert status.failure.startswith("the index could not be built (out of inotify watches")
+        code, out, _err = run_cli(capsysbinary, ["wiki", "serve", "--status", "--vault", str(vault)])
+        assert code == 0
+        assert b"; not answering: the index could not be built (out of inotify watches" in out
+        code, out, _err = run_cli(capsysbinary, ["wiki", "info", "--vault", str(vault)])
+        assert b"not answering: the index could not be built" in out
+        monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
+        served, scanned = served_and_scanned(capsysbinary, running, argv)  # rebuilt, answering again
+        assert served == scanned
+        status = client.status(str(vault.resolve()))
+        assert status is not None
+        assert status.failure == ""
+
+
+def test_a_vault_root_the_server_cannot_read_for_a_moment_is_never_answered_empty(tmp_path: Path) -> None:
+    """The vault root mode 000 during a rebuild, as an unprivileged user: the server
+    declines while it cannot read, and answers in full once it can again."""
+    script = f"""
+import os, sys, time
+sys.path[:0] = {sys.path!r}
+os.environ["XDG_RUNTIME_DIR"] = sys.argv[2]
+from mnemosyne_cli.client import RemoteBackend
+from mnemosyne_cli.server import Server
+from mnemosyne_core.index import VaultIndex
+import threading
+vault = sys.argv[1]
+server = Server(VaultIndex(vault, None))
+server.start()
+threading.Thread(target=server.serve_forever, daemon=True).start()
+backend = RemoteBackend()
+assert [m.path for m in backend.search(vault, ["page"]).matches] == ["atlas/page.md"] and backend.served
+os.chmod(vault, 0)
+server.index._stale = True
+try:
+    answer = server.index.find_in_memory(vault, ("atlas",), False, ["page"], 20)
+    print("ANSWERED", [m.path for m in answer[0].matches])
+except Exception as error:
+    print("DECLINED", type(error).__name__, server.index.failure or error)
+os.chmod(vault, 0o755)
+result = backend.search(vault, ["page"])
+print("AFTER", backend.served, [m.path for m in result.matches])
+server.stop()
+"""
+    out = _as_nobody(tmp_path, script, {"atlas/page.md": "a page\n"})
+    assert "ANSWERED" not in out, out
+    assert "DECLINED NotServed" in out, out
+    assert "AFTER True ['atlas/page.md']" in out, out
+
+
+# --- a symlinked scanned dir follows its target's identity ---
+
+
+def test_a_symlinked_dirs_target_moved_away_and_made_anew_is_seen(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", {"atlas/a.md": "alpha\n", "store/hades-real/old.md": "alpha old\n"})
+    (vault / "hades").symlink_to(vault / "store" / "hades-real")
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert b"hades/old.md" in served[1]
+        (vault / "store" / "hades-real").rename(vault / "store" / "moved")
+        (vault / "store" / "hades-real").mkdir()
+        (vault / "store" / "hades-real" / "new.md").write_text("alpha new\n", encoding="utf-8")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert b"hades/new.md" in served[1]
+        assert b"hades/old.md" not in served[1]
+        shutil.rmtree(vault / "store" / "hades-real")  # broken for a while
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        (vault / "store" / "moved").rename(vault / "store" / "hades-real")  # and back
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert b"hades/old.md" in served[1]
+
+
+# --- help and errors are the caller's ---
+
+
+def test_help_through_a_running_server_is_the_callers_own(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", PAGES)
+    with ThreadServer(vault) as running:
+        code, out, err = run_cli(capsysbinary, ["wiki", "find", "-0h", "--vault", str(vault)])
+        assert (code, err) == (0, "")
+        assert out.startswith(b"usage: mnemosyne wiki find ")
+        assert running.requests == 0  # the server was never asked
+
+
+def test_no_request_writes_to_the_servers_own_streams(tmp_path: Path, runtime_dir: Path) -> None:
+    vault = make_vault(tmp_path / "v", PAGES)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        path = protocol.socket_path(str(vault.resolve()))
+        deadline = time.monotonic() + 30
+        while client.status(str(vault.resolve())) is None:
+            assert time.monotonic() < deadline
+            assert process.poll() is None
+            time.sleep(0.02)
+        for payload in (b"\xff" * 30, b"2\0find\0/\x0000\x00\xc2\xb2", b"2\0find\0/v\x000\x0020\0\0-h"):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.connect(path)
+                sock.sendall(protocol.frame(payload))
+                sock.recv(1 << 16)
+        for flags in (["-0h"], ["--help"], ["--json"], ["--cat"]):
+            completed = subprocess.run(
+                [sys.executable, "-m", "mnemosyne_cli", "wiki", "find", "alpha", *flags, "--vault", str(vault)],
+                capture_output=True,
+                check=False,
+            )
+            assert completed.returncode == 0
+    finally:
+        process.terminate()
+        out, err = process.communicate(timeout=10)
+    assert process.returncode == 0
+    assert out == b""
+    assert err.decode().splitlines()[0].startswith(f"mnemosyne serve: serving {vault.resolve()}: 2 pages")
+    assert len(err.splitlines()) == 1
+
+
+# --- recall's memory log: once per call, by the caller ---
+
+
+def test_a_stalled_server_never_adds_a_second_log_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", PAGES)
+    memory = tmp_path / "memory"
+    argv = ["wiki", "recall", "github", "--vault", str(vault), "--memory-dir", str(memory)]
+    with ThreadServer(vault) as running:
+        real = running.index.recall_in_memory
+        answered = threading.Event()
+
+        def stalled(*args: object, **kwargs: object) -> object:
+            time.sleep(1.0)
+            try:
+                return real(*args, **kwargs)  # type: ignore[arg-type]
+            finally:
+                answered.set()
+
+        monkeypatch.setattr(running.index, "recall_in_memory", stalled)
+        monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "0.2")
+        code, out, _err = run_cli(capsysbinary, argv)
+        assert code == 0
+        assert b"wiki/alpha.md" in out
+        assert answered.wait(5)  # the server did answer, after the caller had scanned
+        time.sleep(0.2)
+    logs = list(memory.glob("*/log.md"))
+    assert len(logs) == 1
+    assert logs[0].read_text(encoding="utf-8").count("- **Query**: github\n") == 1
+
+
+def test_the_memory_log_is_written_with_the_callers_umask(tmp_path: Path) -> None:
+    script = """
+import os, sys
+sys.path[:0] = {path!r}
+os.environ["XDG_RUNTIME_DIR"] = sys.argv[2]
+import threading
+from mnemosyne_cli.app import main
+from mnemosyne_cli.server import Server
+from mnemosyne_core.index import VaultIndex
+vault = sys.argv[1]
+os.umask(0o022)  # the server's: it would write 0644
+server = Server(VaultIndex(vault, None))
+server.start()
+threading.Thread(target=server.serve_forever, daemon=True).start()
+os.umask(0o077)  # the caller's
+memory = os.path.join(sys.argv[2], "memory")
+code = main(["wiki", "recall", "github", "--vault", vault, "--memory-dir", memory])
+log = [os.path.join(d, f) for d, _, files in os.walk(memory) for f in files][0]
+print("CODE", code, "ANSWERED", server.answered, "MODE", oct(os.stat(log).st_mode & 0o777))
+server.stop()
+""".replace("{path!r}", repr(sys.path))
+    out = _as_nobody(tmp_path, script, PAGES)
+    assert "CODE 0 ANSWERED 1 MODE 0o600" in out, out
+
+
+# --- trust before sending anything ---
+
+
+class FakeServer:
+    """A socket at ``path`` that records whatever a client sends it and answers with a
+    forged page line."""
+
+    def __init__(self, path: str):
+        self.received = b""
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        self.sock.listen(8)
+        self.sock.settimeout(5)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        try:
+            connection, _ = self.sock.accept()
+        except OSError:
+            return
+        with connection:
+            connection.settimeout(2)
+            try:
+                self.received += connection.recv(1 << 16)
+                body = ((), "/v", 1, 1, 0, (), (), (), None)
+                connection.sendall(protocol.frame(protocol.encode_reply(protocol.STATUS_OK, body)))
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.sock.close()
+        self.thread.join(10)
+
+
+@pytest.mark.parametrize("kind", ["shared runtime dir", "socket dir of another user", "open socket dir", "ours"])
+def test_the_client_sends_nothing_to_a_socket_in_a_dir_it_cannot_trust(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A forged socket where the client looks: it receives nothing unless the dir is ours
+    (the last case, which shows the check is what stops it; its forged reply is still not
+    believed)."""
+    vault = make_vault(tmp_path / "v", PAGES)
+    shared = Path(tempfile.mkdtemp(prefix="mn-"))  # short: a socket path holds 107 bytes
+    shared.chmod(0o1777 if kind == "shared runtime dir" else 0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared))
+    sockets = shared / "mnemosyne"
+    sockets.mkdir(mode=0o700)
+    if kind == "socket dir of another user":
+        os.chown(sockets, 65534, 65534)
+    if kind == "open socket dir":
+        sockets.chmod(0o777)
+    fake = FakeServer(protocol.socket_path(str(vault.resolve())))
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    try:
+        assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
+    finally:
+        fake.close()
+        shutil.rmtree(shared)
+    assert (fake.received != b"") == (kind == "ours")
+
+
+def test_the_client_sends_nothing_to_a_server_of_another_uid(
+    tmp_path: Path, runtime_dir: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    _require_privilege_drop()
+    vault = make_vault(tmp_path / "v", PAGES)
+    theirs = Path(tempfile.mkdtemp(prefix="mnemosyne-other-"))
+    try:
+        os.chown(theirs, 65534, 65534)
+        listen = (
+            "import socket, sys, time\n"
+            "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen(8)\n"
+            "print('ready', flush=True); s.settimeout(5)\n"
+            "try:\n    c, _ = s.accept(); c.settimeout(2); print('GOT', len(c.recv(65536)), flush=True)\n"
+            "except OSError:\n    print('NOTHING', flush=True)\n"
+        )
+        process = subprocess.Popen(
+            [*NOBODY, sys.executable, "-c", listen, str(theirs / "s.sock")],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout is not None
+        assert process.stdout.readline() == "ready\n"
+        (runtime_dir / "mnemosyne").mkdir(mode=0o700)
+        os.rename(theirs / "s.sock", protocol.socket_path(str(vault.resolve())))  # in our own dir
+        argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+        assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
+        out, _ = process.communicate(timeout=10)
+        assert "GOT 0" in out or "NOTHING" in out  # connected at most, never sent a byte
+    finally:
+        shutil.rmtree(theirs, ignore_errors=True)
+
+
+# --- the caller's groups ---
+
+
+def test_a_caller_without_the_servers_groups_is_told_to_scan(tmp_path: Path) -> None:
+    """Same uid, fewer groups: the scan says Permission denied, and so does a served call
+    (the server declines), never the page."""
+    _require_privilege_drop()
+    base = Path(tempfile.mkdtemp(prefix="mnemosyne-groups-"))
+    try:
+        vault, run = _nobody_tree(base, {"atlas/secret.md": "kestrel secret\n", "atlas/open.md": "other\n"})
+        secret = vault / "atlas" / "secret.md"
+        os.chown(secret, 0, 4242)  # not nobody's: the group bits decide
+        secret.chmod(0o640)
+        env = {**os.environ, "XDG_RUNTIME_DIR": str(run), "PYTHONPATH": os.pathsep.join(sys.path)}
+        server = subprocess.Popen(
+            [
+                *NOBODY_WITH_GROUP,
+                sys.executable,
+                "-m",
+                "mnemosyne_cli",
+                "wiki",
+                "serve",
+                "--vault",
+                str(vault),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            probe = [*NOBODY, sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--status", "--vault", str(vault)]
+            deadline = time.monotonic() + 30
+            while subprocess.run(probe, env=env, capture_output=True, check=False).returncode != 0:
+                assert time.monotonic() < deadline
+                assert server.poll() is None
+                time.sleep(0.05)
+            find = [*NOBODY, sys.executable, "-m", "mnemosyne_cli", "wiki", "find", "kestrel", "--vault", str(vault)]
+            for flags in ([], ["--cat"]):
+                # Listed by a server that read it with its own groups, the page would show
+                # here without the scan's warning; --cat would print it.
+                served = subprocess.run([*find, *flags], env=env, capture_output=True, check=False)
+                scanned = subprocess.run([*find, *flags, "--no-server"], env=env, capture_output=True, check=False)
+                assert (served.returncode, served.stdout, served.stderr) == (
+                    scanned.returncode,
+                    scanned.stdout,
+                    scanned.stderr,
+                )
+                assert b"kestrel secret" not in served.stdout
+                assert b"atlas/secret.md: cannot read (Permission denied); skipped" in served.stderr
+            status = subprocess.run(probe, env=env, capture_output=True, check=False)
+            assert b"requests" in status.stdout
+        finally:
+            server.terminate()
+            server.wait(10)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+# --- no peer delays another ---
+
+
+def test_a_silent_peer_never_delays_another_caller(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "v", PAGES)
+    with ThreadServer(vault) as running:
+        silent = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(3)]
+        try:
+            for sock in silent:
+                sock.connect(running.socket_path)
+            silent[0].sendall(b"\0\0")  # half a frame head, then nothing
+            silent[1].sendall(b"\0\0\0\x50" + b"2\0find")  # half a request
+            for _ in range(5):
+                backend = RemoteBackend()
+                began = time.monotonic()
+                result = backend.search(str(vault), ["alpha"])
+                assert backend.served
+                assert [match.path for match in result.matches] == ["wiki/alpha.md"]
+                assert time.monotonic() - began < 1.0
+        finally:
+            for sock in silent:
+                sock.close()
+
+
+def test_a_silent_peer_is_dropped_at_its_deadline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemosyne_cli import server
+
+    monkeypatch.setattr(server, "CONNECTION_DEADLINE", 0.3)
+    vault = make_vault(tmp_path / "v", PAGES)
+    with ThreadServer(vault) as running, socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.connect(running.socket_path)
+        silent.settimeout(5)
+        began = time.monotonic()
+        assert silent.recv(10) == b""  # closed by the server
+        assert 0.2 < time.monotonic() - began < 3
+
+
+# --- running as another user ---
+
+NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+NOBODY_WITH_GROUP = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=4242"]
+
+
+def _require_privilege_drop() -> None:
+    """The permission cases need a uid that mode bits stop: root can drop to nobody with
+    setpriv. Skipped only where that is impossible (not root, or no setpriv)."""
+    if os.geteuid() != 0:
+        pytest.skip("the test drops privileges to nobody, which needs root")
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+
+
+def _nobody_tree(base: Path, pages: dict[str, str]) -> tuple[Path, Path]:
+    """A vault and a runtime dir under ``base`` that nobody owns, reachable by nobody."""
+    base.chmod(0o755)
+    vault = make_vault(base / "vault", pages)
+    run = base / "run"
+    run.mkdir(mode=0o700)
+    for path in [base, run, *vault.rglob("*"), vault]:
+        os.chown(path, 65534, 65534, follow_symlinks=False)
+    return vault, run
+
+
+def _as_nobody(tmp_path: Path, script: str, pages: dict[str, str]) -> str:
+    """Run ``script`` (argv: vault, runtime dir) as nobody over a vault of ``pages``."""
+    _require_privilege_drop()
+    base = Path(tempfile.mkdtemp(prefix="mnemosyne-nobody-"))
+    try:
+        vault, run = _nobody_tree(base, pages)
+        completed = subprocess.run(
+            [*NOBODY, sys.executable, "-c", script, str(vault), str(run)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+        assert completed.returncode == 0, completed.stderr
+        return completed.stdout
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
