@@ -225,7 +225,19 @@ def test_the_reply_decoder_refuses_what_it_does_not_understand() -> None:
     ):
         with pytest.raises(protocol.ProtocolError):
             protocol.decode_reply(bad)
-    for body in (None, (), ("x",) * 9, (protocol._match_slots(), 1, 0, 0, 0, (), (), (), None)):
+    fields, slots = protocol._result_slots(), protocol._match_slots()
+    values = tuple("/v" if field == "vault" else 0 for field in fields)
+    assert protocol.find_result((fields, values, (), slots, (), (), None))[0].vault == "/v"
+    for body in (
+        None,
+        (),
+        ("x",) * 7,
+        (("total",), (1,), (), slots, (), (), None),  # other fields
+        (fields, tuple(None for _ in fields), (), slots, (), (), None),  # not numbers
+        (fields, values, (), slots, (("path",),), (), None),  # a match short of fields
+        (fields, values, (), slots, (), (("p", "code", "detail", "yes"),), None),  # a bad diagnostic
+        (fields, values, (), slots, (), (), (1, 2, 3)),  # a bad identity
+    ):
         with pytest.raises(protocol.ProtocolError):
             protocol.find_result(body)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -490,3 +491,40 @@ def _as_nobody(tmp_path: Path, script: str, pages: dict[str, str]) -> str:
         return completed.stdout
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+# --- the server's own signal handling ---
+
+
+@pytest.mark.parametrize(("signal_number", "code"), [(signal.SIGTERM, 0), (signal.SIGINT, 130)])
+def test_a_signal_stops_the_server_even_while_a_peer_holds_a_connection(
+    signal_number: int, code: int, tmp_path: Path, runtime_dir: Path
+) -> None:
+    vault = make_vault(tmp_path / "v", PAGES)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while client.status(str(vault.resolve())) is None:
+            assert time.monotonic() < deadline
+            assert process.poll() is None
+            time.sleep(0.02)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+            silent.connect(protocol.socket_path(str(vault.resolve())))
+            silent.sendall(b"\0\0\0\x40" + b"2\0find")  # a request that never ends
+            time.sleep(0.1)
+            process.send_signal(signal_number)
+            began = time.monotonic()
+            out, err = process.communicate(timeout=10)
+            assert time.monotonic() - began < 3  # not after the peer's deadline, nor never
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    assert process.returncode == code
+    assert out == b""
+    assert b"Traceback" not in err
+    assert not os.path.exists(protocol.socket_path(str(vault.resolve())))

@@ -33,6 +33,7 @@ OPERATIONS = [
     "symlink",
     "chmod",
     "file_to_dir",
+    "dir_symlink",
     "config",
     "query",
 ]
@@ -69,6 +70,9 @@ class World:
         (self.vault / "other").mkdir()
         (self.vault / "other" / "target.md").write_bytes(b"---\ntitle: target alpha\n---\n")
         (root / "outside.md").write_bytes(b"secret alpha\n")
+        for store in ("s1", "s2"):  # targets for a scanned dir that is a symlink
+            (self.vault / "store" / store).mkdir(parents=True)
+            (self.vault / "store" / store / "one.md").write_bytes(page_text(rng))
         for dir_name in ("a", "b"):
             (self.vault / dir_name).mkdir()
             for name in rng.sample(NAMES, 3):
@@ -140,6 +144,22 @@ class World:
             os.symlink(link_to, path)
             if rng.random() < 0.5:
                 (self.vault / "other" / "target.md").write_bytes(page_text(rng))
+        elif operation == "dir_symlink":
+            # A scanned dir that is a symlink, its target moved away and made anew (another
+            # dir at the same path), or written into.
+            store = self.vault / "store" / rng.choice(["s1", "s2"])
+            choice = rng.randint(0, 2)
+            if choice == 0:
+                _remove(self.vault / "c")
+                os.symlink(store, self.vault / "c")
+            elif choice == 1:
+                _remove(self.vault / "store" / "moved")
+                if store.is_dir():
+                    os.replace(store, self.vault / "store" / "moved")
+                if rng.random() < 0.8:
+                    store.mkdir(exist_ok=True)
+            elif store.is_dir():
+                (store / rng.choice(NAMES)).write_bytes(page_text(rng))
         elif operation == "chmod" and target is not None:
             target.chmod(rng.choice([0o000, 0o644]))
         elif operation == "file_to_dir" and target is not None:
@@ -195,7 +215,7 @@ def test_every_answer_through_the_server_equals_the_scan(
         monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
         monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
         world = World(root, random.Random(seed))
-        (world.vault / ".mnemosyne.toml").write_text('dirs = ["a", "b"]\n', encoding="utf-8")
+        (world.vault / ".mnemosyne.toml").write_text('dirs = ["a", "b", "c"]\n', encoding="utf-8")
         with ThreadServer(world.vault) as running:
             for operation in operations:
                 world.apply(operation)
@@ -210,7 +230,8 @@ def test_every_answer_through_the_server_equals_the_scan(
             before = running.answered
             for argv in world.queries():
                 assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
-            assert running.answered == before + 2
+            # Each call asked it at least once (--cat with several matches asks twice).
+            assert running.answered >= before + 2
     finally:
         for path in root.rglob("*"):
             if not path.is_symlink():

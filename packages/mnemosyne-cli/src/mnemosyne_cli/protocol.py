@@ -255,17 +255,27 @@ def _match_slots() -> tuple[str, ...]:
     return tuple(slot for slot in Match.__slots__ if slot != "content")
 
 
+#: FindResult's fields that are not plain numbers or text, carried each in its own way.
+_FIND_RESULT_PARTS = ("keyword_counts", "matches", "warnings")
+
+
+def _result_slots() -> tuple[str, ...]:
+    from mnemosyne_core.find import FindResult
+
+    return tuple(slot for slot in FindResult.__slots__ if slot not in _FIND_RESULT_PARTS)
+
+
 def find_body(result: FindResult, identity: Identity | None) -> tuple[Any, ...]:
-    """A find result as reply data: every field of every match but its content, which the
-    caller reads itself (``identity``: of the one match, when the request wanted content)."""
-    slots = _match_slots()
+    """A find result as reply data: its plain fields and every field of every match by
+    name, as the core defines them (so a field added there travels without a change
+    here), but no match's content, which the caller reads itself (``identity``: of the
+    one match, when the request wanted content)."""
+    slots, fields = _match_slots(), _result_slots()
     return (
-        slots,
-        result.vault,
-        result.total,
-        result.pages_searched,
-        result.unreadable,
+        fields,
+        tuple(getattr(result, slot) for slot in fields),
         tuple(result.keyword_counts.items()),
+        slots,
         tuple(tuple(getattr(match, slot) for slot in slots) for match in result.matches),
         tuple(warning.as_fields() for warning in result.warnings),
         identity,
@@ -277,21 +287,22 @@ def find_result(body: Any) -> tuple[FindResult, Identity | None]:
     from mnemosyne_core.find import FindResult, Match
 
     try:
-        slots, vault, total, searched, unreadable, counts, matches, warnings, identity = body
-        if slots != _match_slots():
-            raise ProtocolError("the matches have other fields")
+        fields, values, counts, slots, matches, warnings, identity = body
+        if fields != _result_slots() or slots != _match_slots():
+            raise ProtocolError("the result has other fields")
         result = FindResult()
-        result.vault, result.total, result.pages_searched, result.unreadable = _text(vault), total, searched, unreadable
+        for slot, value in zip(fields, values, strict=True):
+            if not isinstance(value, (int, str)) or isinstance(value, bool):
+                raise TypeError(f"{slot} is not a number or text")
+            setattr(result, slot, value)
         result.keyword_counts = {_text(keyword): _number(count) for keyword, count in counts}
-        for fields in matches:
+        for values_of_match in matches:
             match = Match.__new__(Match)
             match.content = None
-            for slot, value in zip(slots, fields, strict=True):
+            for slot, value in zip(slots, values_of_match, strict=True):
                 setattr(match, slot, value)
             result.matches.append(match)
         result.warnings = [_diagnostic(fields) for fields in warnings]
-        for number in (total, searched, unreadable):
-            _number(number)
         return result, _identity(identity)
     except (TypeError, ValueError) as error:
         raise ProtocolError(f"malformed find reply: {error}") from None
