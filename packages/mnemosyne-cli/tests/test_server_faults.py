@@ -414,7 +414,11 @@ def test_a_caller_without_the_servers_groups_is_told_to_scan(tmp_path: Path) -> 
 # --- no peer delays another ---
 
 
-def test_a_silent_peer_never_delays_another_caller(tmp_path: Path) -> None:
+def test_a_silent_peer_never_delays_another_caller(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemosyne_cli import server
+
+    # Held to their deadline, the silent peers would delay each call by 30 s.
+    monkeypatch.setattr(server, "CONNECTION_DEADLINE", 30.0)
     vault = make_vault(tmp_path / "v", PAGES)
     with ThreadServer(vault) as running:
         silent = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(3)]
@@ -429,7 +433,7 @@ def test_a_silent_peer_never_delays_another_caller(tmp_path: Path) -> None:
                 result = backend.search(str(vault), ["alpha"])
                 assert backend.served
                 assert [match.path for match in result.matches] == ["wiki/alpha.md"]
-                assert time.monotonic() - began < 1.0
+                assert time.monotonic() - began < 10
         finally:
             for sock in silent:
                 sock.close()
@@ -445,7 +449,7 @@ def test_a_silent_peer_is_dropped_at_its_deadline(tmp_path: Path, monkeypatch: p
         silent.settimeout(5)
         began = time.monotonic()
         assert silent.recv(10) == b""  # closed by the server
-        assert 0.2 < time.monotonic() - began < 3
+        assert 0.2 < time.monotonic() - began < 10
 
 
 # --- running as another user ---
@@ -519,7 +523,7 @@ def test_a_signal_stops_the_server_even_while_a_peer_holds_a_connection(
             process.send_signal(signal_number)
             began = time.monotonic()
             out, err = process.communicate(timeout=10)
-            assert time.monotonic() - began < 3  # not after the peer's deadline, nor never
+            assert time.monotonic() - began < 4.5  # before the peer's 5 s deadline
     finally:
         if process.poll() is None:
             process.kill()

@@ -126,7 +126,7 @@ class World:
             os.replace(target, target.parent / target.name.swapcase().replace(".MD", ".md"))
         elif operation == "recreate_dir":
             dir_path = self.vault / rng.choice(DIRS)
-            shutil.rmtree(dir_path, ignore_errors=True)
+            _remove(dir_path)  # a dir, or the symlink dir_symlink made
             if rng.random() < 0.8:
                 dir_path.mkdir()
                 (dir_path / rng.choice(NAMES)).write_bytes(page_text(rng))
