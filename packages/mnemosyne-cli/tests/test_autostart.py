@@ -23,7 +23,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mnemosyne_cli import autostart, client, server
+from mnemosyne_cli import autostart, client
 from mnemosyne_cli.app import main
 from mnemosyne_contract import load_schema
 
@@ -128,11 +128,11 @@ def wait_gone(pid: int, seconds: float = WAIT_SECONDS) -> bool:
     return False
 
 
-def wait_for_server(vault: Path) -> server.Status:
+def wait_for_server(vault: Path) -> client.Status:
     """The vault's server's status once it answers."""
     deadline = time.monotonic() + WAIT_SECONDS
     while time.monotonic() < deadline:
-        answer = server.status(str(vault))
+        answer = client.status(str(vault))
         if answer is not None:
             return answer
         time.sleep(0.02)

@@ -145,7 +145,9 @@ def test_the_server_imports_only_the_core_and_the_protocol() -> None:
     graph = _graph()
     assert graph["mnemosyne_cli.server"] == {"mnemosyne_cli.protocol"}
     assert graph["mnemosyne_cli.protocol"] == set()
-    assert graph["mnemosyne_cli.client"] == {"mnemosyne_cli.protocol"}
+    # The client: the protocol, and the auto-start it falls back on when no server answers.
+    assert graph["mnemosyne_cli.client"] == {"mnemosyne_cli.protocol", "mnemosyne_cli.autostart"}
+    assert "mnemosyne_cli.client" not in graph["mnemosyne_cli.autostart"]
 
 
 def test_no_import_cycle_is_left_in_the_cli_package() -> None:
