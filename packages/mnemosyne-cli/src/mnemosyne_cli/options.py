@@ -1,7 +1,7 @@
 """find's options, declared once, importing nothing: argparse's registration (find's and
 the shared ones in arguments.py), the console script's own parser of a plain find
-(``console_script.find_arguments``), the guess of the vault a server may answer for
-(``client.guess_vault``) and the tests all read this table, so they cannot drift apart.
+(``console_script.find_arguments``) and the tests all read this table, so they cannot
+drift apart.
 
 A plain find is parsed without argparse: importing it and building the parser cost more
 than the search of a small vault (docs/performance.md).
