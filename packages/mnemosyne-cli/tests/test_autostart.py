@@ -344,7 +344,7 @@ def test_a_server_started_by_hand_is_not_joined_by_another(
         ("[serve]\nauto = 1\n", "serve.auto must be true or false (no quotes), e.g. auto = true"),
         ("serve = true\n", "serve must be a table, e.g. [serve] then auto = true"),
         ("[serve]\nautostart = true\n", "has unknown key(s) serve.autostart; allowed: serve.auto"),
-        ("[serves]\nauto = true\n", "has unknown key(s) serves; allowed: dirs, memory_dir, [lint], [serve]"),
+        ("[serves]\nauto = true\n", "has unknown key(s) serves; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve]"),
     ],
 )
 def test_a_bad_serve_setting_is_a_vault_error_naming_the_key_and_the_fix(

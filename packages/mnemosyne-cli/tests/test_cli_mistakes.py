@@ -211,9 +211,9 @@ def test_dir_with_a_trailing_slash_is_the_dir(
 @pytest.mark.parametrize(
     ("given", "reason"),
     [
-        ("/", "is not a single dir name (it contains a path separator or NUL)"),
-        ("../", "starts with '.' (hidden dirs and '..' are never scanned)"),
-        ("atlas/sub/", "is not a single dir name (it contains a path separator or NUL)"),
+        ("/", "is an absolute path; write it relative to the vault root ('.' is the root itself)"),
+        ("../", "has a part starting with '.' (hidden dirs and '..' are never searched)"),
+        ("atlas//sub/", "has an empty part ('//' or a trailing '/')"),
         (" atlas/", "is empty or has surrounding spaces"),
     ],
 )
@@ -224,8 +224,8 @@ def test_dir_slash_stripping_lets_no_bad_name_through(
     assert run(capsys, "wiki", "find", "kestrel", "--dir", given, "--vault", vault) == (
         64,
         "",
-        f"mnemosyne: error: argument --dir: {given!r} {reason}; pass a top-level dir name "
-        "(see 'mnemosyne wiki find --help')\n",
+        f"mnemosyne: error: argument --dir: {given!r} {reason}; "
+        "pass a vault-relative dir (docs/en; '.' is the vault root) (see 'mnemosyne wiki find --help')\n",
     )
 
 

@@ -247,7 +247,7 @@ def bash_complete(script: Path, vault: Path | None, *words: str) -> list[str]:
         (["mnemosyne", "wiki", "lint", "--ignore", "missing-"], ["missing-title", "missing-updated"]),
         (
             ["mnemosyne", "wiki", "lint", "--select", "un"],
-            ["unclosed-frontmatter", "unknown-constellation", "unscanned-dir", "unreadable"],
+            ["unclosed-frontmatter", "unknown-constellation", "unscanned-dir", "unsearched-suffix", "unreadable"],
         ),
         (["mnemosyne", "completion", ""], ["bash", "zsh", "fish"]),
         (["mnemosyne", "completion", "--"], ["--help"]),  # the --list-dirs helper stays hidden

@@ -26,6 +26,7 @@ UNSEARCHED = {
     "unscanned-dir",
     "vault-root-file",
     "suffix-case",
+    "unsearched-suffix",
     "hidden-file",
     "symlink-escapes",
     "broken-symlink",
@@ -67,6 +68,8 @@ def test_info_describes_the_vault_given_by_the_flag(vault: Path, capsys: pytest.
         f"vault: {vault}\n"
         f"found by: --vault {vault}\n"
         "config files: none\n"
+        "layout: flat (the files directly in each dir), suffixes .md; the default (Aion) layout, "
+        "as the vault has default dirs\n"
         "scanned dirs (the default):\n"
         "  atlas/: 2 pages\n"
         "  hades/: missing\n"
@@ -79,7 +82,8 @@ def test_info_describes_the_vault_given_by_the_flag(vault: Path, capsys: pytest.
         "  athena/: missing\n"
         "  analyses/: missing\n"
         "pages: 2\n"
-        f"skipped: 2 .md files find never searches; 'mnemosyne wiki lint --vault {vault}' lists them\n" + last_lines(),
+        f"skipped: 2 markdown files find never searches; 'mnemosyne wiki lint --vault {vault}' lists them\n"
+        + last_lines(),
         "",
     )
 
@@ -94,11 +98,12 @@ def test_info_names_the_vault_config_found_from_the_cwd(
         f"vault: {vault}\n"
         f"found by: {vault}/.mnemosyne.toml, the nearest .mnemosyne.toml from the current dir up\n"
         f"config files: {vault}/.mnemosyne.toml\n"
+        "layout: flat (the files directly in each dir), suffixes .md; from .mnemosyne.toml\n"
         "scanned dirs (from .mnemosyne.toml):\n"
         "  atlas/: 2 pages\n"
         "  notes/: missing\n"
         "pages: 2\n"
-        "skipped: 2 .md files find never searches; 'mnemosyne wiki lint' lists them\n" + last_lines(),
+        "skipped: 2 markdown files find never searches; 'mnemosyne wiki lint' lists them\n" + last_lines(),
         "",
     )
 
@@ -109,15 +114,17 @@ def test_info_names_the_env_as_written(
     monkeypatch.setenv("AION_VAULT", "~/aion")
     code, out, err = run(capsys, "wiki", "info", "--dir", "atlas/")
     assert (code, err) == (0, "")
-    assert out.splitlines()[:5] == [
+    assert out.splitlines()[:6] == [
         f"vault: {vault}",
         "found by: AION_VAULT=~/aion",
         "config files: none",
+        "layout: flat (the files directly in each dir), suffixes .md; the default (Aion) layout, as the vault has "
+        "default dirs",
         "scanned dirs (from --dir):",
         "  atlas/: 2 pages",
     ]
-    assert out.splitlines()[6] == (
-        "skipped: 2 .md files find never searches; 'mnemosyne wiki lint --dir atlas' lists them"
+    assert out.splitlines()[7] == (
+        "skipped: 2 markdown files find never searches; 'mnemosyne wiki lint --dir atlas' lists them"
     )
 
 
@@ -148,10 +155,17 @@ def test_info_json_is_the_report_and_matches_the_schema(vault: Path, capsys: pyt
         "given": str(vault),
         "source_file": None,
         "config_files": [],
+        "layout": {
+            "dirs": ["atlas", "hermes"],
+            "depth": "flat",
+            "suffixes": [".md"],
+            "exclude": [],
+            "source": "default",
+        },
         "dirs_source": "--dir",
         "dirs": [
-            {"name": "atlas", "state": "present", "pages": 2, "reason": None},
-            {"name": "hermes", "state": "not-a-dir", "pages": 0, "reason": None},
+            {"name": "atlas", "state": "present", "pages": 2, "reason": None, "subdirs": []},
+            {"name": "hermes", "state": "not-a-dir", "pages": 0, "reason": None, "subdirs": []},
         ],
         "pages": 2,
         "unsearched": 2,
@@ -177,6 +191,7 @@ def test_info_shows_a_vault_find_cannot_search_and_exits_3(home: Path, capsys: p
         f"vault: {root}\n"
         f"found by: --vault {root}\n"
         f"config files: {root}/.mnemosyne.toml\n"
+        "layout: flat (the files directly in each dir), suffixes .md; from .mnemosyne.toml\n"
         "scanned dirs (from .mnemosyne.toml):\n"
         f"  wiki/: skipped: {reason}\n"
         "pages: 0\n"
@@ -187,7 +202,9 @@ def test_info_shows_a_vault_find_cannot_search_and_exits_3(home: Path, capsys: p
     code, out, _ = run(capsys, "wiki", "info", "--vault", str(root), "--json")
     assert code == 3
     jsonschema.validate(json.loads(out), load_schema("info"))
-    assert json.loads(out)["dirs"] == [{"name": "wiki", "state": "skipped", "pages": 0, "reason": reason}]
+    assert json.loads(out)["dirs"] == [
+        {"name": "wiki", "state": "skipped", "pages": 0, "reason": reason, "subdirs": []}
+    ]
 
 
 def test_info_without_a_vault_names_the_four_ways(home: Path, capsys: pytest.CaptureFixture[str]) -> None:

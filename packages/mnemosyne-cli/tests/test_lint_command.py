@@ -71,7 +71,12 @@ DIRTY_LINES = [
     ("atlas/LOUD.MD", "suffix-case", "ends in '.MD'; find reads only names ending in '.md'"),
     ("atlas/a.md", "duplicate-title", "title 'Alpha' is also the title of hermes/dup.md"),
     ("atlas/plain.md", "no-frontmatter", "no frontmatter (first line is not ---); find shows the file name stem"),
-    ("atlas/sub/nested.md", "nested-file", "in a sub-dir; find reads only files directly in atlas/"),
+    (
+        "atlas/sub/nested.md",
+        "nested-file",
+        'in a sub-dir; find reads only files directly in atlas/: set depth = "tree" in .mnemosyne.toml '
+        "to search sub-dirs too",
+    ),
     ("hermes/dup.md", "duplicate-title", "title 'alpha' is also the title of atlas/a.md"),
     ("notes/idea.md", "unscanned-dir", unscanned("notes")),
 ]
@@ -180,10 +185,12 @@ def test_no_vault_given_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_vault_without_scanned_dirs_exit_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     vault = make_vault(tmp_path, {"notes/a.md": good("A")})
-    code, out, err = run(capsys, "wiki", "lint", "--vault", vault)
+    code, out, err = run(capsys, "wiki", "lint", "--vault", vault, "--dir", "atlas")
     assert (code, out) == (3, "")
-    assert err.startswith(f"mnemosyne: error: vault '{vault}' has none of the scanned dirs (atlas, hades, ")
-    assert err.endswith("); its dirs are notes: pass the vault root with --vault, or name its dirs with --dir\n")
+    assert err == (
+        f"mnemosyne: error: vault '{vault}' has none of the scanned dirs (atlas); its dirs are notes: "
+        "pass the vault root with --vault, or name its dirs with --dir\n"
+    )
     assert err.count("\n") == 1
 
 

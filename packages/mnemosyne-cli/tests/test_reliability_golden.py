@@ -110,7 +110,8 @@ QUERIES = [
     # Vault errors (rule 1).
     Query("vault-missing", ["x", "--vault", f"{VAULT_PLACEHOLDER}/missing"]),
     Query("vault-is-a-file", ["x", "--vault", f"{VAULT_PLACEHOLDER}/root-page.md"]),
-    Query("vault-without-scanned-dirs", ["x", "--vault", f"{VAULT_PLACEHOLDER}/outside"]),
+    Query("vault-without-default-dirs-is-a-tree", [UNREACHABLE, "--vault", f"{VAULT_PLACEHOLDER}/outside"]),
+    Query("vault-without-the-named-dirs", ["x", "--dir", "nowhere", "--dir", "root-page.md"]),
     # The known-item order (docs/spec.md rule 8), one query per key and per example of issue 11.
     Query("command-name-first", ["tar"], vault="known-item"),
     Query("title-alone-before-path-only", ["shortcode"], vault="known-item"),

@@ -15,7 +15,10 @@ from mnemosyne_cli.app import main
 from mnemosyne_contract import ExitCode
 
 FIND_HELP = "(see 'mnemosyne wiki find --help')"
-DIR_DOTDOT = "'..' starts with '.' (hidden dirs and '..' are never scanned); pass a top-level dir name"
+DIR_DOTDOT = (
+    "'..' has a part starting with '.' (hidden dirs and '..' are never searched); "
+    "pass a vault-relative dir (docs/en; '.' is the vault root)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +57,8 @@ def edge_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (["wiki", "find", "mastra", "--dir", ".."], f"argument --dir: {DIR_DOTDOT} {FIND_HELP}"),
         (
             ["wiki", "find", "mastra", "--dir", "../etc"],
-            "argument --dir: '../etc' is not a single dir name (it contains a path separator or NUL); "
-            f"pass a top-level dir name {FIND_HELP}",
+            "argument --dir: '../etc' has a part starting with '.' (hidden dirs and '..' are never searched); "
+            f"pass a vault-relative dir (docs/en; '.' is the vault root) {FIND_HELP}",
         ),
         (["wiki", "lint", "--dir", ".."], f"argument --dir: {DIR_DOTDOT} (see 'mnemosyne wiki lint --help')"),
         (["wiki", "recall", "x", "--dir", ".."], f"argument --dir: {DIR_DOTDOT} (see 'mnemosyne wiki recall --help')"),

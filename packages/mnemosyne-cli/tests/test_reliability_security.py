@@ -98,7 +98,7 @@ def test_page_swapped_for_an_escaping_symlink_after_the_scan_is_not_followed(
     assert err.endswith("mnemosyne: warning: atlas/page.md: cannot read (Too many levels of symbolic links); skipped\n")
 
 
-@pytest.mark.parametrize("dir_name", ["..", "../..", "atlas/..", "/etc", ".", "a\\b"])
+@pytest.mark.parametrize("dir_name", ["..", "../..", "atlas/..", "/etc", "./atlas", "a\\b"])
 def test_dir_option_cannot_reach_outside_the_vault(dir_name: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "wiki", "find", "x", "--dir", dir_name, "--vault", "/nonexistent")
     assert (code, out) == (64, "")

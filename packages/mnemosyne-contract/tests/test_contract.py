@@ -34,8 +34,13 @@ def test_find_schema_accepts_find_output_and_rejects_drift() -> None:
         assert validator.is_valid([{**good, "matched": where}])
     assert not validator.is_valid([{**good, "matched": "alias"}])
     assert not validator.is_valid([{**good, "matched": None}])
-    assert not validator.is_valid([{**good, "path": "nested/dir/a.md"}])
-    # --absolute: the vault root, then the same <dir>/<file>.md; the shape is unchanged.
+    # Other layouts: nested pages, pages at the vault root, other suffixes.
+    assert validator.is_valid([{**good, "path": "nested/dir/a.md"}])
+    assert validator.is_valid([{**good, "path": "a.md"}])
+    assert validator.is_valid([{**good, "path": "guides/images.mdx"}])
+    assert not validator.is_valid([{**good, "path": "atlas/a"}])
+    assert not validator.is_valid([{**good, "path": "atlas//a.md"}])
+    # --absolute: the vault root, then the same path; the shape is unchanged.
     assert validator.is_valid([{**good, "path": "/home/me/aion/atlas/a.md"}])
     assert validator.is_valid([{**good, "path": "/atlas/a.md"}])
     assert not validator.is_valid([{**good, "path": "/home/me/aion/a.md/"}])
@@ -62,10 +67,23 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
         "given": "~/aion",
         "source_file": None,
         "config_files": ["/home/me/aion/.mnemosyne.toml"],
+        "layout": {
+            "dirs": ["wiki", "ext"],
+            "depth": "flat",
+            "suffixes": [".md"],
+            "exclude": [],
+            "source": ".mnemosyne.toml",
+        },
         "dirs_source": ".mnemosyne.toml",
         "dirs": [
-            {"name": "wiki", "state": "present", "pages": 3, "reason": None},
-            {"name": "ext", "state": "skipped", "pages": 0, "reason": "a symlink to '/x', outside the vault"},
+            {"name": "wiki", "state": "present", "pages": 3, "reason": None, "subdirs": []},
+            {
+                "name": "ext",
+                "state": "skipped",
+                "pages": 0,
+                "reason": "a symlink to '/x', outside the vault",
+                "subdirs": [],
+            },
         ],
         "pages": 3,
         "unsearched": 1,
@@ -91,8 +109,16 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
     assert not validator.is_valid({**good, "vault": "relative/aion"})
     assert not validator.is_valid({**good, "extra": 1})
     assert not validator.is_valid({k: v for k, v in good.items() if k != "error"})
-    assert not validator.is_valid({**good, "dirs": [{"name": "wiki", "state": "gone", "pages": 0, "reason": None}]})
-    assert not validator.is_valid({**good, "dirs": [{"name": "a/b", "state": "missing", "pages": 0, "reason": None}]})
+    wiki = {"name": "wiki", "state": "present", "pages": 3, "reason": None, "subdirs": []}
+    assert not validator.is_valid({**good, "dirs": [{**wiki, "state": "gone"}]})
+    # Searched dirs may be nested or the root; never hidden, '..' or absolute.
+    assert validator.is_valid({**good, "dirs": [{**wiki, "name": "docs/en", "subdirs": [{"name": "a", "pages": 3}]}]})
+    assert validator.is_valid({**good, "dirs": [{**wiki, "name": "."}]})
+    for name in ("a/../b", "/a", ".git", "a/.b", "a//b"):
+        assert not validator.is_valid({**good, "dirs": [{**wiki, "name": name}]})
+    assert not validator.is_valid({**good, "layout": {**good["layout"], "depth": "deep"}})  # type: ignore[dict-item]
+    assert not validator.is_valid({**good, "layout": {**good["layout"], "source": "guess"}})  # type: ignore[dict-item]
+    assert not validator.is_valid({k: v for k, v in good.items() if k != "layout"})
     assert not validator.is_valid({**good, "pages": -1})
     assert not validator.is_valid({**good, "packages": {"mnemosyne-wiki-cli": "0.1.0"}})
 

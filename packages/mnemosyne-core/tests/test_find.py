@@ -102,10 +102,21 @@ def test_vault_that_is_a_file_is_a_vault_error(fs: FakeFilesystem) -> None:
         search("/vault.md", ["x"])
 
 
-def test_vault_without_any_scanned_dir_is_a_vault_error(make_vault: MakeVault) -> None:
-    vault = make_vault({"notes/a.md": page("A"), "atlas.md": "not a dir"})
-    with pytest.raises(VaultError, match="has none of the scanned dirs"):
+def test_vault_without_any_configured_dir_is_a_vault_error_naming_a_file(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {"notes/a.md": page("A"), "atlas": "not a dir", ".mnemosyne.toml": 'dirs = ["atlas", "hades"]\n'}
+    )
+    message = r"has none of the scanned dirs \(atlas, hades\) \('atlas' is a file, not a dir\); its dirs are notes: "
+    with pytest.raises(VaultError, match=message):
         search(vault, ["a"])
+
+
+def test_vault_without_any_default_dir_is_searched_as_a_whole_tree(make_vault: MakeVault) -> None:
+    vault = make_vault({"notes/a.md": page("Alpha"), "notes/deep/b.mdx": page("Alpha b"), "atlas": "a file"})
+    assert [(match.path, match.title) for match in search(vault, ["alpha"]).matches] == [
+        ("notes/a.md", "Alpha"),
+        ("notes/deep/b.mdx", "Alpha b"),
+    ]
 
 
 # --- rule 2: which files are pages -----------------------------------------------------

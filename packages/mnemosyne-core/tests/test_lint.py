@@ -267,7 +267,8 @@ def test_nested_file(make_vault: MakeVault) -> None:
         ("atlas/x.md/inside.md", "nested-file"),
     ]
     assert messages(vault)[("atlas/sub/child.md", "nested-file")] == (
-        "in a sub-dir; find reads only files directly in atlas/"
+        'in a sub-dir; find reads only files directly in atlas/: set depth = "tree" in .mnemosyne.toml '
+        "to search sub-dirs too"
     )
     # The point of the finding: find really cannot see it.
     assert search(vault, ["child"]).total == 0
@@ -343,6 +344,46 @@ def test_suffix_case(make_vault: MakeVault) -> None:
     assert findings(vault) == [("atlas/UPPER.MD", "suffix-case"), ("atlas/mixed.Md", "suffix-case")]
     assert messages(vault)[("atlas/UPPER.MD", "suffix-case")] == "ends in '.MD'; find reads only names ending in '.md'"
     assert search(vault, ["upper"]).total == 0
+
+
+def test_unsearched_suffix(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/a.md": good("A"),
+            "atlas/guide.mdx": good("Guide"),
+            "atlas/old.markdown": good("Old"),
+            "atlas/sub/deep.mdx": good("Deep"),
+            "notes/n.mdx": good("N"),
+        }
+    )
+    assert findings(vault) == [
+        ("atlas/guide.mdx", "unsearched-suffix"),
+        ("atlas/old.markdown", "unsearched-suffix"),
+        ("atlas/sub/deep.mdx", "nested-file"),
+        ("atlas/sub/deep.mdx", "unsearched-suffix"),
+        ("notes/n.mdx", "unscanned-dir"),
+        ("notes/n.mdx", "unsearched-suffix"),
+    ]
+    assert messages(vault)[("atlas/guide.mdx", "unsearched-suffix")] == (
+        "ends in '.mdx', which the layout does not search; "
+        'set suffixes = [".md", ".mdx"] in .mnemosyne.toml to search it'
+    )
+    assert search(vault, ["guide"]).total == 0
+
+
+def test_unsearched_suffix_follows_the_configured_suffixes(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            ".mnemosyne.toml": 'dirs = ["docs"]\ndepth = "tree"\nsuffixes = [".mdx"]\n',
+            "docs/a.mdx": good("A"),
+            "docs/sub/b.md": good("B"),
+            "docs/sub/c.MDX": good("C"),
+        }
+    )
+    assert findings(vault) == [("docs/sub/b.md", "unsearched-suffix"), ("docs/sub/c.MDX", "suffix-case")]
+    assert (
+        messages(vault)[("docs/sub/c.MDX", "suffix-case")] == "ends in '.MDX'; find reads only names ending in '.mdx'"
+    )
 
 
 def test_hidden_file(make_vault: MakeVault) -> None:
@@ -530,7 +571,7 @@ def test_findings_are_sorted_by_path_then_code(make_vault: MakeVault) -> None:
 
 
 def test_vault_errors_are_finds(make_vault: MakeVault) -> None:
-    vault = make_vault({"notes/a.md": good("A")})
+    vault = make_vault({"notes/a.md": good("A"), ".mnemosyne.toml": 'dirs = ["wiki"]\n'})
     with pytest.raises(VaultError, match="has none of the scanned dirs"):
         lint(vault)
     with pytest.raises(VaultError, match="does not exist"):
@@ -566,6 +607,7 @@ TEST_OF_CODE = {
     "unscanned-dir": test_unscanned_dir,
     "vault-root-file": test_vault_root_file,
     "suffix-case": test_suffix_case,
+    "unsearched-suffix": test_unsearched_suffix,
     "hidden-file": test_hidden_file,
     "symlink-escapes": test_symlink_that_escapes_the_vault,
     "broken-symlink": test_broken_symlink,
@@ -679,7 +721,10 @@ def test_unknown_code_is_checked_before_the_vault() -> None:
         ("[lint]\nignore = [1]\n", "lint.ignore must be a list of lint codes"),
         ('[lint]\nselect = ["x"]\n', "has unknown key(s) lint.select; allowed: lint.ignore"),
         ('lint = "x"\n', "lint must be a table"),
-        ('[lints]\nignore = ["x"]\n', "has unknown key(s) lints; allowed: dirs, memory_dir, [lint], [serve]"),
+        (
+            '[lints]\nignore = ["x"]\n',
+            "has unknown key(s) lints; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve]",
+        ),
     ],
 )
 def test_bad_lint_config_is_a_vault_error(make_vault: MakeVault, config: str, message: str) -> None:

@@ -296,6 +296,7 @@ def test_a_missing_vault_is_a_vault_error(fs: FakeFilesystem) -> None:
 
 def test_a_vault_without_its_scanned_dirs_is_a_vault_error(fs: FakeFilesystem) -> None:
     fs.create_dir(f"{VAULT}/notes")
+    fs.create_file(f"{VAULT}/.mnemosyne.toml", contents='dirs = ["wiki"]\n')
     with pytest.raises(VaultError, match="has none of the scanned dirs"):
         recall(VAULT, "topic")
 

@@ -14,14 +14,17 @@ if TYPE_CHECKING:
 
 
 def dir_name(text: str) -> str:
-    """--dir: one top-level dir name. A bad one is a usage error (64), not a vault error.
+    """--dir: a vault-relative dir (``atlas``, ``docs/en``, ``.`` for the root). A bad one is a
+    usage error (64), not a vault error.
     Trailing slashes are dropped: shell completion adds one to a dir name (``atlas/``)."""
     from mnemosyne_core.config import check_dir_name  # only a --dir pays for the import
 
     name = text.rstrip("/") or text
     reason = check_dir_name(name)
     if reason:
-        raise argparse.ArgumentTypeError(f"{text!r} {reason}; pass a top-level dir name")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} {reason}; pass a vault-relative dir (docs/en; '.' is the vault root)"
+        )
     return name
 
 

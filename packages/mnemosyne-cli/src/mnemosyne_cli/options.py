@@ -120,7 +120,8 @@ VAULT = Option(
 DIR = Option(
     ("--dir",),
     "dir",
-    "scan this top-level dir instead of the configured ones; repeatable",
+    "search this dir (vault-relative, nested allowed, . for the root) instead of the configured ones, "
+    "as deep as the layout says; repeatable",
     metavar="NAME",
     repeatable=True,
     console_parses=False,

@@ -81,6 +81,8 @@ def diagnostic_text(diagnostic: Diagnostic) -> str:
         return f"{subject}: cannot list ({detail}); its pages were not searched"
     if code == diagnostics.CANNOT_READ:
         return f"{subject}: cannot read ({detail}); skipped"
+    if code == diagnostics.IGNORE_FILE_UNUSED:
+        return f"{subject}: cannot use this ignore file ({detail}); its rules are not applied"
     if code == diagnostics.UNKNOWN_DIR:
         return f"--dir {path!r} names no dir of the vault; {detail}"
     # A code newer than this wording: still said, never dropped.

@@ -37,8 +37,28 @@ DEFAULT_SCANNED_DIRS: tuple[str, ...] = CONSTELLATIONS + CROSS_CUTTING_DIRS
 #: A vault may declare its own layout in this TOML file at its root. Found in the current
 #: directory or a parent, it also marks that directory as the vault root.
 VAULT_CONFIG_FILE = ".mnemosyne.toml"
-#: The keys a vault config file may hold.
-VAULT_CONFIG_KEYS: tuple[str, ...] = ("dirs", "memory_dir", "lint", "serve")
+#: The keys a vault config file may hold. ``dirs``, ``depth``, ``suffixes`` and ``exclude``
+#: make up its layout (``Layout``); docs/commands.md, "Layouts", describes each.
+VAULT_CONFIG_KEYS: tuple[str, ...] = ("dirs", "depth", "suffixes", "exclude", "memory_dir", "lint", "serve")
+LAYOUT_KEYS: tuple[str, ...] = ("dirs", "depth", "suffixes", "exclude")
+
+# --- layouts: which files of a vault are its pages ---------------------------------------
+#: ``depth``: the files directly in each searched dir (the Aion layout), or its whole subtree.
+DEPTH_FLAT = "flat"
+DEPTH_TREE = "tree"
+DEPTHS: tuple[str, ...] = (DEPTH_FLAT, DEPTH_TREE)
+#: The file name endings that mark a markdown file: what a tree searches by default, and what
+#: lint and the miss note count as markdown the layout leaves out.
+MARKDOWN_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".mdx")
+#: What a flat layout searches by default: the Aion vault's pages end in .md.
+FLAT_SUFFIXES: tuple[str, ...] = (".md",)
+#: In ``dirs`` (and --dir), the vault root itself.
+VAULT_ROOT_DIR = "."
+#: Where a layout came from, as ``wiki info`` reports it.
+LAYOUT_FROM_DEFAULT = "default"  # no layout key set, and the vault has one of the default dirs
+LAYOUT_FROM_VAULT_CONFIG = VAULT_CONFIG_FILE  # .mnemosyne.toml sets at least one layout key
+LAYOUT_FROM_ZERO_CONFIG = "zero-config"  # no layout key set, and none of the default dirs exists
+LAYOUT_SOURCES: tuple[str, ...] = (LAYOUT_FROM_DEFAULT, LAYOUT_FROM_VAULT_CONFIG, LAYOUT_FROM_ZERO_CONFIG)
 
 #: The user's own config file, below $XDG_CONFIG_HOME (default ~/.config).
 USER_CONFIG_PATH = ("mnemosyne", "config.toml")
@@ -64,7 +84,7 @@ class VaultConfig:
     starts ``wiki serve`` for the vault (mnemosyne_cli.autostart). Off unless true.
     """
 
-    __slots__ = ("dirs", "lint_ignore", "memory_dir", "path", "serve_auto")
+    __slots__ = ("depth", "dirs", "exclude", "lint_ignore", "memory_dir", "path", "serve_auto", "suffixes")
 
     def __init__(
         self,
@@ -73,6 +93,10 @@ class VaultConfig:
         lint_ignore: tuple[str, ...] | None = None,
         path: str | None = None,
         serve_auto: bool = False,
+        *,
+        depth: str | None = None,
+        suffixes: tuple[str, ...] | None = None,
+        exclude: tuple[str, ...] | None = None,
     ):
         self.dirs = dirs
         self.memory_dir = memory_dir
@@ -80,9 +104,17 @@ class VaultConfig:
         self.serve_auto = serve_auto
         #: The file it was read from; None when the vault has none.
         self.path = path
+        self.depth = depth
+        self.suffixes = suffixes
+        self.exclude = exclude
+
+    @property
+    def sets_layout(self) -> bool:
+        """Whether the file sets any layout key (then it, not the default, is the layout's source)."""
+        return any(value is not None for value in (self.dirs, self.depth, self.suffixes, self.exclude))
 
     def _key(self) -> tuple[object, ...]:
-        return (self.dirs, self.memory_dir, self.lint_ignore, self.serve_auto)
+        return (self.dirs, self.memory_dir, self.lint_ignore, self.serve_auto, self.depth, self.suffixes, self.exclude)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, VaultConfig):
@@ -97,15 +129,110 @@ class VaultConfig:
 
 
 def check_dir_name(name: str) -> str | None:
-    """Why ``name`` cannot be a scanned dir, or None when it can: one path component,
-    not hidden, not empty."""
+    """Why ``name`` cannot be a searched dir, or None when it can: a vault-relative path of
+    '/'-separated dir names (``wiki``, ``docs/en``), none of them hidden, ``..`` or empty;
+    or ``.``, the vault root itself."""
     if not name or name != name.strip():
         return "is empty or has surrounding spaces"
-    if "/" in name or "\\" in name or "\0" in name:
-        return "is not a single dir name (it contains a path separator or NUL)"
-    if name.startswith("."):
-        return "starts with '.' (hidden dirs and '..' are never scanned)"
+    if name == VAULT_ROOT_DIR:
+        return None
+    if "\\" in name or "\0" in name:
+        return "holds a backslash or NUL; write a vault-relative path with '/'"
+    if name.startswith("/"):
+        return "is an absolute path; write it relative to the vault root ('.' is the root itself)"
+    for part in name.split("/"):
+        if not part:
+            return "has an empty part ('//' or a trailing '/')"
+        if part.startswith("."):
+            return "has a part starting with '.' (hidden dirs and '..' are never searched)"
     return None
+
+
+def check_suffix(suffix: object) -> str | None:
+    """Why ``suffix`` cannot end a page's name, or None when it can: a '.' and then letters,
+    digits, '-' or '_' (``.md``, ``.mdx``); compared with the name exactly, case included."""
+    if not isinstance(suffix, str) or len(suffix) < 2 or not suffix.startswith("."):
+        return "must start with '.' and have a character after it"
+    if not all(char.isascii() and (char.isalnum() or char in "-_") for char in suffix[1:]):
+        return "may hold only ASCII letters, digits, '-' and '_' after its '.'"
+    return None
+
+
+def stem_of(name: str) -> str:
+    """A page file name without its suffix (a suffix holds one '.', see ``check_suffix``)."""
+    return name[: name.rindex(".")]
+
+
+class Layout:
+    """Which files of a vault are its pages.
+
+    ``dirs``: the searched dirs, vault-relative, '/'-separated (``.``: the root itself).
+    ``depth``: DEPTH_FLAT (the files directly in each dir) or DEPTH_TREE (its whole subtree,
+    without hidden files and dirs and what ``.gitignore`` and ``.ignore`` files exclude).
+    ``suffixes``: the endings a page's file name has, exactly. ``exclude``: gitignore-style
+    patterns, relative to the vault root, never searched. ``source``: LAYOUT_SOURCES.
+    ``dirs_source``: DIRS_FROM_FLAG, DIRS_FROM_VAULT_CONFIG or DIRS_FROM_DEFAULT.
+    """
+
+    __slots__ = ("depth", "dirs", "dirs_source", "exclude", "source", "suffixes")
+
+    def __init__(
+        self,
+        dirs: tuple[str, ...],
+        depth: str = DEPTH_FLAT,
+        suffixes: tuple[str, ...] = FLAT_SUFFIXES,
+        exclude: tuple[str, ...] = (),
+        source: str = LAYOUT_FROM_DEFAULT,
+        dirs_source: str = "default",
+    ):
+        self.dirs = dirs
+        self.depth = depth
+        self.suffixes = suffixes
+        self.exclude = exclude
+        self.source = source
+        self.dirs_source = dirs_source
+
+    @property
+    def tree(self) -> bool:
+        return self.depth == DEPTH_TREE
+
+    @property
+    def servable(self) -> bool:
+        """Whether ``wiki serve``'s index can hold this layout exactly: flat top-level dirs of
+        .md pages and no exclude, the one shape its watches follow."""
+        return (
+            self.depth == DEPTH_FLAT
+            and self.suffixes == FLAT_SUFFIXES
+            and not self.exclude
+            and all("/" not in name and name != VAULT_ROOT_DIR for name in self.dirs)
+        )
+
+    def holds_dir(self, dir_name: str) -> bool:
+        """Whether pages written directly into the vault-relative dir ``dir_name`` are
+        searched: it is one of ``dirs``, or, in a tree, lies below one."""
+        if dir_name in self.dirs:
+            return True
+        return self.tree and any(name == VAULT_ROOT_DIR or dir_name.startswith(name + "/") for name in self.dirs)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "dirs": list(self.dirs),
+            "depth": self.depth,
+            "suffixes": list(self.suffixes),
+            "exclude": list(self.exclude),
+            "source": self.source,
+        }
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.dirs, self.depth, self.suffixes, self.exclude, self.source, self.dirs_source)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Layout):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __repr__(self) -> str:
+        return f"Layout({self.dirs!r}, {self.depth!r}, {self.suffixes!r}, {self.exclude!r}, {self.source!r})"
 
 
 #: A config file is a few lines; anything larger is refused rather than read.
@@ -162,7 +289,7 @@ def load_vault_config(vault: str) -> VaultConfig:
     the wrong shape.
     """
     path = os.path.join(vault, VAULT_CONFIG_FILE)
-    data = _load_toml(path, VAULT_CONFIG_KEYS, "dirs, memory_dir, [lint], [serve]")
+    data = _load_toml(path, VAULT_CONFIG_KEYS, "dirs, depth, suffixes, exclude, memory_dir, [lint]")
     if data is None:
         return VaultConfig()
     dirs = data.get("dirs")
@@ -172,13 +299,73 @@ def load_vault_config(vault: str) -> VaultConfig:
         for name in dirs:
             reason = check_dir_name(name)
             if reason:
-                raise VaultError(f"{path}: dir {name!r} {reason}; list top-level dir names")
+                raise VaultError(
+                    f"{path}: dirs has {name!r}, which {reason}; list vault-relative dirs, e.g. "
+                    'dirs = ["wiki", "docs/en"] (or ["."] for the whole vault)'
+                )
         dirs = tuple(dict.fromkeys(dirs))
+    depth = data.get("depth")
+    if depth is not None and depth not in DEPTHS:
+        raise VaultError(
+            f'{path}: depth must be "{DEPTH_FLAT}" (the files directly in each dir) or "{DEPTH_TREE}" '
+            f"(the whole subtree), not {_shown_value(depth)}"
+        )
+    suffixes = data.get("suffixes")
+    if suffixes is not None:
+        if not isinstance(suffixes, list) or not suffixes:
+            raise VaultError(f'{path}: suffixes must be a non-empty list, e.g. suffixes = [".md", ".mdx"]')
+        for suffix in suffixes:
+            reason = check_suffix(suffix)
+            if reason:
+                raise VaultError(
+                    f'{path}: suffixes has {_shown_value(suffix)}, which {reason}; e.g. suffixes = [".md", ".mdx"]'
+                )
+        suffixes = tuple(dict.fromkeys(suffixes))
+    exclude = data.get("exclude")
+    if exclude is not None:
+        exclude = _exclude_patterns(path, exclude)
     memory_dir = data.get("memory_dir")
     if memory_dir is not None and (not isinstance(memory_dir, str) or not memory_dir):
         raise VaultError(f'{path}: memory_dir must be a non-empty string, e.g. "memory"')
-    lint_ignore = _lint_ignore(path, data.get("lint"))
-    return VaultConfig(dirs, memory_dir, lint_ignore, path, _serve_auto(path, data.get("serve")))
+    return VaultConfig(
+        dirs,
+        memory_dir,
+        _lint_ignore(path, data.get("lint")),
+        path,
+        _serve_auto(path, data.get("serve")),
+        depth=depth if isinstance(depth, str) else None,
+        suffixes=suffixes,
+        exclude=exclude,
+    )
+
+
+def _shown_value(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _exclude_patterns(path: str, exclude: object) -> tuple[str, ...]:
+    """``exclude``, checked: a list of gitignore-style patterns that pathspec compiles."""
+    if not isinstance(exclude, list) or not all(isinstance(pattern, str) for pattern in exclude):
+        raise VaultError(f'{path}: exclude must be a list of gitignore-style patterns, e.g. exclude = ["drafts/"]')
+    for pattern in exclude:
+        reason = pattern_error(pattern)
+        if reason:
+            raise VaultError(f"{path}: exclude has {pattern!r}, which {reason}; write a gitignore-style pattern")
+    return tuple(exclude)
+
+
+def pattern_error(pattern: str) -> str | None:
+    """Why ``pattern`` is not a gitignore-style pattern, or None when it is one."""
+    if "\0" in pattern or "\n" in pattern or "\r" in pattern:
+        return "holds a line break or NUL"
+    import pathspec  # only a vault whose config excludes something pays for it
+
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern])
+    except (ValueError, TypeError) as error:
+        return f"pathspec cannot read ({error})"
+    return None
 
 
 def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
@@ -225,23 +412,72 @@ DIRS_FROM_DEFAULT = "default"
 
 def scanned_dirs(vault: str, override: Sequence[str] | None = None) -> tuple[str, ...]:
     """The dirs to scan, in order: ``override`` (--dir) if given, else the vault's config
-    file, else DEFAULT_SCANNED_DIRS."""
-    return scanned_dirs_and_source(vault, override)[0]
+    file, else DEFAULT_SCANNED_DIRS, or the vault root when none of them exists."""
+    return vault_layout(vault, override).dirs
 
 
 def scanned_dirs_and_source(vault: str, override: Sequence[str] | None = None) -> tuple[tuple[str, ...], str]:
     """``scanned_dirs``, and which of DIRS_FROM_FLAG, DIRS_FROM_VAULT_CONFIG and
     DIRS_FROM_DEFAULT gave them."""
+    layout = vault_layout(vault, override)
+    return layout.dirs, layout.dirs_source
+
+
+def has_default_dir(vault: str, top: Mapping[str, os.DirEntry[str]] | None = None) -> bool:
+    """Whether any of DEFAULT_SCANNED_DIRS is in the vault as a dir or a symlink (then the
+    vault is an Aion one; see ``vault_layout``). ``top``: the vault's entries by name, when
+    the caller listed them already."""
+    if top is not None:
+        for name in DEFAULT_SCANNED_DIRS:
+            entry = top.get(name)
+            if entry is not None and (entry.is_symlink() or entry.is_dir()):
+                return True
+        return False
+    return any(
+        os.path.islink(path) or os.path.isdir(path)
+        for path in (os.path.join(vault, name) for name in DEFAULT_SCANNED_DIRS)
+    )
+
+
+def vault_layout(
+    vault: str,
+    override: Sequence[str] | None = None,
+    top: Mapping[str, os.DirEntry[str]] | None = None,
+    config: VaultConfig | None = None,
+) -> Layout:
+    """The layout in force for the vault at ``vault`` (a real path), --dir being ``override``.
+
+    Each key comes from ``.mnemosyne.toml`` when it sets it, else from the default, which
+    depends on the vault: one that has any of DEFAULT_SCANNED_DIRS is an Aion vault (those
+    dirs, flat, ``.md``, exactly as before layouts existed); one that has none is searched
+    as a whole tree (``.``, of MARKDOWN_SUFFIXES). ``dirs`` set in the config makes the
+    depth default to flat, as a plain ``dirs = [...]`` always meant. ``depth`` decides the
+    default suffixes: FLAT_SUFFIXES or MARKDOWN_SUFFIXES. --dir replaces only the dirs.
+    ``top``: the vault's entries by name, when the caller listed them already. Raises
+    VaultError for a bad --dir or config file.
+    """
+    if config is None:
+        config = load_vault_config(vault)
+    aion: bool | None = None
+    if config.dirs is None or config.depth is None:
+        aion = has_default_dir(vault, top)
     if override:
         for name in override:
             reason = check_dir_name(name)
             if reason:
-                raise VaultError(f"--dir {name!r} {reason}; pass a top-level dir name")
-        return tuple(dict.fromkeys(override)), DIRS_FROM_FLAG
-    configured = load_vault_config(vault).dirs
-    if configured:
-        return configured, DIRS_FROM_VAULT_CONFIG
-    return DEFAULT_SCANNED_DIRS, DIRS_FROM_DEFAULT
+                raise VaultError(f"--dir {name!r} {reason}; pass a dir of the vault, e.g. --dir docs/en")
+        dirs, dirs_source = tuple(dict.fromkeys(override)), DIRS_FROM_FLAG
+    elif config.dirs is not None:
+        dirs, dirs_source = config.dirs, DIRS_FROM_VAULT_CONFIG
+    else:
+        dirs, dirs_source = (DEFAULT_SCANNED_DIRS if aion else (VAULT_ROOT_DIR,)), DIRS_FROM_DEFAULT
+    depth = config.depth or (DEPTH_FLAT if config.dirs is not None or aion else DEPTH_TREE)
+    suffixes = config.suffixes or (FLAT_SUFFIXES if depth == DEPTH_FLAT else MARKDOWN_SUFFIXES)
+    if config.sets_layout:
+        source = LAYOUT_FROM_VAULT_CONFIG
+    else:
+        source = LAYOUT_FROM_DEFAULT if aion else LAYOUT_FROM_ZERO_CONFIG
+    return Layout(dirs, depth, suffixes, config.exclude or (), source, dirs_source)
 
 
 def user_config_path(environ: Mapping[str, str] = os.environ) -> str:

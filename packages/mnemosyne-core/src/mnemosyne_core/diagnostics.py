@@ -14,6 +14,9 @@ SYMLINK_ESCAPES = "symlink-escapes"
 CANNOT_LIST = "cannot-list"
 #: A listed page that could not be read; ``detail`` is the reason.
 CANNOT_READ = "cannot-read"
+#: An ignore file (.gitignore, .ignore) of a tree that could not be read or is too large:
+#: its rules are not applied; ``detail`` is the reason.
+IGNORE_FILE_UNUSED = "ignore-file-unused"
 #: A dir named on the command line (--dir) that the vault does not have; ``path`` is the
 #: name as given, ``detail`` lists the vault's dirs.
 UNKNOWN_DIR = "unknown-dir"

@@ -19,3 +19,11 @@ class InvalidQueryError(MnemosyneError, ValueError):
 class UnknownLintCodeError(MnemosyneError, ValueError):
     """A lint code to select or ignore that lint does not have; the message lists the
     known codes."""
+
+
+class ConfigExistsError(MnemosyneError):
+    """``wiki init`` found a ``.mnemosyne.toml`` already: it never overwrites one."""
+
+
+class ConfigWriteError(MnemosyneError):
+    """``wiki init`` could not write the ``.mnemosyne.toml``; nothing was left behind."""

@@ -13,7 +13,7 @@ import marshal
 import os
 import sys
 
-from mnemosyne_core.config import CONSTELLATIONS
+from mnemosyne_core.config import CONSTELLATIONS, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError
 from mnemosyne_core.fold import TextMatcher, fold
@@ -28,7 +28,7 @@ from mnemosyne_core.frontmatter import (
     title_of,
     unescaped,
 )
-from mnemosyne_core.vault import PAGE_SUFFIX, open_page, read_to_end, resolve_vault, scan, unreadable_warning
+from mnemosyne_core.vault import open_page, read_to_end, resolve_vault, scan, unreadable_warning
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
 if TYPE_CHECKING:
@@ -403,8 +403,11 @@ def _shown(
     """A kept match as Match takes it (path, title, constellation, type, matched,
     content), its sort key last."""
     constellation = string_field(fields, "constellation")
-    if constellation is None and dir_name in CONSTELLATIONS:
-        constellation = dir_name
+    if constellation is None:
+        # The page's top-level dir, when that is a constellation's (a nested page's too).
+        top = dir_name.partition("/")[0]
+        if top in CONSTELLATIONS:
+            constellation = top
     return (rel_path, title, constellation, string_field(fields, "type"), matched_by(key), content, key)
 
 
@@ -415,7 +418,7 @@ def _parsed(kept: tuple[Any, ...]) -> tuple[Any, ...]:
         return kept
     rel_path, _, dir_name, block, _, _, key = kept
     fields = None if block is None else _block_fields(block)
-    stem = rel_path.rpartition("/")[2][: -len(PAGE_SUFFIX)]
+    stem = stem_of(rel_path.rpartition("/")[2])
     return _shown(rel_path, dir_name, title_of(fields, stem), fields, key, None)
 
 
@@ -442,11 +445,12 @@ class _Task:
             offset += len(names)
             if first >= last:
                 continue
+            prefix = f"{dir_name}/" if dir_name else ""
             for name in names[first:last]:
-                rel_path = f"{dir_name}/{name}"
+                rel_path = prefix + name
                 read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
                 try:
-                    found = self.examine(read_path, rel_path, name[: -len(PAGE_SUFFIX)], part)
+                    found = self.examine(read_path, rel_path, name[: name.rindex(".")], part)
                 except OSError as error:
                     part.unreadable_page(rel_path, error)
                     continue

@@ -30,7 +30,7 @@ import stat
 from functools import partial
 
 from mnemosyne_core import inotify
-from mnemosyne_core.config import VAULT_CONFIG_FILE, scanned_dirs
+from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, vault_layout
 from mnemosyne_core.errors import MnemosyneError, VaultError
 from mnemosyne_core.fold import decode, fold
 from mnemosyne_core.frontmatter import locate, string_field, title_of
@@ -299,10 +299,18 @@ class VaultIndex:
         self._root_id = (info.st_dev, info.st_ino)
         self._root_wd = watcher.add_watch(self.vault, ROOT_EVENTS | inotify.IN_ONLYDIR)
         try:
-            self.dirs = scanned_dirs(self.vault, self.dirs_override)
+            layout = vault_layout(self.vault, self.dirs_override)
         except VaultError as error:
             self.dirs = ()
             self._error = error
+            return
+        self.dirs = layout.dirs
+        if not layout.servable:
+            # Only flat top-level dirs of .md pages are watched exactly; any other layout is
+            # left to the scan. A default dir appearing at the root may make the vault an
+            # Aion one again: a root event on any of their names rebuilds.
+            self.dirs = tuple(dict.fromkeys((*DEFAULT_SCANNED_DIRS, *layout.dirs)))
+            self._error = VaultError("the vault's layout is not a flat one of top-level dirs of .md pages")
             return
         watched: dict[str, tuple[int, int]] = {}
         for dir_name in self.dirs:
@@ -483,6 +491,9 @@ class VaultIndex:
             raise NotServed(f"the vault {vault_real} is not the served vault {self.vault}")
         if self.failure is not None:
             raise NotServed(self.failure)
+        # a bad config or --dir: the scan's error
+        if not vault_layout(vault_real, list(wanted) if dirs_given else None).servable:
+            raise NotServed("the call's layout is one the server does not watch: the scan answers")
         if wanted != self.dirs:
             raise NotServed("the call scans other dirs than the server")
         if dirs_given != bool(self.dirs_override) and len(self._dirs) != len(self.dirs):

@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from mnemosyne_core.config import VAULT_CONFIG_FILE, scanned_dirs_and_source
+from mnemosyne_core.config import VAULT_CONFIG_FILE, VAULT_ROOT_DIR, scanned_dirs_and_source
 from mnemosyne_core.lint import UNREADABLE, unsearched_findings
 from mnemosyne_core.vault import scan
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from mnemosyne_core.config import Layout
     from mnemosyne_core.vault import Scan, VaultLocation
 
 # What became of a scanned dir.
@@ -27,19 +28,35 @@ DIR_STATES: tuple[str, ...] = (DIR_PRESENT, DIR_MISSING, DIR_NOT_A_DIR, DIR_SKIP
 
 
 class DirInfo:
-    """One scanned dir: its ``state`` (DIR_STATES), the pages find lists in it, and for a
-    dir that is skipped or unreadable, why."""
+    """One scanned dir: its ``state`` (DIR_STATES), the pages find lists in it (in a tree,
+    below it too), for a dir that is skipped or unreadable, why, and in a tree the pages
+    below each dir directly in it (``subdirs``: name, pages; by name; pages directly in the
+    dir itself are not in any)."""
 
-    __slots__ = ("name", "pages", "reason", "state")
+    __slots__ = ("name", "pages", "reason", "state", "subdirs")
 
-    def __init__(self, name: str, state: str, pages: int = 0, reason: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        state: str,
+        pages: int = 0,
+        reason: str | None = None,
+        subdirs: list[tuple[str, int]] | None = None,
+    ):
         self.name = name
         self.state = state
         self.pages = pages
         self.reason = reason
+        self.subdirs = subdirs or []
 
     def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "state": self.state, "pages": self.pages, "reason": self.reason}
+        return {
+            "name": self.name,
+            "state": self.state,
+            "pages": self.pages,
+            "reason": self.reason,
+            "subdirs": [{"name": name, "pages": pages} for name, pages in self.subdirs],
+        }
 
     def __repr__(self) -> str:
         return f"DirInfo({self.name!r}, {self.state!r}, {self.pages}, {self.reason!r})"
@@ -55,7 +72,7 @@ class VaultInfo:
     dir at all, else None.
     """
 
-    __slots__ = ("config_files", "dirs", "dirs_source", "error", "location", "unsearched")
+    __slots__ = ("config_files", "dirs", "dirs_source", "error", "layout", "location", "pages", "unsearched")
 
     def __init__(
         self,
@@ -65,6 +82,8 @@ class VaultInfo:
         dirs: list[DirInfo],
         unsearched: int,
         error: str | None,
+        layout: Layout | None = None,
+        pages: int | None = None,
     ):
         self.location = location
         self.config_files = config_files
@@ -72,11 +91,10 @@ class VaultInfo:
         self.dirs = dirs
         self.unsearched = unsearched
         self.error = error
-
-    @property
-    def pages(self) -> int:
-        """The pages find searches."""
-        return sum(info.pages for info in self.dirs)
+        #: The layout in force (``config.vault_layout``), its ``source`` saying where it came from.
+        self.layout = layout
+        #: The pages find searches (a tree's dir inside another searched dir counts once).
+        self.pages = sum(info.pages for info in dirs) if pages is None else pages
 
 
 def describe_vault(
@@ -104,17 +122,39 @@ def describe_vault(
     unreadable = {finding.path: finding.message for finding in findings if finding.code == UNREADABLE}
     # A scanned dir that is skipped or unreadable shows in the dir list, not in the count.
     unsearched = len({finding.path for finding in findings} - set(pages.dirs))
-    return VaultInfo(location, config_files, dirs_source, _dir_infos(pages, unreadable), unsearched, pages.error)
+    return VaultInfo(
+        location,
+        config_files,
+        dirs_source,
+        _dir_infos(pages, unreadable),
+        unsearched,
+        pages.error,
+        pages.layout,
+        len(pages),
+    )
 
 
 def _dir_infos(pages: Scan, unreadable: Mapping[str, str]) -> list[DirInfo]:
-    listed = {name: len(page_names) for name, _, page_names in pages.listing}
+    tree = pages.layout is not None and pages.layout.tree
+    listed: dict[str, int] = {}
+    subdirs: dict[str, dict[str, int]] = {}
+    for rel, _, page_names in pages.listing:
+        for name in pages.dirs:
+            base = "" if name == VAULT_ROOT_DIR else name
+            if rel == base or (tree and (not base or rel.startswith(base + "/"))):
+                listed[name] = listed.get(name, 0) + len(page_names)
+                if tree and rel != base:
+                    child = rel[len(base) + 1 :] if base else rel
+                    counts = subdirs.setdefault(name, {})
+                    top = child.partition("/")[0]
+                    counts[top] = counts.get(top, 0) + len(page_names)
     infos = []
     for name in pages.dirs:
+        children = sorted((child, count) for child, count in subdirs.get(name, {}).items() if count)
         if name in unreadable:
-            infos.append(DirInfo(name, DIR_UNREADABLE, listed.get(name, 0), unreadable[name]))
+            infos.append(DirInfo(name, DIR_UNREADABLE, listed.get(name, 0), unreadable[name], children))
         elif name in listed:
-            infos.append(DirInfo(name, DIR_PRESENT, listed[name]))
+            infos.append(DirInfo(name, DIR_PRESENT, listed[name], subdirs=children))
         elif name in pages.skipped:
             infos.append(DirInfo(name, DIR_SKIPPED, reason=pages.skipped[name]))
         elif os.path.lexists(os.path.join(pages.vault, name)):

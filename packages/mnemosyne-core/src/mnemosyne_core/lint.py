@@ -6,9 +6,11 @@ code and a short human reason:
 * pages find searches, but degraded: their frontmatter, title, ``updated``, encoding,
   title uniqueness or constellation is off. These come from ``vault.scan`` (the very list
   find searches) read through ``frontmatter``, so lint and find cannot disagree.
-* files find never searches: ``.md`` files nested below a scanned dir, in dirs that are
-  not scanned or at the vault root, with a ``.MD``-style suffix, hidden, or behind a
-  symlink that leaves the vault or is broken.
+* files find never searches: markdown files (``.md``, ``.markdown``, ``.mdx``, any case)
+  nested below a dir of a flat layout, in dirs that are not scanned or at the vault root,
+  with a suffix the layout does not search (``.MD``, or ``.mdx`` under a ``.md`` layout),
+  hidden, or behind a symlink that leaves the vault or is broken. Inside a tree layout's
+  dirs the walk skips what the tree walk skips (hidden entries, ignore files, exclude).
 * leftovers: a temp file that a killed ingest left behind over an hour ago
   (``vault.is_stale_ingest_temp``, the rule ingest removes them by).
 
@@ -24,8 +26,17 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from mnemosyne_core.config import CONSTELLATIONS, DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, load_vault_config
-from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_LIST, SYMLINK_ESCAPES
+from mnemosyne_core.config import (
+    CONSTELLATIONS,
+    DEPTH_TREE,
+    MARKDOWN_SUFFIXES,
+    VAULT_CONFIG_FILE,
+    VAULT_ROOT_DIR,
+    VaultConfig,
+    load_vault_config,
+    vault_layout,
+)
+from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_LIST, IGNORE_FILE_UNUSED, SYMLINK_ESCAPES
 from mnemosyne_core.errors import UnknownLintCodeError, VaultError
 from mnemosyne_core.fold import fold
 from mnemosyne_core.frontmatter import (
@@ -38,9 +49,10 @@ from mnemosyne_core.frontmatter import (
 )
 from mnemosyne_core.recall import resolve_memory_dir, updated_date
 from mnemosyne_core.vault import (
-    PAGE_SUFFIX,
+    IgnoreRules,
+    TreeWalk,
+    dir_covers,
     is_inside,
-    is_page_name,
     is_stale_ingest_temp,
     read_page_bytes,
     resolve_vault,
@@ -70,6 +82,7 @@ NESTED_FILE = "nested-file"
 UNSCANNED_DIR = "unscanned-dir"
 VAULT_ROOT_FILE = "vault-root-file"
 SUFFIX_CASE = "suffix-case"
+UNSEARCHED_SUFFIX = "unsearched-suffix"
 HIDDEN_FILE = "hidden-file"
 # SYMLINK_ESCAPES and BROKEN_SYMLINK: the scan's own diagnostic codes, imported above.
 NOT_REGULAR_FILE = "not-regular-file"
@@ -91,10 +104,11 @@ REASON_CODES: dict[str, str] = {
     NOT_UTF8: "searched, but some bytes are not UTF-8: find reads them as U+FFFD",
     DUPLICATE_TITLE: "searched, but another page has the same title (compared case- and space-insensitively)",
     UNKNOWN_CONSTELLATION: "searched, but constellation is not one of the known constellations",
-    NESTED_FILE: "never searched: a .md file in a sub-dir of a scanned dir (find reads only direct children)",
+    NESTED_FILE: 'never searched: a page-named file in a sub-dir of a dir of a flat layout (depth = "tree" reads it)',
     UNSCANNED_DIR: "never searched: a .md file in a top-level dir that is not scanned",
     VAULT_ROOT_FILE: "never searched: a .md file at the vault root (find reads only the scanned dirs)",
-    SUFFIX_CASE: "never searched: the name ends in .MD or another case of .md; find reads only .md",
+    SUFFIX_CASE: "never searched: the name ends in .MD or another case of a searched suffix; find reads exact case",
+    UNSEARCHED_SUFFIX: "never searched: a markdown file (.md, .markdown, .mdx) whose suffix the layout does not search",
     HIDDEN_FILE: "never searched: the name starts with '.'",
     SYMLINK_ESCAPES: "never searched: a symlink whose target is outside the vault",
     BROKEN_SYMLINK: "never searched: a symlink whose target does not exist",
@@ -112,6 +126,7 @@ UNSEARCHED_CODES = frozenset(
         UNSCANNED_DIR,
         VAULT_ROOT_FILE,
         SUFFIX_CASE,
+        UNSEARCHED_SUFFIX,
         HIDDEN_FILE,
         SYMLINK_ESCAPES,
         BROKEN_SYMLINK,
@@ -226,7 +241,7 @@ def lint_report(
     hidden.update(ignored)
     hidden.update(set(config_ignore).difference(selected))
     pages = scan(vault_real, dirs)
-    findings = _all_findings(pages, config.dirs or DEFAULT_SCANNED_DIRS)
+    findings = _all_findings(pages, _layout_dirs(vault_real, config))
     reported = [finding for finding in findings if finding.code not in hidden]
     return LintReport(reported, len(findings) - len(reported), pages.dir_warnings)
 
@@ -252,9 +267,15 @@ def _all_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:
 def unsearched_findings(pages: Scan) -> list[Finding]:
     """The findings, sorted, for the files the scan ``pages`` skips (UNSEARCHED_CODES),
     found without reading a page: scan's warnings, then lint's walk of the vault."""
-    config_dirs = load_vault_config(pages.vault).dirs or DEFAULT_SCANNED_DIRS
+    config_dirs = _layout_dirs(pages.vault, load_vault_config(pages.vault))
     found = {finding for finding in _listing_findings(pages, config_dirs) if finding.code in UNSEARCHED_CODES}
     return sorted(found, key=Finding.sort_key)
+
+
+def _layout_dirs(vault_real: str, config: VaultConfig) -> tuple[str, ...]:
+    """The dirs the vault's layout searches without --dir: what an unscanned-dir finding
+    compares against."""
+    return vault_layout(vault_real, None, config=config).dirs
 
 
 def _listing_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:
@@ -372,6 +393,9 @@ def _scan_warning_findings(warnings: Iterable[Diagnostic]) -> list[Finding]:
         if warning.code == CANNOT_LIST:
             message = f"cannot list this scanned dir ({warning.detail}); its pages were not searched"
             findings.append(Finding(path, UNREADABLE, message))
+        elif warning.code == IGNORE_FILE_UNUSED:
+            message = f"cannot use this ignore file ({warning.detail}); find does not apply its rules"
+            findings.append(Finding(path, UNREADABLE, message))
         elif warning.code == BROKEN_SYMLINK:
             findings.append(Finding(path, BROKEN_SYMLINK, "broken symlink; find skips it"))
         elif warning.code == SYMLINK_ESCAPES:
@@ -394,39 +418,49 @@ def _memory_dir(vault_real: str) -> str | None:
     return real if is_inside(real, vault_real) else None
 
 
-def _is_md_like(name: str) -> bool:
-    return name.lower().endswith(PAGE_SUFFIX)
-
-
-def _unsearched_files(pages: Scan, memory_dir: str | None, config_dirs: tuple[str, ...]) -> list[Finding]:
-    """Walk the whole vault (no symlinked dirs, no hidden dirs) for ``.md``-like files find
-    does not search. ``config_dirs``: what the vault scans without --dir, for the hint."""
+def _unsearched_files(
+    pages: Scan, memory_dir: str | None, config_dirs: tuple[str, ...], *, outside: bool = True
+) -> list[Finding]:
+    """Walk the vault (no symlinked dirs, no hidden dirs) for markdown files find does not
+    search: each searched dir as its layout says, then (``outside``) the rest of the vault.
+    ``config_dirs``: what the vault scans without --dir, for the hint."""
     vault = pages.vault
+    layout = pages.layout
     listed = {page.rel_path for page in pages.pages}
-    walker = _Walker(vault, listed, memory_dir, config_dirs, time.time())
+    walker = _Walker(pages, listed, memory_dir, config_dirs, time.time())
     scanned: list[tuple[str, str]] = []
     for dir_name in pages.dirs:
-        path = os.path.join(vault, dir_name)
+        path = vault if dir_name == VAULT_ROOT_DIR else os.path.join(vault, dir_name)
         if os.path.islink(path):
             path = os.path.realpath(path)
             # scan follows a scanned dir's symlink only when it stays inside the vault.
             if not is_inside(path, vault):
                 continue
         if os.path.isdir(path):
-            scanned.append((dir_name, path))
+            scanned.append(("" if dir_name == VAULT_ROOT_DIR else dir_name, path))
     walker.skip_real = {os.path.realpath(path) for _, path in scanned}
+    tree = layout is not None and layout.depth == DEPTH_TREE
     for dir_name, path in scanned:
-        walker.walk(path, dir_name, depth=1, scanned=True)
-    walker.walk(vault, "", depth=0, scanned=False, skip_names=set(pages.dirs))
+        if tree and any(dir_covers(other, dir_name or VAULT_ROOT_DIR) for other in pages.dirs):
+            continue  # walked as part of the dir above it, as scan lists it
+        rules = walker.tree_walk.ancestor_rules(dir_name) if tree and walker.tree_walk is not None else ()
+        walker.walk(path, dir_name, depth=1, scanned=dir_name or VAULT_ROOT_DIR, rules=rules)
+    if outside and "" not in {name for name, _ in scanned}:
+        walker.walk(vault, "", depth=0, scanned=None, skip_names=set(pages.dirs))
     return walker.findings
 
 
-def unscanned_dir_message(top: str, config_dirs: Sequence[str]) -> str:
-    """The unscanned-dir message for a file in the top-level dir ``top``: the line of
-    .mnemosyne.toml that scans it as well as ``config_dirs`` (what the vault scans without
-    --dir), or, when only --dir left it out, the --dir to add."""
-    if top in config_dirs:
+def unscanned_dir_message(rel_path: str, config_dirs: Sequence[str], *, tree: bool = False) -> str:
+    """The unscanned-dir message for the file ``rel_path``: the line of .mnemosyne.toml
+    that scans its top-level dir as well as ``config_dirs`` (what the vault searches
+    without --dir), or, when only --dir left it out, the --dir to add (``tree``: the
+    layout searches whole subtrees)."""
+    top = rel_path.split("/", 1)[0]
+    parent = rel_path.rpartition("/")[0]
+    if tree and any(name == VAULT_ROOT_DIR or parent == name or parent.startswith(name + "/") for name in config_dirs):
         return f"in {top}/, which this run's --dir leaves out; add --dir {top}"
+    if parent in config_dirs:
+        return f"in {parent}/, which this run's --dir leaves out; add --dir {parent}"
     line = "dirs = [" + ", ".join(_toml_string(name) for name in (*config_dirs, top)) + "]"
     return f"in {top}/, which is not scanned; to scan it, set {line} in {VAULT_CONFIG_FILE}, or move it"
 
@@ -438,20 +472,54 @@ def _toml_string(text: str) -> str:
 
 
 class _Walker:
-    __slots__ = ("config_dirs", "findings", "listed", "memory_dir", "now", "skip_real", "vault")
+    __slots__ = (
+        "config_dirs",
+        "findings",
+        "layout_suffixes",
+        "listed",
+        "lower_suffixes",
+        "markdown_like",
+        "memory_dir",
+        "now",
+        "skip_real",
+        "tree",
+        "tree_walk",
+        "vault",
+    )
 
-    def __init__(self, vault: str, listed: set[str], memory_dir: str | None, config_dirs: tuple[str, ...], now: float):
-        self.vault = vault
+    def __init__(self, pages: Scan, listed: set[str], memory_dir: str | None, config_dirs: tuple[str, ...], now: float):
+        self.vault = pages.vault
         self.listed = listed
         self.memory_dir = memory_dir
         self.config_dirs = config_dirs
+        layout = pages.layout
+        self.layout_suffixes = layout.suffixes if layout is not None else (".md",)
+        self.lower_suffixes = tuple(suffix.lower() for suffix in self.layout_suffixes)
+        self.markdown_like = tuple(dict.fromkeys((*MARKDOWN_SUFFIXES, *self.lower_suffixes)))
+        self.tree = layout is not None and layout.depth == DEPTH_TREE
+        #: The scan's own rules for what a tree leaves out (ignore files, exclude).
+        self.tree_walk = TreeWalk(pages, layout, None) if layout is not None else None
         #: Seconds since the epoch, for the age of ingest temp files.
         self.now = now
         #: Real paths of the scanned dirs: walked under their scanned names already.
         self.skip_real: set[str] = set()
         self.findings: list[Finding] = []
 
-    def walk(self, path: str, rel: str, *, depth: int, scanned: bool, skip_names: set[str] | None = None) -> None:
+    def is_markdown_like(self, name: str) -> bool:
+        return name.lower().endswith(self.markdown_like)
+
+    def walk(
+        self,
+        path: str,
+        rel: str,
+        *,
+        depth: int,
+        scanned: str | None,
+        skip_names: set[str] | None = None,
+        rules: tuple[IgnoreRules, ...] = (),
+    ) -> None:
+        """Walk the dir at ``path`` (vault-relative ``rel``, "" for the root) at ``depth``
+        below the vault root, or below ``scanned``, the searched dir it is in (None: none)."""
         if depth > MAX_WALK_DEPTH:  # the walk recurses; Python's stack is the limit otherwise
             self.findings.append(
                 Finding(rel, UNREADABLE, f"nested more than {MAX_WALK_DEPTH} dirs deep; lint did not look inside")
@@ -461,11 +529,17 @@ class _Walker:
             with os.scandir(path) as iterator:
                 entries = sorted(iterator, key=lambda entry: entry.name)
         except OSError as error:
-            if not scanned or depth > 1:  # scan reports a scanned dir it cannot list
+            if not scanned or (depth > 1 and not self.tree):  # scan reports a searched dir it cannot list
                 self.findings.append(
                     Finding(rel or ".", UNREADABLE, f"cannot list this dir ({error.strerror}); lint could not check it")
                 )
             return
+        in_tree = scanned is not None and self.tree
+        # A tree's ignore files and the exclude hold outside its dirs too: what they leave
+        # out (node_modules/, drafts) is no note find misses.
+        filtering = self.tree_walk is not None and (self.tree or self.tree_walk.exclude is not None)
+        if self.tree and self.tree_walk is not None:
+            rules = self.tree_walk.with_rules(rules, f"{rel}/" if rel else "", path, entries)
         for entry in entries:
             name = entry.name
             child_rel = f"{rel}/{name}" if rel else name
@@ -475,10 +549,14 @@ class _Walker:
                 real = os.path.realpath(entry.path)
                 if real in self.skip_real or real == self.memory_dir:
                     continue
-                self.walk(entry.path, child_rel, depth=depth + 1, scanned=scanned)
-            elif _is_md_like(name):
+                if filtering and self._left_out(child_rel + "/", rules):
+                    continue
+                self.walk(entry.path, child_rel, depth=depth + 1, scanned=scanned, rules=rules)
+            elif self.is_markdown_like(name):
                 if depth == 0 and skip_names and name in skip_names:
                     continue  # a scanned dir that is a symlink or a file: scan's to judge
+                if (in_tree and name.startswith(".")) or (filtering and self._left_out(child_rel, rules)):
+                    continue  # left out on purpose: hidden in a tree, ignored or excluded
                 self.findings.extend(self._file_findings(entry, child_rel, depth, scanned))
             elif is_stale_ingest_temp(entry, self.now):
                 self.findings.append(
@@ -490,25 +568,34 @@ class _Walker:
                     )
                 )
 
-    def _file_findings(self, entry: os.DirEntry[str], rel: str, depth: int, scanned: bool) -> list[Finding]:
+    def _left_out(self, rel_path: str, rules: tuple[IgnoreRules, ...]) -> bool:
+        return self.tree_walk is not None and self.tree_walk.ignored(rel_path, rules)
+
+    def _file_findings(self, entry: os.DirEntry[str], rel: str, depth: int, scanned: str | None) -> list[Finding]:
         name = entry.name
         findings = []
         if depth == 0:
             findings.append(Finding(rel, VAULT_ROOT_FILE, "at the vault root; find reads only the scanned dirs"))
-        elif not scanned:
-            top = rel.split("/", 1)[0]
-            findings.append(Finding(rel, UNSCANNED_DIR, unscanned_dir_message(top, self.config_dirs)))
-        elif depth > 1:
-            top = rel.split("/", 1)[0]
-            findings.append(Finding(rel, NESTED_FILE, f"in a sub-dir; find reads only files directly in {top}/"))
+        elif scanned is None:
+            findings.append(Finding(rel, UNSCANNED_DIR, unscanned_dir_message(rel, self.config_dirs, tree=self.tree)))
+        elif depth > 1 and not self.tree:
+            where = "the vault root" if scanned == VAULT_ROOT_DIR else f"{scanned}/"
+            findings.append(
+                Finding(
+                    rel,
+                    NESTED_FILE,
+                    f'in a sub-dir; find reads only files directly in {where}: set depth = "tree" in '
+                    f"{VAULT_CONFIG_FILE} to search sub-dirs too",
+                )
+            )
         if name.startswith("."):
             findings.append(Finding(rel, HIDDEN_FILE, "hidden (name starts with '.'); find skips it"))
-        if not name.endswith(PAGE_SUFFIX):
-            suffix = name[-len(PAGE_SUFFIX) :]
-            findings.append(Finding(rel, SUFFIX_CASE, f"ends in {suffix!r}; find reads only names ending in '.md'"))
-        if findings or rel in self.listed or not is_page_name(name):
+        suffix_finding = self._suffix_finding(rel, name)
+        if suffix_finding is not None:
+            findings.append(suffix_finding)
+        if findings or rel in self.listed or name.startswith("."):
             return findings
-        # A page name directly in a scanned dir that scan did not list: a broken or escaping
+        # A page name in a searched place that scan did not list: a broken or escaping
         # symlink (scan warned; that finding comes from its warning) or not a regular file.
         if entry.is_symlink():
             real = os.path.realpath(entry.path)
@@ -516,3 +603,22 @@ class _Walker:
                 return findings
             return [Finding(rel, NOT_REGULAR_FILE, "a symlink to something that is not a file; find skips it")]
         return [Finding(rel, NOT_REGULAR_FILE, "not a regular file; find skips it")]
+
+    def _suffix_finding(self, rel: str, name: str) -> Finding | None:
+        """SUFFIX_CASE or UNSEARCHED_SUFFIX for a markdown-like name the layout's suffixes miss."""
+        if name.endswith(self.layout_suffixes):
+            return None
+        lower = name.lower()
+        for suffix, lowered in zip(self.layout_suffixes, self.lower_suffixes, strict=True):
+            if lower.endswith(lowered):
+                return Finding(
+                    rel, SUFFIX_CASE, f"ends in {name[-len(suffix) :]!r}; find reads only names ending in {suffix!r}"
+                )
+        suffix = next(suffix for suffix in MARKDOWN_SUFFIXES if lower.endswith(suffix))
+        actual = name[-len(suffix) :]
+        wanted = "suffixes = [" + ", ".join(_toml_string(item) for item in (*self.layout_suffixes, actual)) + "]"
+        return Finding(
+            rel,
+            UNSEARCHED_SUFFIX,
+            f"ends in {actual!r}, which the layout does not search; set {wanted} in {VAULT_CONFIG_FILE} to search it",
+        )

@@ -1,8 +1,11 @@
 """Which files of a vault are pages, and reading them safely.
 
-A page is a regular file directly inside a scanned dir whose name ends in ``.md`` (exact
-case) and does not start with ``.``. A symlink counts only when its target resolves
-inside the vault; one that escapes, or is broken, is skipped with a warning and never read.
+Which files are pages is the vault's layout (``config.Layout``). By default (an Aion
+vault) a page is a regular file directly inside a scanned dir whose name ends in ``.md``
+(exact case) and does not start with ``.``. A tree layout takes every such file of the
+dir's whole subtree instead, without hidden files and dirs and what ``.gitignore`` and
+``.ignore`` files exclude. A symlink counts only when its target resolves inside the
+vault; one that escapes, or is broken, is skipped with a warning and never read.
 """
 
 from __future__ import annotations
@@ -11,22 +14,29 @@ import os
 import stat
 
 from mnemosyne_core.config import (
+    DEFAULT_SCANNED_DIRS,
     FROM_ENV,
     FROM_FLAG,
     FROM_USER_CONFIG,
     FROM_VAULT_CONFIG,
+    LAYOUT_FROM_ZERO_CONFIG,
+    MARKDOWN_SUFFIXES,
     VAULT_CONFIG_FILE,
     VAULT_ENV_VAR,
+    VAULT_ROOT_DIR,
     expand_path,
     find_vault_config_upwards,
     load_user_vault,
-    scanned_dirs,
+    load_vault_config,
+    stem_of,
     user_config_path,
+    vault_layout,
 )
 from mnemosyne_core.diagnostics import (
     BROKEN_SYMLINK,
     CANNOT_LIST,
     CANNOT_READ,
+    IGNORE_FILE_UNUSED,
     SYMLINK_ESCAPES,
     UNKNOWN_DIR,
     VANISHED,
@@ -40,6 +50,8 @@ if TYPE_CHECKING:
 
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
     Identity = tuple[int, int, int, int]
+
+    from mnemosyne_core.config import Layout
 
 PAGE_SUFFIX = ".md"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -205,20 +217,26 @@ def is_inside(real_path: str, vault_real: str) -> bool:
     return real_path.startswith(vault_real + os.sep)
 
 
+def join_rel(rel_dir: str, name: str) -> str:
+    """The vault-relative path of ``name`` in the dir ``rel_dir`` ("" for the vault root)."""
+    return f"{rel_dir}/{name}" if rel_dir else name
+
+
 class PageRef:
-    """A page found by the scan: where it is shown (``rel_path``) and where it is read."""
+    """A page found by the scan: where it is shown (``rel_path``) and where it is read.
+    ``dir``: the vault-relative dir it is directly in ("" for the vault root)."""
 
     __slots__ = ("dir", "name", "read_path", "rel_path")
 
     def __init__(self, dir: str, name: str, read_path: str):  # noqa: A002 - a vault dir
         self.dir = dir
         self.name = name
-        self.rel_path = f"{dir}/{name}"
+        self.rel_path = join_rel(dir, name)
         self.read_path = read_path
 
     @property
     def stem(self) -> str:
-        return self.name[: -len(PAGE_SUFFIX)]
+        return stem_of(self.name)
 
     def __repr__(self) -> str:
         return f"PageRef({self.rel_path!r})"
@@ -241,6 +259,7 @@ class Scan:
         "dirs",
         "error",
         "incomplete",
+        "layout",
         "links",
         "listing",
         "skipped",
@@ -249,10 +268,13 @@ class Scan:
         "warnings",
     )
 
-    def __init__(self, vault: str, dirs: tuple[str, ...]):
+    def __init__(self, vault: str, dirs: tuple[str, ...], layout: Layout | None = None):
         self.vault = vault
         self.dirs = dirs
-        #: (dir name, path of the dir as read, page file names in scan order), per dir listed.
+        #: The layout the scan followed (None for a listing made another way, by the index).
+        self.layout = layout
+        #: (vault-relative dir, "" for the root; path of the dir as read; page file names in
+        #: scan order), per dir listed: each searched dir, and in a tree every dir below it.
         self.listing: list[tuple[str, str, list[str]]] = []
         #: The read path of each page that is a symlink, by rel_path (its target, resolved).
         self.links: dict[str, str] = {}
@@ -277,54 +299,88 @@ class Scan:
         if self._pages is None:
             links = self.links
             self._pages = [
-                PageRef(dir_name, name, links.get(f"{dir_name}/{name}") or f"{dir_path}/{name}")
+                PageRef(dir_name, name, links.get(join_rel(dir_name, name)) or f"{dir_path}/{name}")
                 for dir_name, dir_path, names in self.listing
                 for name in names
             ]
         return self._pages
 
 
-def scan(vault: str, dirs: Sequence[str] | None = None, *, require_dirs: bool = True) -> Scan:
-    """List the pages of the vault at ``vault`` (a real path, see ``resolve_vault``).
+def scan(
+    vault: str,
+    dirs: Sequence[str] | None = None,
+    *,
+    require_dirs: bool = True,
+    left_out: list[tuple[str, str]] | None = None,
+) -> Scan:
+    """List the pages of the vault at ``vault`` (a real path, see ``resolve_vault``), as its
+    layout (``config.vault_layout``) says.
 
     ``dirs`` overrides the scanned dirs (--dir). Raises VaultError when none of the scanned
-    dirs can be listed, naming any that was skipped as a symlink and why; with
-    ``require_dirs=False`` (wiki info) it returns the empty scan instead, the reason in
-    its ``error``.
+    dirs can be listed, naming any that was skipped as a symlink and why, or when a vault
+    without config and without any default dir is one no one keeps notes in as a whole
+    (``/``, the home dir); with ``require_dirs=False`` (wiki info) it returns the empty
+    scan instead of the first, the reason in its ``error``.
+
+    ``left_out``: a list to add the markdown files (``config.MARKDOWN_SUFFIXES``, any case)
+    the layout leaves out in the searched dirs to, as (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX,
+    vault-relative path): what a miss tells about. Hidden, ignored and excluded files are
+    left out on purpose and not added.
     """
-    result = Scan(vault, scanned_dirs(vault, dirs))
     try:
         with os.scandir(vault) as entries:
             top = {entry.name: entry for entry in entries}
     except OSError as error:
         raise VaultError(f"cannot list vault {vault!r}: {error.strerror}; check its permissions") from None
+    config = load_vault_config(vault)
+    layout = vault_layout(vault, dirs, top, config)
+    if layout.source == LAYOUT_FROM_ZERO_CONFIG and not dirs:
+        refuse_non_vault(vault)
+    result = Scan(vault, layout.dirs, layout)
+    walk = None
+    if layout.tree or layout.exclude or left_out is not None:
+        walk = TreeWalk(result, layout, config.memory_dir, left_out)
     not_dirs: list[str] = []
     for dir_name in result.dirs:
-        entry = top.get(dir_name)
-        if entry is None:
-            not_dirs.append(dir_name)
-            continue
-        dir_path = entry.path
-        if entry.is_symlink():
-            real = os.path.realpath(dir_path)
-            if not os.path.exists(real):
-                result.warnings.append(Diagnostic(dir_name, BROKEN_SYMLINK, is_dir=True))
-                result.skipped[dir_name] = f"a broken symlink (to {os.readlink(dir_path)!r})"
+        if layout.tree and any(dir_covers(other, dir_name) for other in result.dirs):
+            continue  # its pages are listed with the dir above it, once
+        if dir_name == VAULT_ROOT_DIR:
+            dir_rel, dir_path = "", vault
+        elif "/" in dir_name:
+            nested_path = _nested_dir_path(result, dir_name, not_dirs)
+            if nested_path is None:
                 continue
-            if not is_inside(real, vault):
-                result.warnings.append(Diagnostic(dir_name, SYMLINK_ESCAPES, is_dir=True))
-                result.skipped[dir_name] = f"a symlink to {real!r}, outside the vault, which find never reads"
-                continue
-            if not os.path.isdir(real):
+            dir_rel, dir_path = dir_name, nested_path
+        else:
+            dir_rel = dir_name
+            entry = top.get(dir_name)
+            if entry is None:
                 not_dirs.append(dir_name)
                 continue
-            dir_path = real
-        elif not entry.is_dir(follow_symlinks=False):
-            not_dirs.append(dir_name)
-            continue
-        _scan_dir(result, dir_name, dir_path)
+            dir_path = entry.path
+            if entry.is_symlink():
+                real = os.path.realpath(dir_path)
+                if not os.path.exists(real):
+                    result.warnings.append(Diagnostic(dir_name, BROKEN_SYMLINK, is_dir=True))
+                    result.skipped[dir_name] = f"a broken symlink (to {os.readlink(dir_path)!r})"
+                    continue
+                if not is_inside(real, vault):
+                    result.warnings.append(Diagnostic(dir_name, SYMLINK_ESCAPES, is_dir=True))
+                    result.skipped[dir_name] = f"a symlink to {real!r}, outside the vault, which find never reads"
+                    continue
+                if not os.path.isdir(real):
+                    not_dirs.append(dir_name)
+                    continue
+                dir_path = real
+            elif not entry.is_dir(follow_symlinks=False):
+                not_dirs.append(dir_name)
+                continue
+        if walk is None:
+            _scan_dir(result, dir_rel, dir_path)
+        else:
+            walk.walk(dir_rel, dir_path)
     if not result.listing:
-        result.error = _no_scanned_dir_message(result, _its_dirs(top))
+        result.error = _no_scanned_dir_message(result, _its_dirs(top), not_dirs)
         if require_dirs:
             raise VaultError(result.error)
     elif dirs:
@@ -337,13 +393,101 @@ def scan(vault: str, dirs: Sequence[str] | None = None, *, require_dirs: bool = 
     return result
 
 
-def _no_scanned_dir_message(result: Scan, its_dirs: str) -> str:
+def dir_covers(outer: str, inner: str) -> bool:
+    """Whether the searched dir ``outer`` (a layout's dir name, ``.`` for the root) holds
+    the other searched dir ``inner`` below it."""
+    return outer != inner and (outer == VAULT_ROOT_DIR or inner.startswith(outer + "/"))
+
+
+def _nested_dir_path(result: Scan, dir_name: str, not_dirs: list[str]) -> str | None:
+    """Where the nested searched dir ``dir_name`` (``docs/en``) is read, or None (then it is
+    in ``not_dirs`` or ``result.skipped``): a dir reached through a symlink counts only
+    when it stays inside the vault, as a top-level one does."""
+    path = os.path.join(result.vault, dir_name)
+    real = os.path.realpath(path)
+    if not os.path.lexists(path) or (os.path.islink(path) and not os.path.exists(real)):
+        if os.path.islink(path):
+            result.warnings.append(Diagnostic(dir_name, BROKEN_SYMLINK, is_dir=True))
+            result.skipped[dir_name] = f"a broken symlink (to {os.readlink(path)!r})"
+        else:
+            not_dirs.append(dir_name)
+        return None
+    if not is_inside(real, result.vault):
+        result.warnings.append(Diagnostic(dir_name, SYMLINK_ESCAPES, is_dir=True))
+        result.skipped[dir_name] = f"a symlink to {real!r}, outside the vault, which find never reads"
+        return None
+    if not os.path.isdir(real):
+        not_dirs.append(dir_name)
+        return None
+    return real if real != path else path
+
+
+#: Dirs that hold a system or many people's files, never one person's notes: with no
+#: config and no default dir, find refuses to search them as a whole tree (``scan``).
+NON_VAULT_DIRS = frozenset(
+    (
+        "/",
+        "/bin",
+        "/boot",
+        "/dev",
+        "/etc",
+        "/home",
+        "/lib",
+        "/lib64",
+        "/media",
+        "/mnt",
+        "/opt",
+        "/private",
+        "/proc",
+        "/run",
+        "/sbin",
+        "/srv",
+        "/sys",
+        "/tmp",  # noqa: S108 - a dir refused as a vault, never written
+        "/Users",
+        "/usr",
+        "/var",
+        "/Volumes",
+    )
+)
+
+
+def non_vault_reason(vault: str) -> str | None:
+    """Why the dir ``vault`` (a real path) is no vault to search as a whole tree, or None:
+    the file system root, a system dir, the home dir or a dir holding it."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    if vault == home:
+        return "your home dir"
+    if vault == "/":
+        return "the file system root"
+    if vault in NON_VAULT_DIRS or is_inside(home, vault):
+        return "a system dir"
+    return None
+
+
+def refuse_non_vault(vault: str) -> None:
+    """Raise VaultError, naming the way out, when ``non_vault_reason`` has a reason."""
+    reason = non_vault_reason(vault)
+    if reason is not None:
+        raise VaultError(
+            f"vault {vault!r} is {reason}, not a notes folder, and has no {VAULT_CONFIG_FILE} nor any default dir "
+            f"({', '.join(DEFAULT_SCANNED_DIRS)}), so find will not search all of it: pass --vault the folder "
+            "that holds your notes, or run 'mnemosyne wiki init' there"
+        )
+
+
+def _no_scanned_dir_message(result: Scan, its_dirs: str, not_dirs: Sequence[str] = ()) -> str:
     """Why a scan found no dir to list, and the fix. A scanned dir skipped as a symlink is
-    named with its reason: "has none of the scanned dirs" would send the user looking for
-    a dir that is there."""
+    named with its reason, and one that is a file is named as a file: "has none of the
+    scanned dirs" would send the user looking for a dir that is there."""
     if not result.skipped:
+        files = [name for name in not_dirs if os.path.lexists(os.path.join(result.vault, name))]
+        what = ""
+        if files:
+            verb = "is a file" if len(files) == 1 else "are files"
+            what = f" ({', '.join(f'{name!r}' for name in files)} {verb}, not a dir)"
         return (
-            f"vault {result.vault!r} has none of the scanned dirs ({', '.join(result.dirs)}); {its_dirs}: "
+            f"vault {result.vault!r} has none of the scanned dirs ({', '.join(result.dirs)}){what}; {its_dirs}: "
             "pass the vault root with --vault, or name its dirs with --dir"
         )
     reasons = "; ".join(f"{name}/ is {reason}" for name, reason in result.skipped.items())
@@ -366,29 +510,201 @@ def _its_dirs(top: Mapping[str, os.DirEntry[str]]) -> str:
 
 
 def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
+    """List the pages directly in one searched dir (a flat layout without exclude)."""
     names: list[str] = []
+    suffixes = result.layout.suffixes if result.layout is not None else PAGE_SUFFIX
     # Listed first, so the pages met before a failure mid-listing are still searched.
     result.listing.append((dir_name, dir_path, names))
     try:
         with os.scandir(dir_path) as entries:
             for entry in entries:
                 name = entry.name
-                if not is_page_name(name):
+                if not name.endswith(suffixes) or name.startswith("."):
                     continue
                 if entry.is_symlink():
-                    rel_path = f"{dir_name}/{name}"
-                    result.symlinks.append((dir_name, name))
-                    read_path, warning = followed_symlink(result.vault, rel_path, entry.path)
-                    if warning is not None:
-                        result.warnings.append(warning)
-                    if read_path is not None:
-                        result.links[rel_path] = read_path
-                        names.append(name)
+                    _take_symlink(result, dir_name, name, entry.path, names)
                 elif entry.is_file(follow_symlinks=False):
                     names.append(name)
     except OSError as error:
         result.incomplete += 1
-        result.warnings.append(Diagnostic(dir_name, CANNOT_LIST, str(error.strerror), is_dir=True))
+        result.warnings.append(Diagnostic(dir_name or ".", CANNOT_LIST, str(error.strerror), is_dir=True))
+
+
+def _take_symlink(result: Scan, dir_rel: str, name: str, link_path: str, names: list[str]) -> None:
+    """A page-named symlink met in a listing: a page when it leads to a file in the vault."""
+    rel_path = join_rel(dir_rel, name)
+    result.symlinks.append((dir_rel, name))
+    read_path, warning = followed_symlink(result.vault, rel_path, link_path)
+    if warning is not None:
+        result.warnings.append(warning)
+    if read_path is not None:
+        result.links[rel_path] = read_path
+        names.append(name)
+
+
+#: The kinds of markdown file a layout leaves out (``scan(left_out=...)``): one in a
+#: sub-dir of a flat layout's dir, and one whose suffix the layout does not search.
+LEFT_OUT_NESTED = "nested"
+LEFT_OUT_SUFFIX = "suffix"
+
+#: The ignore files a tree walk obeys in every dir, as rg and fd do. ``.ignore`` comes
+#: second, so its rules win over ``.gitignore``'s in the same dir, as in rg.
+IGNORE_FILES: tuple[str, ...] = (".gitignore", ".ignore")
+#: An ignore file larger than this is not read: its rules are not applied, with a warning.
+MAX_IGNORE_FILE_BYTES = 1 << 20
+
+#: One ignore file's rules: the vault-relative prefix of its dir ("" or "docs/") and its spec.
+IgnoreRules = tuple[str, object]
+
+
+class TreeWalk:
+    """Lists the pages of a layout with a tree depth or an exclude (``scan``).
+
+    Hidden files and dirs are skipped; a symlinked dir is not followed (a page-named
+    symlink to a file is, as in a flat dir); the config's memory dir is skipped, as it
+    holds recall's logs. A path is ignored when the deepest ignore file with a rule
+    matching it says so (a ``!`` rule re-includes), as git decides; a dir once ignored is
+    not entered, so nothing below it comes back. ``exclude`` is checked first and always
+    wins. pathspec is imported only when an ignore file or an exclude is met.
+    """
+
+    def __init__(
+        self, result: Scan, layout: Layout, memory_dir: str | None, left_out: list[tuple[str, str]] | None = None
+    ):
+        #: Where the walk lists pages and warnings.
+        self.result = result
+        self.suffixes = layout.suffixes
+        self.tree = layout.tree
+        self.exclude = _spec(list(layout.exclude)) if layout.exclude else None
+        self.memory_rel = os.path.normpath(memory_dir) if memory_dir and not os.path.isabs(memory_dir) else None
+        #: When a list: the markdown files the layout leaves out are added to it, as
+        #: (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX, vault-relative path); see ``scan``.
+        self.left_out = left_out
+        self.markdown_like = tuple(dict.fromkeys((*MARKDOWN_SUFFIXES, *(suffix.lower() for suffix in self.suffixes))))
+
+    def walk(self, dir_rel: str, dir_path: str) -> None:
+        rules = self.ancestor_rules(dir_rel) if self.tree else ()
+        # (vault-relative dir, its path, the ignore rules in force, whether it lies below a
+        # flat layout's dir: then it is walked only to count what the layout leaves out)
+        stack = [(dir_rel, dir_path, rules, False)]
+        result = self.result
+        suffixes = self.suffixes
+        exclude = self.exclude
+        left_out = self.left_out
+        descend = self.tree or left_out is not None
+        while stack:
+            rel, path, rules, below = stack.pop()
+            names: list[str] = []
+            if not below:
+                result.listing.append((rel, path, names))
+            try:
+                with os.scandir(path) as iterator:
+                    entries = list(iterator)
+            except OSError as error:
+                if not below:
+                    result.incomplete += 1
+                    result.warnings.append(Diagnostic(rel or ".", CANNOT_LIST, str(error.strerror), is_dir=True))
+                continue
+            prefix = f"{rel}/" if rel else ""
+            if self.tree:
+                rules = self.with_rules(rules, prefix, path, entries)
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                child = prefix + name
+                if entry.is_dir(follow_symlinks=False):
+                    if not descend or child == self.memory_rel:
+                        continue
+                    if (exclude is not None or rules) and self.ignored(child + "/", rules):
+                        continue
+                    stack.append((child, entry.path, rules, below or not self.tree))
+                elif not below and name.endswith(suffixes):
+                    if (exclude is not None or rules) and self.ignored(child, rules):
+                        continue
+                    if entry.is_symlink():
+                        _take_symlink(result, rel, name, entry.path, names)
+                    elif entry.is_file(follow_symlinks=False):
+                        names.append(name)
+                elif left_out is not None and name.lower().endswith(self.markdown_like):
+                    if (exclude is not None or rules) and self.ignored(child, rules):
+                        continue
+                    left_out.append((LEFT_OUT_NESTED if below else LEFT_OUT_SUFFIX, child))
+
+    def ignored(self, rel_path: str, rules: tuple[IgnoreRules, ...]) -> bool:
+        """Whether the exclude or the ignore files leave ``rel_path`` (a dir's ends in '/') out."""
+        if self.exclude is not None and self.exclude.check_file(rel_path).include:  # type: ignore[attr-defined]
+            return True
+        for base, spec in reversed(rules):  # the deepest ignore file decides first
+            include = spec.check_file(rel_path[len(base) :]).include  # type: ignore[attr-defined]
+            if include is not None:
+                return bool(include)
+        return False
+
+    def ancestor_rules(self, dir_rel: str) -> tuple[IgnoreRules, ...]:
+        """The rules of the ignore files in the dirs above ``dir_rel``, from the vault root down."""
+        rules: tuple[IgnoreRules, ...] = ()
+        if not dir_rel:
+            return rules
+        parts = dir_rel.split("/")
+        for depth in range(len(parts)):
+            rel = "/".join(parts[:depth])
+            prefix = f"{rel}/" if rel else ""
+            rules = self.with_rules(rules, prefix, os.path.join(self.result.vault, rel), None)
+        return rules
+
+    def with_rules(
+        self, rules: tuple[IgnoreRules, ...], prefix: str, path: str, entries: list[os.DirEntry[str]] | None
+    ) -> tuple[IgnoreRules, ...]:
+        """``rules`` with those of the ignore files in the dir at ``path`` added."""
+        present = (
+            [name for name in IGNORE_FILES if os.path.isfile(os.path.join(path, name))]
+            if entries is None
+            else [entry.name for entry in entries if entry.name in IGNORE_FILES]
+        )
+        if not present:
+            return rules
+        lines: list[str] = []
+        for name in IGNORE_FILES:
+            if name in present:
+                lines += self._read_ignore_file(prefix + name, os.path.join(path, name))
+        spec = _spec(lines)
+        return (*rules, (prefix, spec)) if spec is not None else rules
+
+    def _read_ignore_file(self, rel_path: str, path: str) -> list[str]:
+        try:
+            fd = open_page(path)
+            try:
+                data = os.read(fd, MAX_IGNORE_FILE_BYTES + 1)
+            finally:
+                os.close(fd)
+        except OSError as error:
+            self.result.warnings.append(Diagnostic(rel_path, IGNORE_FILE_UNUSED, str(error.strerror)))
+            return []
+        if len(data) > MAX_IGNORE_FILE_BYTES:
+            detail = f"larger than {MAX_IGNORE_FILE_BYTES} bytes"
+            self.result.warnings.append(Diagnostic(rel_path, IGNORE_FILE_UNUSED, detail))
+            return []
+        return data.decode("utf-8", "replace").splitlines()
+
+
+def _spec(lines: list[str]) -> object | None:
+    """The gitignore-style spec of ``lines``, a line pathspec cannot read dropped (git
+    ignores such a line too); None when no rule is left."""
+    import pathspec  # only a tree walk that meets an ignore file, or an exclude, pays for it
+
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    except (ValueError, TypeError):
+        good = []
+        for line in lines:
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line])
+            except (ValueError, TypeError):
+                continue
+            good.append(line)
+        spec = pathspec.GitIgnoreSpec.from_lines(good)
+    return spec if len(spec) else None
 
 
 def followed_symlink(vault: str, rel_path: str, link_path: str) -> tuple[str | None, Diagnostic | None]:

@@ -23,7 +23,14 @@ import re
 import stat
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from mnemosyne_core.config import CONSTELLATIONS, check_dir_name
+from mnemosyne_core.config import (
+    CONSTELLATIONS,
+    DEFAULT_SCANNED_DIRS,
+    LAYOUT_FROM_ZERO_CONFIG,
+    VAULT_ROOT_DIR,
+    check_dir_name,
+)
+from mnemosyne_core.errors import VaultError
 from mnemosyne_core.find import search
 from mnemosyne_core.frontmatter import collapse_whitespace
 from mnemosyne_core.vault import (
@@ -31,6 +38,7 @@ from mnemosyne_core.vault import (
     PageRef,
     is_inside,
     is_stale_ingest_temp,
+    join_rel,
     new_ingest_temp_name,
     read_page_bytes,
     read_to_end,
@@ -265,11 +273,25 @@ def ingest(
     elif slug is not None:
         check_slug(slug)
     vault_real = resolve_vault(vault)
-    scanned = scan(vault_real).dirs
-    if dir not in scanned:
+    layout = scan(vault_real).layout
+    assert layout is not None  # scan always follows one
+    if not layout.holds_dir(dir):
+        below = " or a dir below one" if layout.tree else ""
         raise IngestArgumentError(
             f"--dir {dir!r} is not a scanned dir of this vault, so find would never list the page: "
-            f"pass one of {', '.join(scanned)}"
+            f"pass one of {', '.join(layout.dirs)}{below}"
+        )
+    top = dir.partition("/")[0]
+    if (
+        layout.source == LAYOUT_FROM_ZERO_CONFIG
+        and top in DEFAULT_SCANNED_DIRS
+        and not os.path.lexists(os.path.join(vault_real, top))
+    ):
+        # A vault with one of the default dirs is an Aion vault, searched in those dirs only.
+        raise VaultError(
+            f"--dir {dir!r} would create {top}/, one of the default dirs, and a vault that has one is searched "
+            "as an Aion vault (those dirs only), leaving this vault's other notes unsearched: run "
+            "'mnemosyne wiki init' first to keep its layout, or pass --dir a dir it has"
         )
     source_path = os.fspath(source)
     if source_data is None:
@@ -296,8 +318,9 @@ def ingest(
     dir_path = _target_dir(vault_real, dir)
     name = slug + PAGE_SUFFIX
     target = os.path.join(dir_path, name)
-    rel_path = f"{dir}/{name}"
-    existing = _read_existing(target, rel_path, dir, name, force)
+    rel_dir = "" if dir == VAULT_ROOT_DIR else dir
+    rel_path = join_rel(rel_dir, name)
+    existing = _read_existing(target, rel_path, rel_dir, name, force)
     if existing is not None and same_ignoring_dates(existing, page):
         plan = STATUS_ALREADY_INGESTED
     elif existing is not None and not force:
@@ -306,7 +329,7 @@ def ingest(
         plan = STATUS_REPLACED if existing is not None else STATUS_INGESTED
     if dry_run:
         return IngestResult(rel_path, target, page, STATUS_DRY_RUN, would=plan)
-    removed = [f"{dir}/{temp}" for temp in remove_stale_temp_files(dir_path, moment.timestamp())]
+    removed = [join_rel(rel_dir, temp) for temp in remove_stale_temp_files(dir_path, moment.timestamp())]
     status = plan
     if plan != STATUS_ALREADY_INGESTED:
         status = _land(page, dir_path, target, rel_path, dir, name, replace=force, plan=plan)

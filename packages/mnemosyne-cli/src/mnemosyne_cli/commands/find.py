@@ -113,6 +113,7 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         console.err(printable(f"no wiki page matches '{query}'"))
         if len(result.keyword_counts) > 1:
             _print_keyword_counts(console, result.keyword_counts, args.limit)
+        say_miss_note(console, result.vault, args.dir)
         if args.cat:
             console.err("--cat needs exactly one match")
             return ExitCode.CAT_NEEDS_ONE_MATCH
@@ -193,6 +194,7 @@ def _print_keyword_counts(console: Console, keyword_counts: dict[str, int], limi
     left_out = len(keyword_counts) - len(shown)
     if left_out:
         console.err(f"  … and {counted(left_out, 'more keyword')} (--limit 0 shows them all)")
+        say_miss_note(console, result.vault, args.dir)
 
 
 def _contradiction(args: argparse.Namespace) -> str | None:

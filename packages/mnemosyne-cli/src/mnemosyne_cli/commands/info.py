@@ -102,6 +102,7 @@ def to_json(
         "given": location.given,
         "source_file": location.source_file,
         "config_files": info.config_files,
+        "layout": info.layout.to_dict() if info.layout is not None else None,
         "dirs_source": info.dirs_source,
         "dirs": [dir_info.to_dict() for dir_info in info.dirs],
         "pages": info.pages,
@@ -131,13 +132,17 @@ def report_lines(
         f"vault: {printable(info.location.path)}",
         f"found by: {found_by(info)}",
         f"config files: {', '.join(map(printable, info.config_files)) or 'none'}",
-        f"scanned dirs ({_dirs_source(info.dirs_source)}):",
     ]
-    lines += [f"  {printable(dir_info.name)}/: {_dir_state(dir_info)}" for dir_info in info.dirs]
+    if info.layout is not None:
+        lines.append(f"layout: {layout_summary(info.layout)}")
+    lines.append(f"scanned dirs ({_dirs_source(info.dirs_source)}):")
+    for dir_info in info.dirs:
+        lines.append(f"  {printable(dir_info.name)}/: {_dir_state(dir_info)}")
+        lines += [f"    {printable(name)}/: {counted(pages, 'page')}" for name, pages in dir_info.subdirs]
     lines.append(f"pages: {info.pages}")
     if info.unsearched:
         files = "file" if info.unsearched == 1 else "files"
-        lines.append(f"skipped: {info.unsearched} .md {files} find never searches; '{lint}' lists them")
+        lines.append(f"skipped: {info.unsearched} markdown {files} find never searches; '{lint}' lists them")
     else:
         lines.append("skipped: none")
     lines.append(f"server: {server_state(served, auto)}")
@@ -178,6 +183,21 @@ def found_by(info: VaultInfo) -> str:
     if location.source == config.FROM_ENV:
         return f"{config.VAULT_ENV_VAR}={given}"
     return f'vault = "{given}" in {source_file}'
+
+
+def layout_summary(layout: Any) -> str:
+    """The layout in force on one line: depth, suffixes, exclude, and where it came from."""
+    from mnemosyne_core import config
+
+    depth = "flat (the files directly in each dir)" if layout.depth == config.DEPTH_FLAT else "tree (whole subtrees)"
+    text = f"{depth}, suffixes {' '.join(layout.suffixes)}"
+    if layout.exclude:
+        text += f", excluding {' '.join(layout.exclude)}"
+    if layout.source == config.LAYOUT_FROM_VAULT_CONFIG:
+        return printable(f"{text}; from {config.VAULT_CONFIG_FILE}")
+    if layout.source == config.LAYOUT_FROM_ZERO_CONFIG:
+        return printable(f"{text}; zero config: no {config.VAULT_CONFIG_FILE} layout and none of the default dirs")
+    return printable(f"{text}; the default (Aion) layout, as the vault has default dirs")
 
 
 def _dirs_source(source: str) -> str:

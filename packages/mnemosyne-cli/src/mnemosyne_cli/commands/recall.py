@@ -118,16 +118,20 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
 
 
 def _report(args: argparse.Namespace, console: Console, result: Any, query: str) -> int:
+    from mnemosyne_cli.commands.find import say_miss_note
+
     empty_message = printable(f"No wiki entries matched {query}")
     if args.json:
         _print_json(console, result)
         if not result.matches:
             console.err(empty_message)
             _hint_unseen(console, result, query)
+            say_miss_note(console, result.vault, args.dir)
         return ExitCode.OK
     if not result.matches:
         console.out(empty_message)
         _hint_unseen(console, result, query)
+        say_miss_note(console, result.vault, args.dir)
         return ExitCode.OK
     for entry in result.matches:
         console.out(printable(entry.path))

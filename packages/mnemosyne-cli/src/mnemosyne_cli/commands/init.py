@@ -1,0 +1,77 @@
+"""``mnemosyne wiki init``: write a ``.mnemosyne.toml`` for the layout a folder has."""
+
+from __future__ import annotations
+
+from mnemosyne_cli.arguments import add_color_argument
+from mnemosyne_cli.help import epilog
+from mnemosyne_cli.output import counted, printable
+from mnemosyne_contract import ExitCode
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+    from mnemosyne_cli.output import Console
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "init",
+        help="make a folder a vault: write a commented .mnemosyne.toml for the layout it has",
+        description="Write PATH/.mnemosyne.toml (default: the current dir), commented, for the layout the "
+        "commands use there without it: the default dirs it has, flat, when it has any; else the whole tree "
+        "of .md, .markdown and .mdx files. Afterwards every command run in PATH or below it finds the vault. "
+        "Never overwrites an existing .mnemosyne.toml. Prints the file's path on stdout and the layout on stderr.",
+        epilog=epilog(
+            [
+                "mnemosyne wiki init",
+                "mnemosyne wiki init ~/notes --dry-run",
+            ],
+            [
+                (ExitCode.OK, "the file was written (or, with --dry-run, printed)"),
+                (
+                    ExitCode.VAULT_ERROR,
+                    "PATH is missing or not a dir, or is no notes folder (/, the home dir, a system dir)",
+                ),
+                (ExitCode.TARGET_EXISTS, "PATH has a .mnemosyne.toml already; nothing written"),
+                (ExitCode.USAGE, "usage error (unknown flag or argument)"),
+                (ExitCode.WRITE_FAILED, "the file could not be written (nothing was left behind)"),
+                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+            ],
+        ),
+    )
+    parser.add_argument("path", nargs="?", default=".", metavar="PATH", help="the folder to make a vault (default: .)")
+    parser.add_argument("--dry-run", action="store_true", help="print the file instead of writing it")
+    add_color_argument(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    from mnemosyne_core.errors import ConfigExistsError, ConfigWriteError, VaultError
+    from mnemosyne_core.layout import plan_init, write_init
+
+    try:
+        plan = plan_init(args.path)
+        if args.dry_run:
+            console.out_bytes(plan.text.encode("utf-8"))
+            return ExitCode.OK
+        write_init(plan)
+    except VaultError as error:
+        console.error(str(error))
+        return ExitCode.VAULT_ERROR
+    except ConfigExistsError as error:
+        console.error(str(error))
+        return ExitCode.TARGET_EXISTS
+    except ConfigWriteError as error:
+        console.error(str(error))
+        return ExitCode.WRITE_FAILED
+    layout = plan.layout
+    console.out(printable(plan.path))
+    console.err(
+        printable(
+            f"a {layout.depth} layout of {', '.join(layout.dirs)} ({' '.join(layout.suffixes)}): "
+            f"{counted(plan.pages, 'page')} now; edit the file to change it"
+        )
+    )
+    return ExitCode.OK

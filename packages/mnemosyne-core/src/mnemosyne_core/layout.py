@@ -1,0 +1,182 @@
+"""Layouts beyond the scan itself: the note a miss adds about the markdown files a layout
+leaves out, and the ``.mnemosyne.toml`` that ``wiki init`` writes for the layout it finds.
+
+Imported only by a miss and by ``wiki init``: a found page never pays for it. It imports
+nothing the plain find path does not (no ``re``, ``typing``, ``json``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from mnemosyne_core.config import (
+    DEPTH_TREE,
+    VAULT_CONFIG_FILE,
+    VAULT_ROOT_DIR,
+    Layout,
+    load_vault_config,
+    vault_layout,
+)
+from mnemosyne_core.errors import ConfigExistsError, ConfigWriteError, VaultError
+from mnemosyne_core.vault import LEFT_OUT_NESTED, non_vault_reason, scan
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+def _toml_list(items: Sequence[str]) -> str:
+    """A TOML array of strings. Every item here is a dir name or a suffix that passed
+    ``config.check_dir_name`` or is ASCII letters and digits; only a quote or a backslash
+    in a dir name needs escaping."""
+    quoted = ('"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"' for item in items)
+    return "[" + ", ".join(quoted) + "]"
+
+
+def miss_note(vault_real: str, dirs: Sequence[str] | None = None) -> str | None:
+    """The one line a search that found nothing adds when the searched dirs hold markdown
+    files the layout leaves out (in sub-dirs of a flat layout's dirs, or with a suffix it
+    does not search): how many, of which kind, and the setting that includes them. None
+    when there are none. It lists the vault once more, so only a miss pays for it."""
+    left_out: list[tuple[str, str]] = []
+    pages = scan(vault_real, dirs, left_out=left_out)
+    nested = sum(1 for kind, _ in left_out if kind == LEFT_OUT_NESTED)
+    by_suffix: dict[str, int] = {}
+    for kind, rel_path in left_out:
+        if kind != LEFT_OUT_NESTED:
+            name = rel_path.rpartition("/")[2]
+            suffix = name[name.rindex(".") :]
+            by_suffix[suffix] = by_suffix.get(suffix, 0) + 1
+    if not left_out:
+        return None
+    parts = []
+    if nested:
+        parts.append(f'{nested} in sub-dirs (set depth = "{DEPTH_TREE}" in {VAULT_CONFIG_FILE})')
+    if by_suffix:
+        layout_suffixes = pages.layout.suffixes if pages.layout is not None else ()
+        wanted = _toml_list((*layout_suffixes, *sorted(by_suffix)))
+        ending = " or ".join(sorted(by_suffix))
+        parts.append(f"{sum(by_suffix.values())} ending in {ending} (set suffixes = {wanted} in {VAULT_CONFIG_FILE})")
+    files = "file" if len(left_out) == 1 else "files"
+    return (
+        f"not searched: {len(left_out)} markdown {files} in the searched dirs: {', '.join(parts)}; wiki lint lists them"
+    )
+
+
+# --- wiki init ---
+
+_HEADER = f"""\
+# {VAULT_CONFIG_FILE}: this dir is a mnemosyne vault. Every mnemosyne command run in it, or
+# in any dir below it, uses it (written by `mnemosyne wiki init`; docs/commands.md,
+# "Layouts", explains each key).
+"""
+
+_KEYS = """\
+
+# The dirs find searches, relative to this dir ("." is this dir itself).
+dirs = {dirs}
+# "flat": only the files directly in each dir; "tree": the whole subtree, without hidden
+# files and dirs and what .gitignore and .ignore files exclude.
+depth = "{depth}"
+# The endings a page's file name has (exact case).
+suffixes = {suffixes}
+# Gitignore-style patterns, relative to this dir, never searched, e.g. ["drafts/", "*.draft.md"].
+exclude = {exclude}
+"""
+
+
+def init_text(layout: Layout) -> str:
+    """The commented ``.mnemosyne.toml`` that writes ``layout`` down."""
+    return _HEADER + _KEYS.format(
+        dirs=_toml_list(layout.dirs),
+        depth=layout.depth,
+        suffixes=_toml_list(layout.suffixes),
+        exclude=_toml_list(layout.exclude),
+    )
+
+
+def detected_layout(vault_real: str) -> Layout:
+    """The layout ``wiki init`` writes for the dir ``vault_real``: the one its commands use
+    with no config: the Aion dirs it has, flat; else the whole tree. Raises VaultError for
+    a dir no one keeps notes in as a whole (``vault.non_vault_reason``)."""
+    reason = non_vault_reason(vault_real)
+    if reason is not None:
+        raise VaultError(
+            f"{vault_real!r} is {reason}, not a notes folder: run 'mnemosyne wiki init PATH' "
+            "with the folder that holds your notes"
+        )
+    layout = vault_layout(vault_real, config=load_vault_config(vault_real))
+    present = tuple(
+        name for name in layout.dirs if name == VAULT_ROOT_DIR or os.path.isdir(os.path.join(vault_real, name))
+    )
+    if present:
+        layout.dirs = present
+    return layout
+
+
+class InitPlan:
+    """What ``wiki init`` writes: the file's ``path``, its ``text``, the ``layout`` it
+    writes down and how many ``pages`` that layout finds in the dir now."""
+
+    __slots__ = ("layout", "pages", "path", "text")
+
+    def __init__(self, path: str, text: str, layout: Layout, pages: int):
+        self.path = path
+        self.text = text
+        self.layout = layout
+        self.pages = pages
+
+
+def plan_init(path: str) -> InitPlan:
+    """The ``.mnemosyne.toml`` ``wiki init`` would write in the dir ``path``. Raises
+    VaultError when ``path`` is not a dir or no vault (``detected_layout``), and
+    ConfigExistsError when it has a ``.mnemosyne.toml`` already."""
+    from mnemosyne_core.vault import locate_vault
+
+    vault_real = locate_vault(path).path
+    target = os.path.join(vault_real, VAULT_CONFIG_FILE)
+    if os.path.lexists(target):
+        raise ConfigExistsError(
+            f"{target} exists already, and wiki init never overwrites one: edit it, or remove it and run "
+            "'mnemosyne wiki init' again"
+        )
+    layout = detected_layout(vault_real)
+    pages = len(scan(vault_real))
+    return InitPlan(target, init_text(layout), layout, pages)
+
+
+def write_init(plan: InitPlan) -> None:
+    """Write ``plan``'s file whole or not at all: a temp file beside it, fsynced, then
+    linked to its name, which fails rather than replace a file that appeared meanwhile.
+    Raises ConfigExistsError then, ConfigWriteError when it cannot be written."""
+    import secrets  # only wiki init writes
+
+    dir_path = os.path.dirname(plan.path)
+    temp = os.path.join(dir_path, f".mnemosyne-init-{secrets.token_hex(8)}.tmp")
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            view = memoryview(plan.text.encode("utf-8"))
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temp, plan.path)
+        except FileExistsError:
+            raise ConfigExistsError(f"{plan.path} appeared meanwhile; wiki init never overwrites one") from None
+        except OSError:
+            # No hard links on this file system: check, then rename (never a partial file).
+            if os.path.lexists(plan.path):
+                raise ConfigExistsError(f"{plan.path} appeared meanwhile; wiki init never overwrites one") from None
+            os.replace(temp, plan.path)
+    except OSError as error:
+        raise ConfigWriteError(
+            f"cannot write {plan.path} ({error.strerror or error}), nothing was written: check the dir's permissions"
+        ) from None
+    finally:
+        # After os.replace the temp name is gone; after os.link (or a failure) it is not.
+        with contextlib.suppress(OSError):
+            os.unlink(temp)

@@ -1,0 +1,317 @@
+"""Layouts: the keys of .mnemosyne.toml that say which files are pages, the zero-config
+tree, the tree walk (hidden entries, .gitignore and .ignore, exclude) checked against git's
+own answer, and the server's index, which serves only the flat layout."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mnemosyne_core import VaultError, search
+from mnemosyne_core.config import (
+    DEFAULT_SCANNED_DIRS,
+    LAYOUT_FROM_DEFAULT,
+    LAYOUT_FROM_VAULT_CONFIG,
+    LAYOUT_FROM_ZERO_CONFIG,
+    Layout,
+    vault_layout,
+)
+from mnemosyne_core.layout import miss_note
+from mnemosyne_core.vault import scan
+
+
+def build(root: Path, files: dict[str, str]) -> str:
+    for rel_path, text in files.items():
+        path = root / rel_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return os.path.realpath(root)
+
+
+def listed(vault: str, dirs: list[str] | None = None) -> list[str]:
+    return sorted(page.rel_path for page in scan(vault, dirs).pages)
+
+
+# --- which layout, and where it came from ------------------------------------------------
+
+
+def test_a_vault_with_a_default_dir_keeps_the_aion_layout(tmp_path: Path) -> None:
+    vault = build(tmp_path, {"atlas/a.md": "a", "atlas/sub/b.md": "b", "notes/c.md": "c", "atlas/d.mdx": "d"})
+    assert vault_layout(vault) == Layout(DEFAULT_SCANNED_DIRS, "flat", (".md",), (), LAYOUT_FROM_DEFAULT, "default")
+    assert listed(vault) == ["atlas/a.md"]
+
+
+def test_a_vault_without_config_or_default_dirs_is_one_tree(tmp_path: Path) -> None:
+    vault = build(
+        tmp_path,
+        {"a.md": "", "notes/b.markdown": "", "notes/deep/er/c.mdx": "", "notes/x.txt": "", "notes/X.MD": ""},
+    )
+    layout = vault_layout(vault)
+    assert layout == Layout((".",), "tree", (".md", ".markdown", ".mdx"), (), LAYOUT_FROM_ZERO_CONFIG, "default")
+    assert listed(vault) == ["a.md", "notes/b.markdown", "notes/deep/er/c.mdx"]
+
+
+def test_dir_on_a_tree_is_that_subtree(tmp_path: Path) -> None:
+    vault = build(tmp_path, {"en/guides/images.mdx": "---\ntitle: Images\n---\n", "en/other.md": "images"})
+    assert listed(vault, ["en/guides"]) == ["en/guides/images.mdx"]
+    assert [match.path for match in search(vault, ["images"], dirs=["en/guides"]).matches] == ["en/guides/images.mdx"]
+    # From the language dir as the vault, as a docs repo is searched.
+    assert [match.path for match in search(vault + "/en", ["images"], dirs=["guides"]).matches] == ["guides/images.mdx"]
+
+
+def test_config_keys_make_the_layout(tmp_path: Path) -> None:
+    vault = build(
+        tmp_path,
+        {
+            ".mnemosyne.toml": 'dirs = ["docs/en", "."]\ndepth = "tree"\nsuffixes = [".mdx"]\nexclude = ["drafts/"]\n',
+            "docs/en/a.mdx": "",
+            "docs/en/drafts/b.mdx": "",
+            "docs/en/c.md": "",
+            "top.mdx": "",
+            "atlas/d.mdx": "",
+        },
+    )
+    layout = vault_layout(vault)
+    assert layout == Layout(
+        ("docs/en", "."), "tree", (".mdx",), ("drafts/",), LAYOUT_FROM_VAULT_CONFIG, ".mnemosyne.toml"
+    )
+    # "." holds docs/en: its pages are listed once.
+    assert listed(vault) == ["atlas/d.mdx", "docs/en/a.mdx", "top.mdx"]
+
+
+def test_plain_dirs_stay_flat_and_nested_dirs_are_allowed(tmp_path: Path) -> None:
+    vault = build(
+        tmp_path,
+        {".mnemosyne.toml": 'dirs = ["wiki", "docs/en"]\n', "wiki/a.md": "", "wiki/sub/b.md": "", "docs/en/c.md": ""},
+    )
+    assert vault_layout(vault).depth == "flat"
+    assert listed(vault) == ["docs/en/c.md", "wiki/a.md"]
+    assert listed(vault, ["wiki/sub"]) == ["wiki/sub/b.md"]
+
+
+def test_the_root_itself_may_be_a_flat_dir(tmp_path: Path) -> None:
+    vault = build(tmp_path, {".mnemosyne.toml": 'dirs = ["."]\n', "a.md": "", "sub/b.md": ""})
+    assert listed(vault) == ["a.md"]
+    assert [match.title for match in search(vault, ["a"]).matches] == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('dirs = ["../up"]\n', "dirs has '../up', which has a part starting with '.'"),
+        ('dirs = ["/abs"]\n', "dirs has '/abs', which is an absolute path"),
+        ('dirs = ["a//b"]\n', "dirs has 'a//b', which has an empty part"),
+        ('dirs = ["wiki/.hidden"]\n', "dirs has 'wiki/.hidden', which has a part starting with '.'"),
+        ("dirs = []\n", "dirs must be a non-empty list of dir names"),
+        (
+            'depth = "deep"\n',
+            'depth must be "flat" (the files directly in each dir) or "tree" (the whole subtree), not \'deep\'',
+        ),
+        ("depth = 2\n", 'depth must be "flat"'),
+        ('suffixes = "md"\n', "suffixes must be a non-empty list"),
+        ('suffixes = ["md"]\n', "suffixes has 'md', which must start with '.'"),
+        ('suffixes = [".m.d"]\n', "suffixes has '.m.d', which may hold only ASCII letters, digits"),
+        ("suffixes = [3]\n", "suffixes has 3, which must start with '.'"),
+        ('exclude = "drafts/"\n', "exclude must be a list of gitignore-style patterns"),
+        ('exclude = ["a\\nb"]\n', "exclude has 'a\\nb', which holds a line break or NUL"),
+        ('layout = "tree"\n', "has unknown key(s) layout; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve]"),
+    ],
+)
+def test_every_bad_layout_key_is_named_with_its_fix(tmp_path: Path, toml: str, message: str) -> None:
+    vault = build(tmp_path, {".mnemosyne.toml": toml, "atlas/a.md": ""})
+    with pytest.raises(VaultError) as raised:
+        scan(vault)
+    assert str(raised.value).startswith(f"{vault}/.mnemosyne.toml")
+    assert message in str(raised.value)
+
+
+@pytest.mark.parametrize("where", ["root", "home", "home-parent"])
+def test_obvious_non_vaults_are_refused_not_crawled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    home = tmp_path / "home" / "me"
+    home.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    vault = {"root": "/", "home": str(home), "home-parent": str(tmp_path / "home")}[where]
+    what = {"root": "the file system root", "home": "your home dir", "home-parent": "a system dir"}[where]
+    with pytest.raises(VaultError) as raised:
+        scan(os.path.realpath(vault))
+    assert str(raised.value) == (
+        f"vault {os.path.realpath(vault)!r} is {what}, not a notes folder, and has no .mnemosyne.toml nor any "
+        f"default dir ({', '.join(DEFAULT_SCANNED_DIRS)}), so find will not search all of it: pass --vault the "
+        "folder that holds your notes, or run 'mnemosyne wiki init' there"
+    )
+
+
+def test_a_named_dir_of_the_home_dir_is_searched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    vault = build(tmp_path, {"notes/a.md": "", "other/b.md": ""})
+    assert listed(vault, ["notes"]) == ["notes/a.md"]
+
+
+# --- the tree walk ------------------------------------------------------------------------
+
+
+def test_the_tree_skips_hidden_entries_and_what_ignore_files_exclude(tmp_path: Path) -> None:
+    vault = build(
+        tmp_path,
+        {
+            ".gitignore": "build/\n*.draft.md\n",
+            ".obsidian/workspace.md": "",
+            ".trash/old.md": "",
+            ".hidden.md": "",
+            "build/out.md": "",
+            "a.draft.md": "",
+            "notes/.ignore": "!keep.draft.md\nprivate.md\n",
+            "notes/keep.draft.md": "",
+            "notes/private.md": "",
+            "notes/sub/private.md": "",
+            "notes/sub/.gitignore": "!private.md\n",
+            "Daily Notes/2024-01-01 Über.md": "",
+        },
+    )
+    assert listed(vault) == ["Daily Notes/2024-01-01 Über.md", "notes/keep.draft.md", "notes/sub/private.md"]
+
+
+def test_the_ignore_files_above_a_searched_dir_apply(tmp_path: Path) -> None:
+    vault = build(tmp_path, {".gitignore": "secret.md\n", "docs/en/secret.md": "", "docs/en/open.md": ""})
+    assert listed(vault, ["docs/en"]) == ["docs/en/open.md"]
+
+
+def test_a_symlinked_dir_inside_a_tree_is_not_followed(tmp_path: Path) -> None:
+    vault = build(tmp_path, {"notes/a.md": ""})
+    os.symlink(tmp_path / "notes", tmp_path / "again")
+    assert listed(vault) == ["notes/a.md"]
+
+
+def test_the_memory_dir_is_not_searched(tmp_path: Path) -> None:
+    vault = build(
+        tmp_path,
+        {".mnemosyne.toml": 'memory_dir = "memory"\n', "memory/2026-01-01/log.md": "", "notes/a.md": ""},
+    )
+    assert listed(vault) == ["notes/a.md"]
+
+
+# --- the tree walk against git's own answer -------------------------------------------------
+
+NAMES = st.sampled_from(["a", "b", "Notes", "x y", "é", "build", "drafts"])
+FILES = st.sampled_from(["n.md", "m.mdx", "k.markdown", "t.txt", "d.draft.md", "Z.md"])
+PATTERNS = st.sampled_from(
+    ["build/", "*.draft.md", "!d.draft.md", "/n.md", "a/", "x y/", "**/m.mdx", "Notes", "!Notes", "*.md", "!Z.md", "é/"]
+)
+
+
+@st.composite
+def trees(draw: st.DrawFn) -> tuple[list[str], dict[str, list[str]]]:
+    dirs = [""] + ["/".join(draw(st.lists(NAMES, min_size=1, max_size=3))) for _ in range(draw(st.integers(1, 5)))]
+    files = [f"{d}/{draw(FILES)}" if d else draw(FILES) for d in dirs for _ in range(draw(st.integers(0, 3)))]
+    ignores = {d: draw(st.lists(PATTERNS, max_size=3)) for d in draw(st.lists(st.sampled_from(dirs), max_size=3))}
+    return files, ignores
+
+
+GIT = shutil.which("git")
+
+
+@pytest.mark.skipif(GIT is None, reason="git is not installed")
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tree=trees())
+def test_the_tree_walk_lists_what_git_lists(
+    tmp_path_factory: pytest.TempPathFactory, tree: tuple[list[str], dict[str, list[str]]]
+) -> None:
+    files, ignores = tree
+    root = tmp_path_factory.mktemp("tree")
+    for rel_path in files:
+        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel_path).write_text("x", encoding="utf-8")
+    for rel_dir, patterns in ignores.items():
+        (root / rel_dir).mkdir(parents=True, exist_ok=True)
+        (root / rel_dir / ".gitignore").write_text("".join(f"{p}\n" for p in patterns), encoding="utf-8")
+    empty = root.parent / f"{root.name}-excludes"
+    empty.write_text("", encoding="utf-8")
+    environment = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(empty)}
+    run = ["git", "-c", f"core.excludesFile={empty}", "-c", "core.quotePath=false"]
+    subprocess.run([*run, "init", "-q", str(root)], check=True, env=environment)
+    answer = subprocess.run(
+        [*run, "-C", str(root), "ls-files", "-co", "--exclude-standard", "-z"],
+        check=True,
+        env=environment,
+        capture_output=True,
+    ).stdout.decode("utf-8")
+    by_git = sorted(
+        path
+        for path in answer.split("\0")
+        if path
+        and path.endswith((".md", ".markdown", ".mdx"))
+        and not any(part.startswith(".") for part in path.split("/"))
+    )
+    # The plain walk: every markdown file under the root, then git's answer filters it.
+    plain = sorted(
+        os.path.relpath(os.path.join(here, name), root)
+        for here, dir_names, names in os.walk(root)
+        for name in names
+        if ".git" not in Path(here).relative_to(root).parts
+        and name.endswith((".md", ".markdown", ".mdx"))
+        and not any(part.startswith(".") for part in Path(here, name).relative_to(root).parts)
+    )
+    assert listed(os.path.realpath(root)) == [path for path in plain if path in set(by_git)]
+
+
+# --- a miss says what the layout leaves out --------------------------------------------------
+
+
+def test_a_miss_note_counts_nested_files_and_other_suffixes(tmp_path: Path) -> None:
+    vault = build(
+        tmp_path,
+        {
+            "atlas/a.md": "",
+            "atlas/sub/b.md": "",
+            "atlas/sub/c.mdx": "",
+            "atlas/d.mdx": "",
+            "atlas/e.MD": "",
+            "notes/f.md": "",
+        },
+    )
+    assert miss_note(vault) == (
+        'not searched: 4 markdown files in the searched dirs: 2 in sub-dirs (set depth = "tree" in .mnemosyne.toml), '
+        '2 ending in .MD or .mdx (set suffixes = [".md", ".MD", ".mdx"] in .mnemosyne.toml); wiki lint lists them'
+    )
+
+
+def test_a_miss_note_leaves_out_what_is_left_out_on_purpose(tmp_path: Path) -> None:
+    vault = build(tmp_path, {".gitignore": "old/\n", "old/a.md": "", ".trash/b.md": "", "c.md": "", "d.txt": ""})
+    assert miss_note(vault) is None
+
+
+# --- the server's index serves only the flat layout ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"notes/a.md": "alpha"},
+        {".mnemosyne.toml": 'dirs = ["wiki"]\ndepth = "tree"\n', "wiki/a.md": "alpha"},
+        {".mnemosyne.toml": 'dirs = ["docs/en"]\n', "docs/en/a.md": "alpha"},
+        {".mnemosyne.toml": 'dirs = ["wiki"]\nsuffixes = [".md", ".mdx"]\n', "wiki/a.md": "alpha"},
+    ],
+)
+def test_the_index_never_answers_for_another_layout(tmp_path: Path, files: dict[str, str]) -> None:
+    pytest.importorskip("mnemosyne_core.inotify")
+    from mnemosyne_core.index import NotServed, VaultIndex
+
+    vault = build(tmp_path, files)
+    index = VaultIndex(vault)
+    try:
+        with pytest.raises(NotServed):
+            index.search(vault, ["alpha"])
+    finally:
+        if index.watcher is not None:
+            index.watcher.close()
+    assert [match.path for match in search(vault, ["alpha"]).matches] == [
+        next(path for path in files if path.endswith(".md"))
+    ]
