@@ -29,6 +29,10 @@ from mnemosyne_core.diagnostics import Diagnostic
             Diagnostic("atlsa", diagnostics.UNKNOWN_DIR, "its dirs are atlas, hades"),
             "--dir 'atlsa' names no dir of the vault; its dirs are atlas, hades",
         ),
+        (
+            Diagnostic("notes/.gitignore", diagnostics.IGNORE_FILE_UNUSED, "Permission denied"),
+            "notes/.gitignore: cannot use this ignore file (Permission denied); its rules are not applied",
+        ),
         (Diagnostic("atlas/a.md", "a-later-code", "why"), "atlas/a.md: a-later-code (why)"),
     ],
 )
@@ -44,6 +48,7 @@ def test_every_code_the_core_names_has_its_own_wording() -> None:
             diagnostics.SYMLINK_ESCAPES,
             diagnostics.CANNOT_LIST,
             diagnostics.CANNOT_READ,
+            diagnostics.IGNORE_FILE_UNUSED,
             diagnostics.UNKNOWN_DIR,
         ]
     )

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_cli.output import Console
+    from mnemosyne_core.backend import Backend
 
 
 def register(commands: Any) -> None:
@@ -47,7 +48,8 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+    """Write the file; ``backend`` (where pages come from) is unused: init reads no page."""
     from mnemosyne_core.errors import ConfigExistsError, ConfigWriteError, VaultError
     from mnemosyne_core.layout import plan_init, write_init
 
