@@ -283,13 +283,13 @@ def test_lint_says_the_missing_dir_but_does_not_count_it_as_a_finding(
         0,
         "",
         "mnemosyne: warning: --dir 'nope' names no dir of the vault; its dirs are atlas, notes\n"
-        "no findings: every .md file is searched and every page is well-formed\n",
+        "no findings: every markdown file is searched and every page is well-formed\n",
     )
     assert run(capsys, "wiki", "lint", "--dir", "atlas", "--dir", "nope", "--json", "--vault", vault) == (
         0,
         "[]\n",
         "mnemosyne: warning: --dir 'nope' names no dir of the vault; its dirs are atlas, notes\n"
-        "no findings: every .md file is searched and every page is well-formed\n",
+        "no findings: every markdown file is searched and every page is well-formed\n",
     )
 
 

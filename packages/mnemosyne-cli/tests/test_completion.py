@@ -155,6 +155,18 @@ def test_list_dirs_follows_a_symlinked_dir_and_skips_unprintable_names(
     assert (code, out.splitlines(), err) == (0, sorted([*VAULT_DIRS, "linked"]), "")
 
 
+def test_list_dirs_lists_the_nested_dirs_of_a_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for rel_path in ("docs/en/guides/images.mdx", "docs/en/guides/deep/fonts.md", "node_modules/x/a.md", ".git/a.md"):
+        (tmp_path / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel_path).write_text("x", encoding="utf-8")
+    (tmp_path / ".gitignore").write_text("node_modules/\n", encoding="utf-8")
+    assert run(capsys, "completion", "--list-dirs", "--vault", str(tmp_path)) == (
+        0,
+        "docs\ndocs/en\ndocs/en/guides\ndocs/en/guides/deep\nnode_modules\n",
+        "",
+    )
+
+
 @pytest.mark.parametrize("where", ["missing", "file", "unset"])
 def test_list_dirs_is_silent_on_a_vault_error(where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "file").write_text("x")

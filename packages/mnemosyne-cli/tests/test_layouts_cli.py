@@ -231,6 +231,12 @@ depth = "tree"
 suffixes = [".md", ".markdown", ".mdx"]
 # Gitignore-style patterns, relative to this dir, never searched, e.g. ["drafts/", "*.draft.md"].
 exclude = []
+
+[lint]
+# Notes named by their file names and dated by none, as in Obsidian or a docs site: lint
+# leaves out the checks for a title and an updated date in every frontmatter (remove a
+# code to bring its check back).
+ignore = ["no-frontmatter", "missing-title", "missing-updated"]
 """
 
 
@@ -269,6 +275,7 @@ def test_init_writes_the_aion_dirs_it_finds(tmp_path: Path, capsys: pytest.Captu
     assert 'dirs = ["atlas", "hermes"]\n' in text
     assert 'depth = "flat"\n' in text
     assert 'suffixes = [".md"]\n' in text
+    assert "[lint]" not in text  # an Aion vault keeps every check
 
 
 def test_init_never_overwrites(docs: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -294,3 +301,78 @@ def test_init_refuses_a_non_vault_and_a_missing_dir(tmp_path: Path, capsys: pyte
         "",
         f"mnemosyne: error: vault '{tmp_path}/nope' does not exist: pass --vault PATH to your vault root\n",
     )
+
+
+# --- the committed nested vaults: lint, info and recall, exactly ----------------------------
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "vaults"
+ZERO_CONFIG_IGNORED = (
+    "--select, --ignore, [lint] ignore, and zero config leaves out no-frontmatter, missing-title, missing-updated"
+)
+
+
+def test_lint_on_the_obsidian_vault_leaves_out_what_it_never_chose(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "wiki", "lint", "--vault", str(FIXTURES / "obsidian")) == (
+        0,
+        "",
+        f"no findings reported; 11 ignored ({ZERO_CONFIG_IGNORED})\n",
+    )
+    code, out, _ = run(capsys, "wiki", "lint", "--vault", str(FIXTURES / "obsidian"), "--select", "missing-title")
+    assert (code, out.splitlines()) == (
+        1,
+        [
+            "Projects/Archive/Old Kestrel Plan.md\tmissing-title\tno title; find shows the file name stem",
+            "Templates/Daily Template.md\tmissing-title\tno title; find shows the file name stem",
+            "Zettelkasten/202401151200 Atomic notes.md\tmissing-title\tno title; find shows the file name stem",
+        ],
+    )
+
+
+def test_lint_on_the_docs_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "wiki", "lint", "--vault", str(FIXTURES / "docs-tree")) == (
+        1,
+        "src/content/docs/en/guides/images.mdx\tduplicate-title\t"
+        "title 'Images' is also the title of src/content/docs/fr/guides/images.mdx\n"
+        "src/content/docs/fr/guides/images.mdx\tduplicate-title\t"
+        "title 'Images' is also the title of src/content/docs/en/guides/images.mdx\n",
+        f"2 findings in 2 paths; 11 ignored ({ZERO_CONFIG_IGNORED})\n",
+    )
+
+
+def test_lint_on_the_harness_tree_lists_the_unsearched_suffix(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "wiki", "lint", "--vault", str(FIXTURES / "harness-tree")) == (
+        1,
+        "wiki/sandbox/notes.mdx\tunsearched-suffix\tends in '.mdx', which the layout does not search; "
+        'set suffixes = [".md", ".mdx"] in .mnemosyne.toml to search it\n',
+        "1 finding in 1 path\n",
+    )
+
+
+def test_info_on_the_obsidian_vault(capsys: pytest.CaptureFixture[str]) -> None:
+    vault = FIXTURES / "obsidian"
+    code, out, err = run(capsys, "wiki", "info", "--vault", str(vault))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[2:14] == [
+        "config files: none",
+        "layout: tree (whole subtrees), suffixes .md .markdown .mdx; zero config: no .mnemosyne.toml layout "
+        "and none of the default dirs",
+        "scanned dirs (the default):",
+        "  ./: 9 pages",
+        "    Daily Notes/: 2 pages",
+        "    Notes/: 1 page",
+        "    Projects/: 2 pages",
+        "    Références/: 1 page",
+        "    Templates/: 1 page",
+        "    Zettelkasten/: 1 page",
+        "pages: 9",
+        "skipped: none",
+    ]
+
+
+def test_recall_on_the_harness_tree_reads_sub_articles(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "wiki", "recall", "auth", "--vault", str(FIXTURES / "harness-tree"), "--memory-dir", str(tmp_path)
+    )
+    assert (code, err) == (0, "")
+    assert out.splitlines()[:3] == ["wiki/auth/oauth-device-flow.md", "wiki/auth.md", "wiki/auth/github-token-scope.md"]
+    assert out.splitlines()[-1] == "3 matches; read 3: oauth-device-flow, auth, github-token-scope; 0 not read"

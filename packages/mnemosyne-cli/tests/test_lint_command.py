@@ -20,7 +20,7 @@ from mnemosyne_contract import ExitCode, load_schema
 from mnemosyne_core.lint import REASON_CODES
 from mnemosyne_core.vault import scan
 
-CLEAN_STDERR = "no findings: every .md file is searched and every page is well-formed\n"
+CLEAN_STDERR = "no findings: every markdown file is searched and every page is well-formed\n"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

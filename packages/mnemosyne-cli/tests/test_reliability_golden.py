@@ -131,6 +131,31 @@ QUERIES = [
     Query("alias-counts-as-title", ["cli", "--matched"], vault="mentions"),
     Query("alias-as-one-string", ["editors", "--matched"], vault="mentions"),
     Query("without-matched-json-keeps-four-keys", ["cli"], vault="mentions"),
+    # Nested vaults as they lie on disk (docs/commands.md, Layouts). An Obsidian vault with no
+    # config: a whole tree, hidden dirs and what .gitignore excludes left out, names with
+    # spaces and outside ASCII.
+    Query("tree-nested-notes-by-title-and-text", ["kestrel"], vault="obsidian"),
+    Query("tree-names-with-spaces", ["daily notes"], vault="obsidian"),
+    Query("tree-non-ascii-names", ["café"], vault="obsidian"),
+    Query("tree-non-ascii-dir-and-title", ["über", "ordnung"], vault="obsidian"),
+    Query("tree-gitignored-and-hidden-never-read", ["password"], vault="obsidian"),
+    Query("tree-cat-a-nested-note", ["atomic notes", "--cat"], vault="obsidian"),
+    # A harness wiki with sub-articles: wiki/<parent>/<child>.md, the memory dir left out.
+    Query("sub-articles-found-with-their-parent", ["auth"], vault="harness-tree"),
+    Query("sub-article-two-levels-down", ["docker"], vault="harness-tree"),
+    Query("sub-articles-of-one-parent-by-dir", ["token", "--dir", "wiki/auth"], vault="harness-tree"),
+    Query("memory-dir-never-searched", ["wiki-query"], vault="harness-tree"),
+    Query("other-suffix-named-on-a-miss", ["mdx page"], vault="harness-tree"),
+    # A docs repo of .mdx pages in language dirs, node_modules/ and dist/ ignored.
+    Query("docs-every-language", ["images"], vault="docs-tree"),
+    Query(
+        "docs-language-dir-as-vault-and-nested-dir",
+        ["images", "--vault", f"{VAULT_PLACEHOLDER}/src/content/docs/en", "--dir", "guides"],
+        vault="docs-tree",
+    ),
+    Query("docs-dir-below-a-language", ["deploy", "--dir", "src/content/docs/en/guides"], vault="docs-tree"),
+    Query("docs-ignored-dirs-never-read", ["dependencies"], vault="docs-tree"),
+    Query("docs-non-ascii-title", ["画像"], vault="docs-tree"),
 ]
 
 
@@ -160,7 +185,11 @@ def _shown_argv(query: Query, *, as_json: bool) -> str:
 
 def _vault_of(query: Query, edge_vaults: dict[bool, Path]) -> Path:
     fixed = {"known-item": KNOWN_ITEM_VAULT, "mentions": MENTIONS_VAULT}
-    return fixed[query.vault] if query.vault in fixed else edge_vaults[query.big]
+    if query.vault in fixed:
+        return fixed[query.vault]
+    if query.vault == "edge":
+        return edge_vaults[query.big]
+    return KNOWN_ITEM_VAULT.parent / query.vault  # the nested vaults, by their dir name
 
 
 def _run(

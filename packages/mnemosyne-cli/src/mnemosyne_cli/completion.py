@@ -199,19 +199,27 @@ def list_dirs_arguments(words: list[str]) -> tuple[str | None] | None:
 
 
 def list_dirs(vault: str | None, console: Console) -> int:
-    """The vault's top-level dirs that --dir can name (not hidden), sorted, one a line.
-    Silent on any error (exit 3): a completion must never print into the command line."""
+    """The dirs --dir can name, sorted, one a line: the vault's top-level dirs (not hidden),
+    and every dir its layout searches (in a tree, each dir the scan walks, so nested ones
+    too: ``docs/en/guides``). Silent on any error (exit 3): a completion must never print
+    into the command line."""
+    import contextlib
     import os
 
     from mnemosyne_core.errors import MnemosyneError
-    from mnemosyne_core.vault import resolve_vault
+    from mnemosyne_core.vault import resolve_vault, scan
 
     try:
         root = resolve_vault(vault)
         with os.scandir(root) as entries:
-            names = sorted(entry.name for entry in entries if not entry.name.startswith(".") and entry.is_dir())
+            found = {entry.name for entry in entries if not entry.name.startswith(".") and entry.is_dir()}
     except (MnemosyneError, OSError):
         return ExitCode.VAULT_ERROR
+    # A vault find refuses (the home dir, a bad config) still completes its top-level dirs.
+    with contextlib.suppress(MnemosyneError, OSError):
+        # Lists dirs only (no page is read); hidden and ignored dirs stay out, as for find.
+        found.update(rel for rel, _, _ in scan(root, require_dirs=False).listing if rel)
+    names = sorted(found)
     for name in names:
         if name.isprintable():  # a name with a newline or escape cannot be one completion
             console.out(name)

@@ -12,6 +12,7 @@ import os
 
 from mnemosyne_core.config import (
     DEPTH_TREE,
+    LAYOUT_FROM_ZERO_CONFIG,
     VAULT_CONFIG_FILE,
     VAULT_ROOT_DIR,
     Layout,
@@ -86,14 +87,30 @@ exclude = {exclude}
 """
 
 
+_LINT_CONVENTIONS = """
+[lint]
+# Notes named by their file names and dated by none, as in Obsidian or a docs site: lint
+# leaves out the checks for a title and an updated date in every frontmatter (remove a
+# code to bring its check back).
+ignore = {codes}
+"""
+
+
 def init_text(layout: Layout) -> str:
-    """The commented ``.mnemosyne.toml`` that writes ``layout`` down."""
-    return _HEADER + _KEYS.format(
+    """The commented ``.mnemosyne.toml`` that writes ``layout`` down. For a zero-config
+    layout it also writes down what lint leaves out there (``lint.AION_CONVENTION_CODES``),
+    so the vault lints the same once the file exists."""
+    text = _HEADER + _KEYS.format(
         dirs=_toml_list(layout.dirs),
         depth=layout.depth,
         suffixes=_toml_list(layout.suffixes),
         exclude=_toml_list(layout.exclude),
     )
+    if layout.source == LAYOUT_FROM_ZERO_CONFIG:
+        from mnemosyne_core.lint import AION_CONVENTION_CODES
+
+        text += _LINT_CONVENTIONS.format(codes=_toml_list(AION_CONVENTION_CODES))
+    return text
 
 
 def detected_layout(vault_real: str) -> Layout:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from mnemosyne_core.config import (
     CONSTELLATIONS,
     DEPTH_TREE,
+    LAYOUT_FROM_ZERO_CONFIG,
     MARKDOWN_SUFFIXES,
     VAULT_CONFIG_FILE,
     VAULT_ROOT_DIR,
@@ -118,6 +119,11 @@ REASON_CODES: dict[str, str] = {
     LEFTOVER_TEMP_FILE: "leftover: a temp file a killed ingest left behind over an hour ago; remove it",
 }
 
+#: The degraded-page codes that hold a page to the Aion conventions (a frontmatter with a
+#: title and an updated date). Under zero config (``config.LAYOUT_FROM_ZERO_CONFIG``) lint
+#: leaves them out unless --select names them: such a folder never chose them.
+AION_CONVENTION_CODES = (NO_FRONTMATTER, MISSING_TITLE, MISSING_UPDATED)
+
 #: The codes of the files find never lists or cannot read: what ``wiki info`` counts as
 #: skipped. The rest are degraded pages (searched) and leftovers.
 UNSEARCHED_CODES = frozenset(
@@ -175,12 +181,15 @@ class LintReport:
     warnings about the command line rather than the vault (``warnings``: a --dir that
     names no dir of it), which are said, never reported or ignored as findings."""
 
-    __slots__ = ("findings", "ignored", "warnings")
+    __slots__ = ("findings", "ignored", "warnings", "zero_config")
 
     def __init__(self, findings: list[Finding], ignored: int, warnings: Sequence[Diagnostic] = ()):
         self.findings = findings
         self.ignored = ignored
         self.warnings = list(warnings)
+        #: Whether the vault's layout is zero config, whose ignored codes include
+        #: AION_CONVENTION_CODES (unless --select named them).
+        self.zero_config = False
 
     def __repr__(self) -> str:
         return f"LintReport({len(self.findings)} findings, ignored={self.ignored})"
@@ -241,9 +250,15 @@ def lint_report(
     hidden.update(ignored)
     hidden.update(set(config_ignore).difference(selected))
     pages = scan(vault_real, dirs)
+    if pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG:
+        # A folder that never chose the Aion conventions: its notes are named by their
+        # file names and carry no dates, as Obsidian and docs sites have it.
+        hidden.update(set(AION_CONVENTION_CODES).difference(selected))
     findings = _all_findings(pages, _layout_dirs(vault_real, config))
     reported = [finding for finding in findings if finding.code not in hidden]
-    return LintReport(reported, len(findings) - len(reported), pages.dir_warnings)
+    report = LintReport(reported, len(findings) - len(reported), pages.dir_warnings)
+    report.zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
+    return report
 
 
 def _all_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:

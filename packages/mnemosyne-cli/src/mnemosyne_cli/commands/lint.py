@@ -111,14 +111,17 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
         paint_code = _code_painter() if console.color_stdout() else str
         for finding in findings:
             console.out(SEPARATOR.join((printable(finding.path), paint_code(finding.code), printable(finding.message))))
-    ignored = f"; {report.ignored} ignored (--select, --ignore, [lint] ignore)" if report.ignored else ""
+    why = "--select, --ignore, [lint] ignore"
+    if report.zero_config:
+        why += ", and zero config leaves out no-frontmatter, missing-title, missing-updated"
+    ignored = f"; {report.ignored} ignored ({why})" if report.ignored else ""
     for warning in report.warnings:
         console.diagnostic(warning)
     if not findings:
         if report.ignored:
             console.err(f"no findings reported{ignored}")
         else:
-            console.err("no findings: every .md file is searched and every page is well-formed")
+            console.err("no findings: every markdown file is searched and every page is well-formed")
         return ExitCode.OK
     paths = len({finding.path for finding in findings})
     console.err(f"{counted(len(findings), 'finding')} in {counted(paths, 'path')}{ignored}")
