@@ -218,7 +218,14 @@ def test_a_first_recall_starts_the_server_too(tmp_path: Path, capsys: pytest.Cap
 
 @pytest.mark.parametrize(
     "config",
-    [None, 'dirs = ["wiki"]\n', 'dirs = ["wiki"]\n[serve]\nauto = false\n', 'dirs = ["wiki"]\n[serve]\n'],
+    [
+        None,
+        'dirs = ["wiki"]\n',
+        'dirs = ["wiki"]\n[serve]\nauto = false\n',
+        'dirs = ["wiki"]\n[serve]\n',
+        # A layout wiki serve does not serve: the setting starts nothing that would refuse.
+        'dirs = ["wiki"]\ndepth = "tree"\n[serve]\nauto = true\n',
+    ],
 )
 def test_a_vault_without_the_setting_never_gets_a_server(
     tmp_path: Path, runtime_dir: Path, capsys: pytest.CaptureFixture[str], config: str | None
@@ -344,7 +351,10 @@ def test_a_server_started_by_hand_is_not_joined_by_another(
         ("[serve]\nauto = 1\n", "serve.auto must be true or false (no quotes), e.g. auto = true"),
         ("serve = true\n", "serve must be a table, e.g. [serve] then auto = true"),
         ("[serve]\nautostart = true\n", "has unknown key(s) serve.autostart; allowed: serve.auto"),
-        ("[serves]\nauto = true\n", "has unknown key(s) serves; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve]"),
+        (
+            "[serves]\nauto = true\n",
+            "has unknown key(s) serves; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve]",
+        ),
     ],
 )
 def test_a_bad_serve_setting_is_a_vault_error_naming_the_key_and_the_fix(

@@ -120,7 +120,10 @@ def test_the_root_itself_may_be_a_flat_dir(tmp_path: Path) -> None:
         ("suffixes = [3]\n", "suffixes has 3, which must start with '.'"),
         ('exclude = "drafts/"\n', "exclude must be a list of gitignore-style patterns"),
         ('exclude = ["a\\nb"]\n', "exclude has 'a\\nb', which holds a line break or NUL"),
-        ('layout = "tree"\n', "has unknown key(s) layout; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve]"),
+        (
+            'layout = "tree"\n',
+            "has unknown key(s) layout; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve]",
+        ),
     ],
 )
 def test_every_bad_layout_key_is_named_with_its_fix(tmp_path: Path, toml: str, message: str) -> None:

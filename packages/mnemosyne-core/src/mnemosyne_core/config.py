@@ -289,7 +289,7 @@ def load_vault_config(vault: str) -> VaultConfig:
     the wrong shape.
     """
     path = os.path.join(vault, VAULT_CONFIG_FILE)
-    data = _load_toml(path, VAULT_CONFIG_KEYS, "dirs, depth, suffixes, exclude, memory_dir, [lint]")
+    data = _load_toml(path, VAULT_CONFIG_KEYS, "dirs, depth, suffixes, exclude, memory_dir, [lint], [serve]")
     if data is None:
         return VaultConfig()
     dirs = data.get("dirs")
