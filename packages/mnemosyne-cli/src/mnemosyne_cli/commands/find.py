@@ -194,7 +194,20 @@ def _print_keyword_counts(console: Console, keyword_counts: dict[str, int], limi
     left_out = len(keyword_counts) - len(shown)
     if left_out:
         console.err(f"  … and {counted(left_out, 'more keyword')} (--limit 0 shows them all)")
-        say_miss_note(console, result.vault, args.dir)
+
+
+def say_miss_note(console: Console, vault_real: str, dirs: list[str] | None) -> None:
+    """After a miss: one stderr line when the searched dirs hold markdown files the layout
+    leaves out, so "no match" is never read as "no such page" (docs/agents.md)."""
+    from mnemosyne_core import VaultError
+    from mnemosyne_core.layout import miss_note
+
+    try:
+        note = miss_note(vault_real, dirs)
+    except (VaultError, OSError):
+        return  # the vault changed under the search: the miss stands as it is
+    if note is not None:
+        console.err(printable(note))
 
 
 def _contradiction(args: argparse.Namespace) -> str | None:
