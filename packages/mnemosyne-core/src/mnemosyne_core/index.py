@@ -30,7 +30,7 @@ import stat
 from functools import partial
 
 from mnemosyne_core import inotify
-from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, vault_layout
+from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, scanned_dirs, vault_layout
 from mnemosyne_core.errors import MnemosyneError, VaultError
 from mnemosyne_core.fold import decode, fold
 from mnemosyne_core.frontmatter import locate, string_field, title_of
