@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from reference_order import plain_fold, reference_sort_key
+from reference_order import mention_depth, plain_fold, reference_sort_key
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,13 +24,23 @@ TRAILING_PUNCTUATION = ")]}>\"'”’»:;,.!?…"
 
 
 class Page:
-    """A page as find shows it: its path relative to the vault and its title."""
+    """A page as find shows it: its path relative to the vault and its title; for the
+    topic queries and the order of the mentions, also its decoded text and aliases."""
 
-    __slots__ = ("path", "title")
+    __slots__ = ("_folded_text", "aliases", "path", "text", "title")
 
-    def __init__(self, path: str, title: str):
+    def __init__(self, path: str, title: str, text: str = "", aliases: Sequence[str] = ()):
         self.path = path
         self.title = title
+        self.text = text
+        self.aliases = tuple(aliases)
+        self._folded_text: str | None = None
+
+    @property
+    def folded_text(self) -> str:
+        if self._folded_text is None:
+            self._folded_text = plain_fold(self.text)
+        return self._folded_text
 
     @property
     def file_name(self) -> str:
@@ -52,8 +62,59 @@ def file_name_words(page: Page) -> list[str]:
     return [page.file_name]
 
 
+#: The seed of the topic words drawn from each page (with its path, so that a page's query
+#: does not depend on the other pages).
+TOPIC_SEED = 11
+#: How many words a topic query draws, and the shortest word it takes: shorter words are
+#: mostly the glue of sentences ("the", "and"), not what anyone searches for.
+TOPIC_WORDS = 2
+TOPIC_MIN_LENGTH = 4
+
+
+def opening_paragraph(text: str) -> str:
+    """The first line of a page's body text: after the frontmatter, not blank, not a
+    heading; a quote's ``>`` dropped (a command page opens with its description quoted)."""
+    lines = text.split("\n")
+    if lines and lines[0].rstrip("\r") == "---":
+        closing = next((index for index in range(1, len(lines)) if lines[index].rstrip("\r") == "---"), None)
+        if closing is not None:
+            lines = lines[closing + 1 :]
+    for line in lines:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return stripped.lstrip("> ")
+    return ""
+
+
+def topic_words(page: Page) -> list[str]:
+    """What an agent types who remembers what a page says but not what it is called: words
+    of its opening paragraph that its title and path do not hold, drawn by a seed. Such a
+    query never names the page (it matches in its text alone), so the order of the
+    mentions (docs/spec.md rule 8, group 2) decides where it lands."""
+    folded_title, folded_path = plain_fold(page.title), plain_fold(page.path)
+    candidates = []
+    for word in plain_fold(opening_paragraph(page.text)).split():
+        word = word.strip(LEADING_PUNCTUATION + TRAILING_PUNCTUATION + "`*_")
+        if (
+            len(word) >= TOPIC_MIN_LENGTH
+            and word.isalpha()
+            and word not in folded_title
+            and word not in folded_path
+            and word not in candidates
+        ):
+            candidates.append(word)
+    if not candidates:
+        return []
+    rng = random.Random(f"{TOPIC_SEED}:{page.path}")  # noqa: S311 - not secrets
+    return rng.sample(candidates, min(TOPIC_WORDS, len(candidates)))
+
+
 #: Query kind -> how an agent turns a page into keywords.
-QUERY_KINDS: dict[str, Callable[[Page], list[str]]] = {"title words": title_words, "file name": file_name_words}
+QUERY_KINDS: dict[str, Callable[[Page], list[str]]] = {
+    "title words": title_words,
+    "file name": file_name_words,
+    "topic words": topic_words,
+}
 
 
 def query_key(keywords: Iterable[str]) -> tuple[str, ...]:
@@ -152,7 +213,7 @@ def order_key(page: Page, keywords: Sequence[str]) -> tuple[object, ...]:
     """The spec's sort key of a page that holds every keyword: the core tests' plain
     reference (packages/mnemosyne-core/tests/reference_order.py), not find's code."""
     folded = list(dict.fromkeys(plain_fold(keyword) for keyword in keywords))
-    return reference_sort_key(folded, page.title, page.path)
+    return reference_sort_key(folded, page.title, page.path, page.text, page.aliases)
 
 
 #: Why a page sorts before another, by the index of the first key where they differ.
@@ -163,7 +224,7 @@ KEY_NAMES = (
     "a shorter title holds every keyword (key 3)",
     "an equal-length title holds every keyword; the path decides (key 4)",
 )
-BOTH_IN_TEXT = "both match only in their text; the path decides (group 2)"
+BOTH_IN_TEXT = "both match only in their text; the one holding every keyword sooner comes first (group 2)"
 
 
 def why_behind(intended: Page, first: Page, keywords: Sequence[str]) -> str:
@@ -181,3 +242,66 @@ def why_behind(intended: Page, first: Page, keywords: Sequence[str]) -> str:
 def spec_order(paths: Iterable[str], pages: Mapping[str, Page], keywords: Sequence[str]) -> list[str]:
     """``paths`` sorted by ``order_key``."""
     return sorted(paths, key=lambda path: order_key(pages[path], keywords))
+
+
+# --- other orders, measured against find's own -------------------------------------------
+
+
+def heading_holds_all(page: Page, folded_keywords: Sequence[str]) -> bool:
+    """Whether one heading line (``#`` first) of the page holds every keyword."""
+    return any(
+        line.lstrip().startswith("#") and all(keyword in line for keyword in folded_keywords)
+        for line in page.folded_text.split("\n")
+    )
+
+
+def occurrences(page: Page, folded_keywords: Sequence[str]) -> int:
+    """How many times the keywords occur in the page's text, all together."""
+    return sum(page.folded_text.count(keyword) for keyword in folded_keywords)
+
+
+#: Candidate orders of the pages that only mention the keywords (group 2), each a sort key
+#: over (page, folded keywords); the first is what find did before, the second what it
+#: does now (docs/spec.md rule 8).
+MENTION_ORDERS: dict[str, Callable[[Page, Sequence[str]], tuple[object, ...]]] = {
+    "by path (the old order)": lambda page, keywords: (page.path,),
+    "mention depth, then path (find's order)": lambda page, keywords: (
+        mention_depth(list(keywords), page.folded_text),
+        page.path,
+    ),
+    "a heading holds every keyword, then path": lambda page, keywords: (
+        not heading_holds_all(page, keywords),
+        page.path,
+    ),
+    "most occurrences, then path": lambda page, keywords: (-occurrences(page, keywords), page.path),
+    "a heading holds every keyword, then mention depth, then path": lambda page, keywords: (
+        not heading_holds_all(page, keywords),
+        mention_depth(list(keywords), page.folded_text),
+        page.path,
+    ),
+}
+
+
+def reorder_mentions(
+    ranking: Sequence[str], named: int, pages: Mapping[str, Page], keywords: Sequence[str], order: str
+) -> list[str]:
+    """find's ``ranking`` with its pages after the first ``named`` (group 2) sorted by one
+    of MENTION_ORDERS instead."""
+    folded = list(dict.fromkeys(plain_fold(keyword) for keyword in keywords))
+    key = MENTION_ORDERS[order]
+    return [*ranking[:named], *sorted(ranking[named:], key=lambda path: key(pages[path], folded))]
+
+
+def word_starts_first_key(page: Page, keywords: Sequence[str]) -> tuple[object, ...]:
+    """The first-group key with keys 1 and 2 swapped: every keyword starting a word before
+    a name alone holding every keyword (the alternative measured in docs/retrieval.md)."""
+    key = order_key(page, keywords)
+    return (key[0], key[2], key[1], *key[3:])
+
+
+def words_start_first(
+    ranking: Sequence[str], named: int, pages: Mapping[str, Page], keywords: Sequence[str]
+) -> list[str]:
+    """find's ``ranking`` with its first ``named`` pages (group 1) in the swapped order."""
+    group_1 = sorted(ranking[:named], key=lambda path: word_starts_first_key(pages[path], keywords))
+    return [*group_1, *ranking[named:]]

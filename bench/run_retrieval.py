@@ -34,8 +34,10 @@ import generate_known_item_vaults as generator  # noqa: E402 - fixtures/ is not 
 import known_item  # noqa: E402 - bench/ is on sys.path as this script's dir
 
 import mnemosyne_core  # noqa: E402
+import mnemosyne_core.find  # noqa: E402
 from mnemosyne_cli.app import main as cli_main  # noqa: E402
-from mnemosyne_core.find import DEFAULT_LIMIT, FindResult  # noqa: E402
+from mnemosyne_core.find import DEFAULT_LIMIT, FindResult, aliases_of  # noqa: E402
+from mnemosyne_core.fold import decode  # noqa: E402
 from mnemosyne_core.frontmatter import loads_bytes, title_of  # noqa: E402
 from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan  # noqa: E402
 
@@ -45,6 +47,10 @@ FIXTURE_VAULTS = {
     "known-item": (
         ROOT / "fixtures" / "vaults" / "known-item",
         "fixtures/vaults/known-item: issue 11's examples (tar, shortcodes, strings.Contains)",
+    ),
+    "mentions": (
+        ROOT / "fixtures" / "vaults" / "mentions",
+        "fixtures/vaults/mentions: numbered proposals and docs in several languages, keywords often only mentioned",
     ),
 }
 BUILD_DIR = ROOT / "build" / "retrieval"
@@ -56,6 +62,11 @@ DEFAULT_CLI_SAMPLE = 4
 SAMPLE_SEED = 11
 #: The row of file-name queries chosen for their rivals, not sampled.
 MOST_RIVALLED = "file name, most rivals"
+#: The query kind that never names its page: group 2's order decides it, and no bar holds it.
+TOPIC = "topic words"
+#: The case that asks whether word starts should outrank a title alone: (vault, keywords,
+#: the page meant). In the Astro docs, "en" sits inside the French "dynamiquement".
+EN_IMAGES = ("mentions", ["en", "images"], "docs/en__guides__images.md")
 DEFAULT_MOST_RIVALLED = 20
 
 # The bar of issue 11.
@@ -75,7 +86,7 @@ class Vault:
 class Outcome:
     """One query's answer: the rank of its page, what came first, the default output."""
 
-    __slots__ = ("first", "output_bytes", "query", "rank", "spec_agrees", "total")
+    __slots__ = ("first", "mention_ranks", "output_bytes", "query", "rank", "spec_agrees", "swapped_rank", "total")
 
     def __init__(self, query: known_item.Query, rank: int | None, first: str, total: int, output_bytes: int):
         self.query = query
@@ -84,6 +95,10 @@ class Outcome:
         self.total = total
         self.output_bytes = output_bytes
         self.spec_agrees = True
+        #: The rank under each of known_item.MENTION_ORDERS (group 2 reordered).
+        self.mention_ranks: dict[str, int | None] = {}
+        #: The rank with word starts before a name alone (group 1 reordered).
+        self.swapped_rank = rank
 
 
 def catalogue(vault: Path) -> dict[str, known_item.Page]:
@@ -91,8 +106,11 @@ def catalogue(vault: Path) -> dict[str, known_item.Page]:
     the file name stem), by path."""
     pages = {}
     for ref in scan(resolve_vault(vault)).pages:
-        metadata = loads_bytes(read_page_bytes(ref)).metadata
-        pages[ref.rel_path] = known_item.Page(ref.rel_path, title_of(metadata, ref.stem))
+        data = read_page_bytes(ref)
+        metadata = loads_bytes(data).metadata
+        pages[ref.rel_path] = known_item.Page(
+            ref.rel_path, title_of(metadata, ref.stem), decode(data), aliases_of(metadata)
+        )
     return pages
 
 
@@ -120,14 +138,14 @@ def default_output(vault: Path, keywords: list[str], full: FindResult) -> tuple[
     stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
     stderr = io.StringIO()
     with (
-        unittest.mock.patch.object(mnemosyne_core, "search", cut),
+        unittest.mock.patch.object(mnemosyne_core.find, "search", cut),
         contextlib.redirect_stdout(stdout),
         contextlib.redirect_stderr(stderr),
     ):
         cli_main(cli_argv(vault, keywords))
     if searched != [DEFAULT_LIMIT]:
         # Else the figures would be of a second, real search, or of none.
-        raise AssertionError(f"the CLI searched {len(searched)} times through mnemosyne_core.search, not once")
+        raise AssertionError(f"the CLI searched {len(searched)} times through mnemosyne_core.find.search, not once")
     stdout.flush()
     return stdout.buffer.getvalue(), stderr.getvalue().encode("utf-8", "surrogateescape")
 
@@ -143,6 +161,11 @@ def measure(
         rank = known_item.rank_of(ranking, query.relevant)
         outcome = Outcome(query, rank, ranking[0] if ranking else "", full.total, len(stdout) + len(stderr))
         outcome.spec_agrees = ranking == known_item.spec_order(ranking, pages, query.keywords)
+        for order in known_item.MENTION_ORDERS:
+            reordered = known_item.reorder_mentions(ranking, full.named, pages, query.keywords, order)
+            outcome.mention_ranks[order] = known_item.rank_of(reordered, query.relevant)
+        swapped = known_item.words_start_first(ranking, full.named, pages, query.keywords)
+        outcome.swapped_rank = known_item.rank_of(swapped, query.relevant)
         if cli is not None and number < cli_sample:
             check_cli(cli, vault, query.keywords, stdout, stderr)
         outcomes.append(outcome)
@@ -197,12 +220,23 @@ class Row:
         self.mean_matches = sum(outcome.total for outcome in outcomes) / len(outcomes)
         self.ambiguous = sum(outcome.query.ambiguous for outcome in outcomes)
         self.misses = [outcome for outcome in outcomes if outcome.rank != 1]
+        self.swapped_hit1 = known_item.hit_at([outcome.swapped_rank for outcome in outcomes], 1)
+
+    def mention_metrics(self, order: str) -> tuple[float, float, float]:
+        """hit@1, hit@3 and "in default 20" with group 2 in one of known_item.MENTION_ORDERS."""
+        ranks = [outcome.mention_ranks[order] for outcome in self.outcomes]
+        return known_item.hit_at(ranks, 1), known_item.hit_at(ranks, 3), known_item.hit_at(ranks, DEFAULT_LIMIT)
+
+    @property
+    def held(self) -> bool:
+        """Whether the bar applies: topic queries never name their page, so it does not."""
+        return self.kind != TOPIC
 
     @property
     def met(self) -> bool:
         # The most-rivalled queries are chosen to lose: only "always in the default 20" holds them.
         hit1_met = self.kind == MOST_RIVALLED or self.hit1 >= HIT_AT_1_BAR
-        return hit1_met and self.within >= WITHIN_DEFAULT_BAR
+        return not self.held or (hit1_met and self.within >= WITHIN_DEFAULT_BAR)
 
 
 def shown(keywords: list[str]) -> str:
@@ -223,6 +257,10 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
         "  (`Shortcode templates` → `shortcode templates`, `strings.ContainsAny` →",
         "  `strings.containsany`, `ADR-0004: Ollama — notes` → `adr-0004 ollama notes`, `-v` → `-v`).",
         "- **file name**: the file name as find prints it, pasted as one keyword (`tar-split.md`).",
+        "- **topic words**: two words of the page's opening paragraph (its first line of body",
+        "  text, after the frontmatter and headings) that its title and path do not hold, of four",
+        f"  letters or more, drawn with seed {known_item.TOPIC_SEED} and the page's path. The page",
+        "  only mentions them, so the order of the mentions decides its rank; no bar holds it.",
         "- **file name, most rivals**: not a sample but the file-name queries of the pages most",
         "  likely to lose: those whose file name ends the most other file names at a word start",
         "  (`images.md` in `caching__images.md`). A sample rarely holds them, and the bar says the",
@@ -289,8 +327,9 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
             f"| {row.vault.label} | {row.kind} | {len(row.outcomes)} | {row.ambiguous} | {row.hit1:.3f} | "
             f"{row.hit3:.3f} | {row.mrr:.3f} | {row.within:.3f} | {row.mean_matches:,.0f} | "
             f"{row.mean_bytes:,.0f} | {row.max_bytes:,} | "
-            f"{agrees}/{len(row.outcomes)} | {'met' if row.met else '**missed**'} |"
+            f"{agrees}/{len(row.outcomes)} | {('met' if row.met else '**missed**') if row.held else 'not held'} |"
         )
+    lines += ["", *mention_section(rows), *word_starts_section(rows, args.en_images)]
     missed = [row for row in rows if not row.met]
     lines += ["", "## Where the bar is missed", ""]
     if missed:
@@ -367,6 +406,103 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
     return "\n".join(lines)
 
 
+def en_images_case(vaults: list[Vault]) -> tuple[int | None, int | None] | None:
+    """Where ``find en images`` puts the English "Images" page in the mentions vault: (now,
+    with word starts first); None when that vault was not measured."""
+    label, keywords, intended = EN_IMAGES
+    vault = next((vault for vault in vaults if vault.label == label), None)
+    if vault is None:
+        return None
+    pages = catalogue(vault.path)
+    full = mnemosyne_core.search(vault.path, keywords, limit=0)
+    ranking = [match.path for match in full.matches]
+    swapped = known_item.words_start_first(ranking, full.named, pages, keywords)
+    return known_item.rank_of(ranking, {intended}), known_item.rank_of(swapped, {intended})
+
+
+def mention_section(rows: list[Row]) -> list[str]:
+    """The order of the pages that only mention the keywords, measured on topic queries."""
+    lines = [
+        "## The order of the mentions",
+        "",
+        "A *topic words* query never names its page: its words come from the page's opening",
+        "paragraph and neither its title nor its path holds them, so the page is in group 2",
+        "(docs/spec.md, rule 8), among the pages that only mention the keywords. The rows below",
+        "rank the same queries with group 2 in each candidate order (group 1 as find puts it);",
+        "each candidate is computed plainly from the page's folded text (bench/known_item.py,",
+        "`MENTION_ORDERS`). *Mention depth* is find's order: the length of the shortest start of",
+        "the text that holds every keyword.",
+        "",
+        "| vault | queries | group 2 order | hit@1 | hit@3 | in default 20 |",
+        "|---|---|---|---|---|---|",
+    ]
+    topic_rows = [row for row in rows if row.kind == TOPIC]
+    for row in topic_rows:
+        for order in known_item.MENTION_ORDERS:
+            hit1, hit3, within = row.mention_metrics(order)
+            lines.append(
+                f"| {row.vault.label} | {len(row.outcomes)} | {order} | {hit1:.3f} | {hit3:.3f} | {within:.3f} |"
+            )
+    if topic_rows:
+        best = {
+            row.vault.label: max(known_item.MENTION_ORDERS, key=lambda order: row.mention_metrics(order)[0])
+            for row in topic_rows
+        }
+        lines += [
+            "",
+            "Best hit@1 per vault: "
+            + "; ".join(f"{label}: {order}" for label, order in best.items())
+            + ". Mention depth is what find uses: a page is about what it says first (its",
+            "frontmatter and opening lines), it needs no read beyond what the match read, and",
+            "two pages' order is one sentence (\"this one holds every keyword by character 120,",
+            'that one only by character 900"). The topic queries favour it by construction',
+            "(their words come from the opening paragraph), as do the cases it was made for:",
+            "`find non-lexical` and `find question mark operator` on the Rust RFCs, whose pages",
+            "state their subject in their first lines while the pages that sorted before them by",
+            "path mention it in passing.",
+        ]
+    return [*lines, ""]
+
+
+def word_starts_section(rows: list[Row], en_images: tuple[int | None, int | None] | None) -> list[str]:
+    """Whether every keyword starting a word should rank before a name alone holding every
+    keyword, measured on every query kind."""
+    lines = [
+        "## Word starts before a title alone?",
+        "",
+        "Key 1 of the order puts a page whose title (or an alias) alone holds every keyword",
+        "before one where every keyword starts a word (key 2). `find en images` on the Astro",
+        'docs puts the French "Charger dynamiquement des images" first: its title holds `en`',
+        'inside "dynamiquement"; the English "Images" page, whose path holds `en` as a word,',
+        "comes later. Swapping keys 1 and 2 would fix that case; the rule for changing the",
+        "order is that no vault's hit@1 may drop. Each measured query, ranked both ways",
+        "(group 1 re-sorted plainly, bench/known_item.py `word_starts_first_key`):",
+        "",
+        "| vault | query kind | queries | hit@1 now | hit@1 with word starts first |",
+        "|---|---|---|---|---|",
+    ]
+    drops = []
+    for row in rows:
+        lines.append(
+            f"| {row.vault.label} | {row.kind} | {len(row.outcomes)} | {row.hit1:.3f} | {row.swapped_hit1:.3f} |"
+        )
+        if row.swapped_hit1 < row.hit1:
+            drops.append(f"{row.vault.label} ({row.kind}: {row.hit1:.3f} → {row.swapped_hit1:.3f})")
+    lines.append("")
+    if en_images is not None:
+        now, swapped = en_images
+        lines += [
+            f"`find en images` on fixtures/vaults/mentions: the English page is number {now} now and "
+            f"would be number {swapped} with word starts first.",
+            "",
+        ]
+    if drops:
+        lines.append(f"hit@1 drops on {', '.join(drops)}, so the order stays as it is.")
+    else:
+        lines.append("No vault's hit@1 drops with word starts first.")
+    return lines
+
+
 def why(outcome: Outcome, row: Row) -> str:
     if outcome.rank is None:
         return "find does not return the intended page" + ("" if outcome.first else " (no match at all)")
@@ -408,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for vault in vaults:
         pages = catalogue(vault.path)
-        for kind in [*known_item.QUERY_KINDS, MOST_RIVALLED]:
+        for kind in ["title words", "file name", MOST_RIVALLED, TOPIC]:
             began = time.monotonic()
             if kind == MOST_RIVALLED:
                 chosen = known_item.most_rivalled_file_names(
@@ -424,9 +560,11 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(
                 f"{vault.label}, {kind}: {len(row.outcomes)} queries, hit@1 {row.hit1:.3f}, "
-                f"in 20 {row.within:.3f} ({time.monotonic() - began:.0f} s)",
+                f"in 20 {row.within:.3f}, hit@1 with word starts first {row.swapped_hit1:.3f} "
+                f"({time.monotonic() - began:.0f} s)",
                 flush=True,
             )
+    args.en_images = en_images_case(vaults)
     args.out.write_text(report(rows, args, time.monotonic() - started), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

@@ -213,3 +213,39 @@ def test_docs_pages_flatten_sections_into_names_and_have_near_duplicate_titles()
     # A Go-style family: a function and its suffixed variants.
     families = [title for title in titles if title.startswith('title: "strings.')]
     assert len(families) > 3
+
+
+# --- topic queries and the other orders --------------------------------------------------
+
+
+def test_the_opening_paragraph_is_the_first_line_of_body_text() -> None:
+    text = "---\ntitle: X\n---\n\n# Heading\n\n> Quoted description here.\n> More.\n"
+    assert known_item.opening_paragraph(text) == "Quoted description here."
+    assert known_item.opening_paragraph("") == ""
+
+
+def test_topic_words_avoid_the_title_and_path_and_are_seeded_per_page() -> None:
+    page = Page("docs/images.md", "Images", "---\ntitle: Images\n---\nStore pictures and images in assets, folders.\n")
+    words = known_item.topic_words(page)
+    assert len(words) == 2
+    assert set(words) <= {"store", "pictures", "assets", "folders"}
+    assert known_item.topic_words(page) == words
+    assert known_item.topic_words(Page("docs/a.md", "A", "# Only a heading\n")) == []
+
+
+def test_reorder_mentions_keeps_group_1_and_sorts_group_2_by_the_order() -> None:
+    pages = {
+        "a/named.md": Page("a/named.md", "Kestrel"),
+        "a/late.md": Page("a/late.md", "L", "x" * 50 + " kestrel"),
+        "a/soon.md": Page("a/soon.md", "S", "kestrel kestrel kestrel"),
+        "a/mid.md": Page("a/mid.md", "M", "# kestrel\n" + "y" * 20),
+    }
+    ranking = ["a/named.md", "a/late.md", "a/mid.md", "a/soon.md"]
+
+    def reordered(order: str) -> list[str]:
+        return known_item.reorder_mentions(ranking, 1, pages, ["Kestrel"], order)
+
+    assert reordered("by path (the old order)") == ["a/named.md", "a/late.md", "a/mid.md", "a/soon.md"]
+    assert reordered("mention depth, then path (find's order)") == ["a/named.md", "a/soon.md", "a/mid.md", "a/late.md"]
+    assert reordered("most occurrences, then path")[1] == "a/soon.md"
+    assert reordered("a heading holds every keyword, then path")[1] == "a/mid.md"
