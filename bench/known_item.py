@@ -219,8 +219,8 @@ def order_key(page: Page, keywords: Sequence[str]) -> tuple[object, ...]:
 #: Why a page sorts before another, by the index of the first key where they differ.
 KEY_NAMES = (
     "the intended page matches only in its text (group 2)",
-    "a keyword is in the intended page's path, not its title (key 1)",
-    "a keyword does not start a word in the intended page (key 2)",
+    "a keyword does not start a word in the intended page (key 1)",
+    "a keyword is in the intended page's path, not its title (key 2)",
     "a shorter title holds every keyword (key 3)",
     "an equal-length title holds every keyword; the path decides (key 4)",
 )
@@ -292,16 +292,17 @@ def reorder_mentions(
     return [*ranking[:named], *sorted(ranking[named:], key=lambda path: key(pages[path], folded))]
 
 
-def word_starts_first_key(page: Page, keywords: Sequence[str]) -> tuple[object, ...]:
-    """The first-group key with keys 1 and 2 swapped: every keyword starting a word before
-    a name alone holding every keyword (the alternative measured in docs/retrieval.md)."""
+def title_alone_first_key(page: Page, keywords: Sequence[str]) -> tuple[object, ...]:
+    """The first-group key with keys 1 and 2 swapped: a name alone holding every keyword
+    before every keyword starting a word, the order find had before word starts came first
+    (the alternative measured in docs/retrieval.md)."""
     key = order_key(page, keywords)
     return (key[0], key[2], key[1], *key[3:])
 
 
-def words_start_first(
+def title_alone_first(
     ranking: Sequence[str], named: int, pages: Mapping[str, Page], keywords: Sequence[str]
 ) -> list[str]:
     """find's ``ranking`` with its first ``named`` pages (group 1) in the swapped order."""
-    group_1 = sorted(ranking[:named], key=lambda path: word_starts_first_key(pages[path], keywords))
+    group_1 = sorted(ranking[:named], key=lambda path: title_alone_first_key(pages[path], keywords))
     return [*group_1, *ranking[named:]]

@@ -49,8 +49,8 @@ def starts_word(keyword: str, text: str) -> bool:
 
 def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int, str], str, str]]:
     """(sort key, path, title) of each matching page, in find's order (docs/spec.md rule 8):
-    pages whose title (or an alias) or path holds every keyword first (a name alone holding
-    them, then every keyword starting a word, then the shorter name, then the path), the rest
+    pages whose title (or an alias) or path holds every keyword first (every keyword starting
+    a word, then a name alone holding them, then the shorter name, then the path), the rest
     by how soon their text holds every keyword, then by path."""
     folded = [fold(keyword) for keyword in keywords]
     found = []
@@ -78,7 +78,7 @@ def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int
             if not all(any(keyword in surface for surface in surfaces) for keyword in folded):
                 continue
             named = [
-                (0, 0, int(not all(starts_word(keyword, candidate) for keyword in folded)), len(candidate), rel_path)
+                (0, int(not all(starts_word(keyword, candidate) for keyword in folded)), 0, len(candidate), rel_path)
                 for candidate in names
                 if all(keyword in candidate for keyword in folded)
             ]
@@ -88,7 +88,7 @@ def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int
                 words_start = all(
                     starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in folded
                 )
-                key = (0, 1, int(not words_start), len(folded_title), rel_path)
+                key = (0, int(not words_start), 1, len(folded_title), rel_path)
             else:
                 # Pages that only mention the keywords: the text holding them all soonest first.
                 depth = max(

@@ -29,7 +29,7 @@ def reference_sort_key(
     for name in [folded_title, *(plain_fold(alias) for alias in aliases)]:
         if all(keyword in name for keyword in folded_keywords):
             every_word_starts = all(begins_a_word(keyword, name) for keyword in folded_keywords)
-            for_names.append((0, 0, 0 if every_word_starts else 1, len(name), rel_path))
+            for_names.append((0, 0 if every_word_starts else 1, 0, len(name), rel_path))
     if for_names:
         return min(for_names)
     named = all(keyword in folded_title or keyword in folded_path for keyword in folded_keywords)
@@ -38,7 +38,7 @@ def reference_sort_key(
     every_word_starts = all(
         begins_a_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in folded_keywords
     )
-    return (0, 1, 0 if every_word_starts else 1, len(folded_title), rel_path)
+    return (0, 0 if every_word_starts else 1, 1, len(folded_title), rel_path)
 
 
 def mention_depth(folded_keywords: list[str], folded_text: str) -> int:
@@ -50,7 +50,7 @@ def mention_depth(folded_keywords: list[str], folded_text: str) -> int:
 
 def matched(key: tuple[object, ...]) -> str:
     """find --json's "matched" for a page of this key."""
-    return "text" if key[0] else "path" if key[1] else "title"
+    return "text" if key[0] else "path" if key[2] else "title"
 
 
 def plain_aliases(fields: object) -> list[str]:

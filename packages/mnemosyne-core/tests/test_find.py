@@ -311,13 +311,13 @@ def test_group_1_title_or_path_holds_every_keyword_before_text_only(make_vault: 
     ]
 
 
-def test_key_1_title_alone_holding_every_keyword_comes_first(make_vault: MakeVault) -> None:
+def test_key_2_title_alone_holding_every_keyword_comes_next(make_vault: MakeVault) -> None:
     vault = make_vault({"atlas/mastra.md": page("Framework"), "atlas/x.md": page("Mastra Framework Decision Trail")})
-    # The path-only page has the shorter title and a word start, yet the title match wins.
+    # Both start the word; the path-only page has the shorter title, yet the title match wins.
     assert paths(vault, "mastra") == ["atlas/x.md", "atlas/mastra.md"]
 
 
-def test_key_2_every_keyword_starting_a_word_comes_next(make_vault: MakeVault) -> None:
+def test_key_1_every_keyword_starting_a_word_comes_first(make_vault: MakeVault) -> None:
     vault = make_vault(
         {
             "atlas/setarch.md": "set architecture\n",
@@ -336,14 +336,14 @@ def test_key_2_every_keyword_starting_a_word_comes_next(make_vault: MakeVault) -
     ]
 
 
-def test_key_2_counts_in_the_title_when_the_title_holds_the_keyword(make_vault: MakeVault) -> None:
+def test_key_1_counts_in_the_title_when_the_title_holds_the_keyword(make_vault: MakeVault) -> None:
     # "tar" starts a word in the path "atlas/tar.md" but not in the title "Bsdtar", which
     # holds it: the title decides. "Tar notes" starts the word in its (longer) title.
     vault = make_vault({"atlas/tar.md": page("Bsdtar"), "atlas/notes.md": page("Tar notes")})
     assert paths(vault, "tar") == ["atlas/notes.md", "atlas/tar.md"]
 
 
-def test_key_2_word_start_is_after_any_character_that_is_not_a_letter_or_digit(make_vault: MakeVault) -> None:
+def test_key_1_word_start_is_after_any_character_that_is_not_a_letter_or_digit(make_vault: MakeVault) -> None:
     vault = make_vault(
         {
             "atlas/a.md": page("x2shortcode"),  # after a digit: inside a word
@@ -641,3 +641,21 @@ def test_aliases_only_yaml_reads_still_name_the_page(make_vault: MakeVault) -> N
     result = search(vault, ["mastra"])
     assert [(match.path, match.matched) for match in result.matches] == [("atlas/x.md", "title")]
     assert result.keyword_counts == {"mastra": 1}
+
+
+def test_word_starts_in_the_path_outrank_a_title_holding_the_keywords_inside_words(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "atlas/fr__charger.md": page("Charger dynamiquement des images"),
+            "atlas/en__images.md": page("Images"),
+            "atlas/en__fonts.md": page("Fonts", "images"),
+        }
+    )
+    # "en" starts a word in the English page's path; in the French title it sits inside
+    # "dynamiquement". Word starts (key 1) come before a title alone (key 2).
+    result = search(vault, ["en", "images"])
+    assert [(match.path, match.matched) for match in result.matches] == [
+        ("atlas/en__images.md", "path"),
+        ("atlas/fr__charger.md", "title"),
+        ("atlas/en__fonts.md", "text"),
+    ]

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
     from mnemosyne_core.vault import Scan
 
-    #: Where a matching page sorts: (group, no name alone holds every keyword, a keyword
-    #: starts no word, name length (first group) or mention depth (second group), path);
+    #: Where a matching page sorts: (group, a keyword starts no word, no name alone holds
+    #: every keyword, name length (first group) or mention depth (second group), path);
     #: compared as a tuple, smallest first. See ``judge``.
     SortKey = tuple[int, int, int, int, str]
 
@@ -80,10 +80,11 @@ def judge(
     The order (docs/spec.md rule 8), smallest key first:
     0. group: title, an alias or the path holds every keyword (the page the caller named)
        before the rest;
-    1. a name (the title or an alias) alone holds every keyword: a name is what people
+    1. every keyword starts a word (in a name that holds them all; else in the title when
+       the title holds it, else in the path): "tar" names "tar" and "tar-split", not
+       "setarch", and "en" the English page, not "dynamiquement";
+    2. a name (the title or an alias) alone holds every keyword: a name is what people
        call a page;
-    2. every keyword starts a word (in that name; else in the title when the title holds
-       it, else in the path): "tar" names "tar" and "tar-split", not "setarch";
     3. length of that folded name: the name closest to the keywords wins
        ("strings.contains" before "strings.containsany");
     4. the path, in code-point order: a stable tie-break.
@@ -114,7 +115,7 @@ def named_key(
     for name in (folded_title, *folded_aliases):
         if all(keyword in name for keyword in keywords):
             words_start = all(starts_word(keyword, name) for keyword in keywords)
-            key = (0, 0, not words_start, len(name), rel_path)
+            key = (0, not words_start, 0, len(name), rel_path)
             if best is None or key < best:
                 best = key
     if best is not None:
@@ -124,7 +125,7 @@ def named_key(
     words_start = all(
         starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in keywords
     )
-    return (0, 1, not words_start, len(folded_title), rel_path)
+    return (0, not words_start, 1, len(folded_title), rel_path)
 
 
 def mention_depth(keywords: tuple[str, ...], text_offset: Callable[[str], int]) -> int:
@@ -150,7 +151,7 @@ def matched_by(key: SortKey) -> str:
     when only its text completes them."""
     if key[0]:
         return TEXT
-    return PATH if key[1] else TITLE
+    return PATH if key[2] else TITLE
 
 
 def aliases_of(fields: Mapping[Any, Any] | None) -> tuple[str, ...]:

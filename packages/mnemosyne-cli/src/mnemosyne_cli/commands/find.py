@@ -31,7 +31,7 @@ def register(commands: Any) -> None:
         description="List the pages whose title, vault-relative path or text contains every "
         "KEYWORD (case-insensitive, literal substrings, AND), so a path copied from this output "
         "finds its page. Pages whose title (or an alias) or path holds every keyword come first: "
-        "those whose title or an alias alone holds them, then those where every keyword starts a word, "
+        "those where every keyword starts a word, then those whose title or an alias alone holds them, "
         "then the shortest title, then by path; the rest, which only mention the keywords, follow by "
         "how early their text holds them all, then by path. One line per page: <dir>/<file>.md — <title>.",
         epilog=epilog(
