@@ -222,6 +222,7 @@ KEY_NAMES = (
     "a keyword does not start a word in the intended page (key 1)",
     "a keyword is in the intended page's path, not its title (key 2)",
     "a shorter title holds every keyword (key 3)",
+    "(unused in group 1)",
     "an equal-length title holds every keyword; the path decides (key 4)",
 )
 BOTH_IN_TEXT = "both match only in their text; the one holding every keyword sooner comes first (group 2)"
@@ -266,7 +267,7 @@ def occurrences(page: Page, folded_keywords: Sequence[str]) -> int:
 MENTION_ORDERS: dict[str, Callable[[Page, Sequence[str]], tuple[object, ...]]] = {
     "by path (the old order)": lambda page, keywords: (page.path,),
     "mention depth, then path (find's order)": lambda page, keywords: (
-        mention_depth(list(keywords), page.folded_text),
+        *mention_depth(list(keywords), page.folded_text),
         page.path,
     ),
     "a heading holds every keyword, then path": lambda page, keywords: (
@@ -276,7 +277,7 @@ MENTION_ORDERS: dict[str, Callable[[Page, Sequence[str]], tuple[object, ...]]] =
     "most occurrences, then path": lambda page, keywords: (-occurrences(page, keywords), page.path),
     "a heading holds every keyword, then mention depth, then path": lambda page, keywords: (
         not heading_holds_all(page, keywords),
-        mention_depth(list(keywords), page.folded_text),
+        *mention_depth(list(keywords), page.folded_text),
         page.path,
     ),
 }

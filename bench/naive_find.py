@@ -47,7 +47,7 @@ def starts_word(keyword: str, text: str) -> bool:
     )
 
 
-def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int, str], str, str]]:
+def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int, int, str], str, str]]:
     """(sort key, path, title) of each matching page, in find's order (docs/spec.md rule 8):
     pages whose title (or an alias) or path holds every keyword first (every keyword starting
     a word, then a name alone holding them, then the shorter name, then the path), the rest
@@ -78,7 +78,7 @@ def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int
             if not all(any(keyword in surface for surface in surfaces) for keyword in folded):
                 continue
             named = [
-                (0, int(not all(starts_word(keyword, candidate) for keyword in folded)), 0, len(candidate), rel_path)
+                (0, int(not all(starts_word(keyword, candidate) for keyword in folded)), 0, len(candidate), 0, rel_path)
                 for candidate in names
                 if all(keyword in candidate for keyword in folded)
             ]
@@ -88,14 +88,16 @@ def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int
                 words_start = all(
                     starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in folded
                 )
-                key = (0, int(not words_start), 1, len(folded_title), rel_path)
+                key = (0, int(not words_start), 1, len(folded_title), 0, rel_path)
             else:
-                # Pages that only mention the keywords: the text holding them all soonest first.
-                depth = max(
-                    (folded_text.index(keyword) + len(keyword) for keyword in folded if keyword in folded_text),
-                    default=0,
-                )
-                key = (1, 0, 0, depth, rel_path)
+                # Pages that only mention the keywords: the text holding them all on the
+                # earliest line (then column) first.
+                ends = []
+                for keyword in folded:
+                    if keyword in folded_text:
+                        lines = folded_text[: folded_text.index(keyword)].split("\n")
+                        ends.append((len(lines) - 1, len(lines[-1]) + len(keyword)))
+                key = (1, 0, 0, *max(ends, default=(0, 0)), rel_path)
             found.append((key, rel_path, title))
     found.sort()
     return found

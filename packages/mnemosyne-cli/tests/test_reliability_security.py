@@ -164,11 +164,10 @@ def test_python_tag_in_frontmatter_runs_nothing(
             f'---\ntitle: {tag} ["touch {marker}"]\n---\nkestrel\n', encoding="utf-8"
         )
     monkeypatch.chdir(tmp_path)
-    # Both mention "kestrel" in their text only: the one holding it sooner (its tag is
-    # shorter) comes first.
+    # Both mention "kestrel" in their text only, at the start of the same line: the path decides.
     assert run_cli(capsys, "wiki", "find", "kestrel", "--vault", str(vault)) == (
         0,
-        "atlas/new.md — new\natlas/apply.md — apply\n",
+        "atlas/apply.md — apply\natlas/new.md — new\n",
         "",
     )
     assert run_cli(capsys, "wiki", "lint", "--vault", str(vault))[0] == 1

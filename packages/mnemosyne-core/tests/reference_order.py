@@ -29,23 +29,27 @@ def reference_sort_key(
     for name in [folded_title, *(plain_fold(alias) for alias in aliases)]:
         if all(keyword in name for keyword in folded_keywords):
             every_word_starts = all(begins_a_word(keyword, name) for keyword in folded_keywords)
-            for_names.append((0, 0 if every_word_starts else 1, 0, len(name), rel_path))
+            for_names.append((0, 0 if every_word_starts else 1, 0, len(name), 0, rel_path))
     if for_names:
         return min(for_names)
     named = all(keyword in folded_title or keyword in folded_path for keyword in folded_keywords)
     if not named:
-        return (1, 0, 0, mention_depth(folded_keywords, plain_fold(text)), rel_path)
+        return (1, 0, 0, *mention_depth(folded_keywords, plain_fold(text)), rel_path)
     every_word_starts = all(
         begins_a_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in folded_keywords
     )
-    return (0, 0 if every_word_starts else 1, 1, len(folded_title), rel_path)
+    return (0, 0 if every_word_starts else 1, 1, len(folded_title), 0, rel_path)
 
 
-def mention_depth(folded_keywords: list[str], folded_text: str) -> int:
-    """The length of the shortest start of ``folded_text`` holding every keyword it holds."""
-    return max(
-        (folded_text.index(keyword) + len(keyword) for keyword in folded_keywords if keyword in folded_text), default=0
-    )
+def mention_depth(folded_keywords: list[str], folded_text: str) -> tuple[int, int]:
+    """(line, column) of the end of the shortest start of ``folded_text`` holding every
+    keyword it holds, both from 0, the column in characters."""
+    ends = []
+    for keyword in folded_keywords:
+        if keyword in folded_text:
+            lines = folded_text[: folded_text.index(keyword)].split("\n")
+            ends.append((len(lines) - 1, len(lines[-1]) + len(keyword)))
+    return max(ends, default=(0, 0))
 
 
 def matched(key: tuple[object, ...]) -> str:

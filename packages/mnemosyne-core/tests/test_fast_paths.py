@@ -35,7 +35,7 @@ from mnemosyne_core.frontmatter import (
     title_of,
     unescaped,
 )
-from mnemosyne_core.index import _record_offset, read_page
+from mnemosyne_core.index import _record_position, read_page
 from mnemosyne_core.vault import scan
 
 # --- the character set of the YAML-free paths -----------------------------------------------
@@ -268,11 +268,15 @@ def test_text_matcher_equals_the_plain_path(text: str, junk: bytes, tail: str, k
     assert TextMatcher(data).contains(folded_keyword) is (folded_keyword in plain_fold(decode(data)))
 
 
+#: The text alphabet with line ends and a BOM: a match's position is (line, column).
+LINE_ALPHABET = TEXT_ALPHABET | st.sampled_from(["\n", "\r", "\ufeff"])
+
+
 @settings(max_examples=600, deadline=None)
 @given(
-    st.text(TEXT_ALPHABET, max_size=20),
+    st.text(LINE_ALPHABET, max_size=20),
     st.binary(max_size=4),
-    st.text(TEXT_ALPHABET, max_size=8),
+    st.text(LINE_ALPHABET, max_size=8),
     st.text(TEXT_ALPHABET, min_size=1, max_size=4),
 )
 @example("\u00df\u00df x", b"", "", "x")  # folding lengthens the text before the keyword
@@ -280,19 +284,25 @@ def test_text_matcher_equals_the_plain_path(text: str, junk: bytes, tail: str, k
 @example("cafe\u0301 e", b"", "", "e")  # the first e in the bytes composes into é
 @example("\u017f s", b"", "", "s")  # the long s folds into the keyword before its first byte
 @example("\u00e9 x", b"\xc3", "x", "x")  # invalid bytes right before the keyword
-def test_text_offset_of_the_scan_and_the_index_equal_the_plain_path(
+@example("x\n\ufeffab", b"", "", "b")  # but it is past the start
+@example("\u00e9\n\u00df b", b"", "", "b")  # a line outside ASCII before the match
+@example("e\u0301 cafe\u0301 cafe", b"", "", "cafe")  # a mark composes with the first match
+def test_text_position_of_the_scan_and_the_index_equal_the_plain_path(
     text: str, junk: bytes, tail: str, keyword: str
 ) -> None:
     data = text.encode() + junk + tail.encode()
     folded_keyword = fold(keyword)
-    plain = plain_fold(decode(data)).find(folded_keyword)
-    assert TextMatcher(data).offset(folded_keyword) == plain
+    folded_text = plain_fold(decode(data))
+    found = folded_text.find(folded_keyword)
+    lines = folded_text[:found].split("\n")
+    plain = (len(lines) - 1, len(lines[-1])) if found >= 0 else None
+    assert TextMatcher(data).position(folded_keyword) == plain
     with tempfile.NamedTemporaryFile(suffix=".md") as handle:
         handle.write(data)
         handle.flush()
         page = read_page(handle.name, "atlas/page.md")
     assert page.record is not None
-    assert _record_offset(page.record, page.text_start, folded_keyword) == plain
+    assert _record_position(page.record, page.text_start, folded_keyword) == plain
 
 
 def test_folding_needles_name_every_character_that_can_fold_into_the_keyword() -> None:

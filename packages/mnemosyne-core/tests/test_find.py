@@ -659,3 +659,8 @@ def test_word_starts_in_the_path_outrank_a_title_holding_the_keywords_inside_wor
         ("atlas/fr__charger.md", "title"),
         ("atlas/en__fonts.md", "text"),
     ]
+
+
+def test_group_2_an_earlier_line_beats_an_earlier_column(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/a.md": "x\nkestrel\n", "atlas/b.md": "y" * 200 + " kestrel\n"})
+    assert paths(vault, "kestrel") == ["atlas/b.md", "atlas/a.md"]

@@ -38,9 +38,10 @@ if TYPE_CHECKING:
     from mnemosyne_core.vault import Scan
 
     #: Where a matching page sorts: (group, a keyword starts no word, no name alone holds
-    #: every keyword, name length (first group) or mention depth (second group), path);
-    #: compared as a tuple, smallest first. See ``judge``.
-    SortKey = tuple[int, int, int, int, str]
+    #: every keyword, name length (first group) or mention depth's line (second group),
+    #: mention depth's column (second group; 0 in the first), path); compared as a tuple,
+    #: smallest first. See ``judge``.
+    SortKey = tuple[int, int, int, int, int, str]
 
 DEFAULT_LIMIT = 20
 #: The first read of a page. Most pages fit whole; past it, a page is read on only when
@@ -65,7 +66,7 @@ def judge(
     folded_path: str,
     folded_title: str,
     text_contains: Callable[[str], bool],
-    text_offset: Callable[[str], int],
+    text_position: Callable[[str], tuple[int, int] | None],
     folded_aliases: Sequence[str] = (),
 ) -> tuple[list[bool], SortKey | None]:
     """Decide one page: whether each folded keyword is in it, and its sort key (None unless
@@ -73,8 +74,9 @@ def judge(
 
     ``text_contains(keyword)`` answers for the page's whole folded text; it is asked only
     about the keywords that title, aliases and path lack, so a page named by every keyword
-    is never read on. ``text_offset(keyword)`` is where the keyword first occurs in that text, in
-    characters (-1: nowhere); it is asked only about a page that matches in its text alone.
+    is never read on. ``text_position(keyword)`` is where the keyword first occurs in that
+    text, (line, column) with the column in characters (None: nowhere); it is asked only
+    about a page that matches in its text alone.
     ``folded_aliases`` are the page's other names (frontmatter ``aliases``).
 
     The order (docs/spec.md rule 8), smallest key first:
@@ -103,7 +105,7 @@ def judge(
     holds = [present or text_contains(keyword) for keyword, present in zip(keywords, holds, strict=True)]
     if not all(holds):
         return holds, None
-    return holds, (1, 0, 0, mention_depth(keywords, text_offset), rel_path)
+    return holds, (1, 0, 0, *mention_depth(keywords, text_position), rel_path)
 
 
 def named_key(
@@ -115,7 +117,7 @@ def named_key(
     for name in (folded_title, *folded_aliases):
         if all(keyword in name for keyword in keywords):
             words_start = all(starts_word(keyword, name) for keyword in keywords)
-            key = (0, not words_start, 0, len(name), rel_path)
+            key = (0, not words_start, 0, len(name), 0, rel_path)
             if best is None or key < best:
                 best = key
     if best is not None:
@@ -125,19 +127,19 @@ def named_key(
     words_start = all(
         starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in keywords
     )
-    return (0, not words_start, 1, len(folded_title), rel_path)
+    return (0, not words_start, 1, len(folded_title), 0, rel_path)
 
 
-def mention_depth(keywords: tuple[str, ...], text_offset: Callable[[str], int]) -> int:
-    """How far into its folded text a page holds every keyword: the length, in characters,
-    of the shortest start of the text that contains each keyword the text holds (a keyword
-    only its title or path holds adds nothing). The page that names the keywords sooner,
-    in its frontmatter or opening lines, is the one about them."""
-    depth = 0
+def mention_depth(keywords: tuple[str, ...], text_position: Callable[[str], tuple[int, int] | None]) -> tuple[int, int]:
+    """How far into its folded text a page holds every keyword: the (line, column) where
+    the shortest start of the text that contains each keyword the text holds ends (a
+    keyword only a name or the path holds adds nothing). The page that names the keywords
+    on an earlier line, in its frontmatter or opening lines, is the one about them."""
+    depth = (0, 0)
     for keyword in keywords:
-        offset = text_offset(keyword)
-        if offset >= 0:
-            depth = max(depth, offset + len(keyword))
+        position = text_position(keyword)
+        if position is not None:
+            depth = max(depth, (position[0], position[1] + len(keyword)))
     return depth
 
 
@@ -492,19 +494,21 @@ class _Task:
                         # The page matches, and title, aliases and path lack a keyword: judge
                         # puts it in the second group, by its text and path, whatever the title
                         # is. Judged without it; its frontmatter is parsed only if it is shown.
-                        holds, key = judge(keywords, rel_path, folded_path, "", text_contains, matcher.offset)
+                        holds, key = judge(keywords, rel_path, folded_path, "", text_contains, matcher.position)
                         tally.count(holds)
                         return None if key is None else (None, block, key, None)
                 fields = page_fields(data)
-                text_offset = matcher.offset
+                text_position = matcher.position
             else:
                 data, fields = _fields_of_long_page(fd, data)
                 long_page = _LongPage(fd, data)
-                text_contains, text_offset = long_page.contains, long_page.offset
+                text_contains, text_position = long_page.contains, long_page.position
             title = title_of(fields, stem)
             aliases = aliases_of(fields)
             folded_aliases = tuple(map(fold, aliases)) if aliases else ()
-            holds, key = judge(keywords, rel_path, folded_path, fold(title), text_contains, text_offset, folded_aliases)
+            holds, key = judge(
+                keywords, rel_path, folded_path, fold(title), text_contains, text_position, folded_aliases
+            )
             if key is not None and self.keep_content and long_page is not None:
                 data = long_page.whole()
         finally:
@@ -596,8 +600,8 @@ class _LongPage:
     def contains(self, folded_keyword: str) -> bool:
         return self._whole_text().contains(folded_keyword)
 
-    def offset(self, folded_keyword: str) -> int:
-        return self._whole_text().offset(folded_keyword)
+    def position(self, folded_keyword: str) -> tuple[int, int] | None:
+        return self._whole_text().position(folded_keyword)
 
     def _whole_text(self) -> TextMatcher:
         self.whole()

@@ -179,19 +179,39 @@ class TextMatcher:
         search = folding_search(folded_keyword)
         return search is not None and bool(search(self._lowered)) and folded_keyword in self.folded_text()
 
-    def offset(self, folded_keyword: str) -> int:
-        """Where ``folded_keyword`` first occurs in the folded text, in characters (-1:
-        nowhere). Asked only of pages that match in their text alone, to order them."""
-        if self._is_ascii:
-            # Folded ASCII text is the lowered bytes, one character per byte.
+    def position(self, folded_keyword: str) -> tuple[int, int] | None:
+        """Where ``folded_keyword`` first occurs in the folded text: (line, column), both
+        counted from 0, the column in characters of the folded line (None: nowhere). Asked
+        only of pages that match in their text alone, to order them; only the line holding
+        the match is folded, unless the bytes cannot tell where it is."""
+        if folded_keyword.isascii():
             if self._lowered is None:
-                self._lowered = self._data.lower()
-            return self._lowered.find(folded_keyword.encode("ascii")) if folded_keyword.isascii() else -1
-        if folded_keyword.isascii() and self._folded is None:
-            head = self._head_before(folded_keyword)
-            if head is not None:
-                return len(head) if head.isascii() else len(fold(decode(head)))
-        return self.folded_text().find(folded_keyword)
+                self._lowered = self._data.lower() if self._is_ascii else self._data.translate(_LOWER_MARKING)
+            if self._is_ascii:
+                found = self._lowered.find(folded_keyword.encode("ascii"))
+                if found < 0:
+                    return None
+                line_start = self._lowered.rfind(b"\n", 0, found) + 1
+                return self._lowered.count(b"\n", 0, found), found - line_start
+            if self._folded is None:
+                head = self._head_before(folded_keyword)
+                if head is not None:
+                    line_start = head.rfind(b"\n") + 1
+                    line = head[line_start:]
+                    # The head's fold is the folded text before the keyword, so its last line's
+                    # fold is the folded line before it. decode drops a BOM only at the start.
+                    if line.isascii():
+                        column = len(line)
+                    else:
+                        column = len(fold(decode(line) if line_start == 0 else line.decode("utf-8", "replace")))
+                    return head.count(b"\n"), column
+        elif self._is_ascii:
+            return None
+        text = self.folded_text()
+        found = text.find(folded_keyword)
+        if found < 0:
+            return None
+        return text.count("\n", 0, found), found - (text.rfind("\n", 0, found) + 1)
 
     def _head_before(self, folded_keyword: str) -> bytes | None:
         """The bytes before the first occurrence of an ASCII keyword in the folded text of a

@@ -144,15 +144,17 @@ def _record_contains(record: bytes, text_start: int, folded_keyword: str) -> boo
     return record.find(_utf8(folded_keyword), text_start) >= 0
 
 
-def _record_offset(record: bytes, text_start: int, folded_keyword: str) -> int:
-    """``text_offset`` for judge: where the keyword first occurs in the page's folded text,
-    in characters (-1: nowhere), as the scan's ``TextMatcher.offset`` counts them."""
-    position = record.find(_utf8(folded_keyword), text_start)
-    if position < 0:
-        return -1
-    # A match of whole UTF-8 characters starts on a character boundary: the bytes before it
-    # decode whole.
-    return len(record[text_start:position].decode("utf-8", "surrogatepass"))
+def _record_position(record: bytes, text_start: int, folded_keyword: str) -> tuple[int, int] | None:
+    """``text_position`` for judge: where the keyword first occurs in the page's folded
+    text, (line, column in characters), as the scan's ``TextMatcher.position`` counts it."""
+    found = record.find(_utf8(folded_keyword), text_start)
+    if found < 0:
+        return None
+    line_start = max(record.rfind(b"\n", text_start, found) + 1, text_start)
+    # A match of whole UTF-8 characters starts on a character boundary: the bytes of its
+    # line before it decode whole.
+    column = len(record[line_start:found].decode("utf-8", "surrogatepass"))
+    return record.count(b"\n", text_start, found), column
 
 
 def _utf8(text: str) -> bytes:
@@ -575,7 +577,7 @@ class VaultIndex:
                 page.folded_path,
                 page.folded_title,
                 partial(_record_contains, record, text_start),
-                partial(_record_offset, record, text_start),
+                partial(_record_position, record, text_start),
                 page.folded_aliases,
             )
             if key is not None:
