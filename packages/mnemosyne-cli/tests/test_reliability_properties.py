@@ -15,7 +15,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from reference_order import plain_fold, reference_sort_key
+from reference_order import plain_aliases, plain_fold, reference_sort_key
 
 from mnemosyne_core import search
 from mnemosyne_core.config import CONSTELLATIONS, DEFAULT_SCANNED_DIRS
@@ -64,7 +64,8 @@ def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str 
             title = " ".join(title.split()) if isinstance(title, str) else ""
             title = title or stem
             rel_path = f"{dir_name}/{name}"
-            surfaces = (plain_fold(title), plain_fold(rel_path), plain_fold(text))
+            aliases = plain_aliases(metadata)
+            surfaces = (plain_fold(title), plain_fold(rel_path), plain_fold(text), *map(plain_fold, aliases))
             if not all(any(keyword in surface for surface in surfaces) for keyword in folded_keywords):
                 continue
             constellation = metadata.get("constellation")
@@ -72,7 +73,7 @@ def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str 
                 constellation = dir_name if dir_name in CONSTELLATIONS else None
             page_type = metadata.get("type")
             page_type = page_type if isinstance(page_type, str) else None
-            key = reference_sort_key(folded_keywords, title, rel_path)
+            key = reference_sort_key(folded_keywords, title, rel_path, text, aliases)
             found.append((key, rel_path, title, constellation, page_type))
     found.sort(key=lambda entry: entry[0])
     return [(path, title, constellation, page_type) for _, path, title, constellation, page_type in found]
