@@ -125,6 +125,13 @@ def test_a_timed_ctrl_c_never_shows_our_code_in_a_traceback() -> None:
     for delay, code, stderr in outcomes:
         if (code, stderr) in ((130, ""), (130, "\n"), (0, ""), (-signal.SIGINT, "")):
             continue
+        our_frames = re.findall(r'File "[^"]*/mnemosyne_\w+/[^"]*", line \d+, in (.*)', stderr)
+        if code == 0 and stderr.startswith("Exception ignored in: <function _get_module_lock."):
+            # CPython's own handler raised inside the import system's lock callback, where
+            # CPython reports and drops it; the call then ran to its end. Before run(): no
+            # frame of ours.
+            assert our_frames == [], (delay, stderr)
+            continue
         # Cut short before run(): the traceback holds no frame of ours but an import's.
         assert code in (-signal.SIGINT, 1), (delay, code, stderr)
         # A bare "KeyboardInterrupt" (exit 1) comes from no Python frame at all: the
@@ -134,5 +141,4 @@ def test_a_timed_ctrl_c_never_shows_our_code_in_a_traceback() -> None:
             code,
             stderr,
         )
-        our_frames = re.findall(r'File "[^"]*/mnemosyne_\w+/[^"]*", line \d+, in (.*)', stderr)
         assert set(our_frames) <= {"<module>"}, (delay, stderr)
