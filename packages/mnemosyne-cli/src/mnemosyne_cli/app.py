@@ -13,7 +13,7 @@ from mnemosyne_cli.options import COLOR_MODES
 from mnemosyne_cli.output import PROG, Console, guarded
 from mnemosyne_contract import ExitCode
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import ModuleType
@@ -67,7 +67,7 @@ class Parser(argparse.ArgumentParser):
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         # argparse makes formatters while it builds parsers, and each would import shutil
-        # (~3 ms with bz2 and lzma) for the terminal width: start-up time (issue 6).
+        # (~3 ms with bz2 and lzma) for the terminal width: start-up time.
         formatter_class: type[argparse.HelpFormatter] = self.formatter_class  # type: ignore[assignment]
         return formatter_class(prog=self.prog, width=_help_width())
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from mnemosyne_contract import ExitCode
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import IO

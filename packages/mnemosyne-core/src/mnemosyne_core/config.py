@@ -7,7 +7,7 @@ import os
 
 from mnemosyne_core.errors import VaultError
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 

@@ -30,7 +30,7 @@ from mnemosyne_core.frontmatter import (
 )
 from mnemosyne_core.vault import open_page, read_to_end, resolve_vault, scan, unreadable_warning
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from mnemosyne_core.fold import BOM, decode
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     import os
     import re

@@ -9,7 +9,7 @@ WIKI_COMMANDS is built on first use, not on import: a plain ``wiki find`` call
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from types import ModuleType
 

@@ -9,7 +9,7 @@ from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
 
-TYPE_CHECKING = False  # typing's own, without importing typing: start-up time (issue 6)
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
