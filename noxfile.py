@@ -180,7 +180,7 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(name="bench-serve", default=False)
 def bench_serve(session: nox.Session) -> None:
-    """Benchmark `wiki find` answered by `wiki serve` (issue 14): against `rg -l -i -F` on the
+    """Benchmark `wiki find` answered by `wiki serve`: against `rg -l -i -F` on the
     100k-page vault (a rare keyword, one on every page), against `python -c pass` on the
     fixture, and the server's memory against the vault's text and its indexing time.
     Writes the table in docs/server.md. Needs hyperfine and rg on PATH; Linux only.
@@ -206,8 +206,8 @@ def serve_soak(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def retrieval(session: nox.Session) -> None:
-    """Known-item benchmark of find's order (issue 11): does the page named by its title or
-    file name come first? On the fixture vault and generated docs-site and command-reference
+    """Known-item benchmark of find's order (docs/spec.md rule 8): does the page named by its
+    title or file name come first? On the fixture vault and generated docs-site and command-reference
     vaults (build/retrieval/); writes docs/retrieval.md. Options go to bench/run_retrieval.py:
     `nox -s retrieval -- --vaults commands:40000 --queries 0`."""
     # Installed, not editable, like bench: a sample of queries runs through the console

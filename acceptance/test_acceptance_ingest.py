@@ -99,7 +99,7 @@ def test_criterion_8_reingesting_the_source_reproduces_the_committed_page(
     committed_lines, committed_dates = split_ingest_dates(committed)
     assert reingested_lines == committed_lines, "the re-ingested page differs from the committed one"
     assert dates["ingested"] in {today_before, today_after}
-    # One clock dates both, so recall ranks a fresh page first (issue 15).
+    # One clock dates both, so recall ranks a fresh page first.
     assert dates["updated"] == dates["ingested"]
     assert committed_dates["updated"] == committed_dates["ingested"]
     # The helper wrote that one page and touched nothing else.

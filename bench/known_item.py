@@ -206,7 +206,7 @@ def mean_reciprocal_rank(ranks: Sequence[int | None]) -> float:
     return sum(1 / rank for rank in ranks if rank is not None) / len(ranks)
 
 
-# --- the order of issue 11, to explain a miss (never to rank) ----------------------------
+# --- the known-item order (docs/spec.md rule 8), to explain a miss (never to rank) -------
 
 
 def order_key(page: Page, keywords: Sequence[str]) -> tuple[object, ...]:

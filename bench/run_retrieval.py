@@ -46,7 +46,7 @@ FIXTURE_VAULTS = {
     "aion": (ROOT / "fixtures" / "vaults" / "aion", "fixtures/vaults/aion: the seed's vault"),
     "known-item": (
         ROOT / "fixtures" / "vaults" / "known-item",
-        "fixtures/vaults/known-item: issue 11's examples (tar, shortcodes, strings.Contains)",
+        "fixtures/vaults/known-item: the known-item examples of docs/spec.md (tar, shortcodes, strings.Contains)",
     ),
     "mentions": (
         ROOT / "fixtures" / "vaults" / "mentions",
@@ -69,7 +69,7 @@ TOPIC = "topic words"
 EN_IMAGES = ("mentions", ["en", "images"], "docs/en__guides__images.md")
 DEFAULT_MOST_RIVALLED = 20
 
-# The bar of issue 11.
+# The bar the known-item order (docs/spec.md rule 8) is held to.
 HIT_AT_1_BAR = 0.97
 WITHIN_DEFAULT_BAR = 1.0
 
@@ -290,7 +290,7 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
         f"  search replaced by the result cut to the limit); for the first {args.cli_sample} queries of each",
         "  vault and kind the installed `mnemosyne` console script ran too and printed the same",
         "  bytes, or the benchmark would have stopped.",
-        "- Each order was also compared with a plain sort by the keys of issue 11 (bench/known_item.py,",
+        "- Each order was also compared with a plain sort by the keys of docs/spec.md rule 8 (bench/known_item.py,",
         "  `order_key`); the *spec order* column counts the queries where find's whole order equals it.",
         f"- Queries: all distinct ones of the fixture vaults; a seeded sample of {args.queries} per kind",
         "  of each generated vault (`--queries 0` measures them all). Generated vaults come from",
@@ -313,7 +313,7 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
         "",
         "## Results",
         "",
-        f"The bar (issue 11): hit@1 at least {HIT_AT_1_BAR}, and the page always in the default {DEFAULT_LIMIT}.",
+        f"The bar: hit@1 at least {HIT_AT_1_BAR}, and the page always in the default {DEFAULT_LIMIT}.",
         "The *most rivals* rows are chosen to lose, so only the second part holds them; their",
         "hit@1 is shown, not held to the bar.",
         "",
@@ -379,7 +379,7 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
     lines += [
         "## Shapes the order puts second by design",
         "",
-        "These follow from the rules themselves (issue 11 fixes them; this benchmark does not",
+        "These follow from the rules themselves (docs/spec.md rule 8 fixes them; this benchmark does not",
         "change them), so any vault with such pages shows them:",
         "",
         '- **A small word of the title starts a word elsewhere.** `add a deployment` names "Add a',

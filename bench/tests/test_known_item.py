@@ -128,10 +128,10 @@ def test_most_rivalled_file_names_count_names_ending_with_it_at_a_word_start() -
     assert [query.keywords for query in known_item.most_rivalled_file_names(items, 1)] == [["images.md"]]
 
 
-# --- the order of issue 11, used to explain a miss --------------------------------------
+# --- the known-item order (docs/spec.md rule 8), used to explain a miss -----------------
 
 
-def test_spec_order_matches_the_examples_of_issue_11() -> None:
+def test_spec_order_matches_the_known_item_examples() -> None:
     pages = {
         page.path: page
         for page in [
@@ -198,7 +198,7 @@ def test_the_generator_writes_the_same_bytes_twice(tmp_path: Path) -> None:
     assert not (tmp_path / "one.partial").exists()
 
 
-def test_command_pages_have_no_frontmatter_and_hold_the_issue_examples() -> None:
+def test_command_pages_have_no_frontmatter_and_hold_the_known_item_examples() -> None:
     pages = generator.pages_of("commands", 300, seed=1)
     names = {name for _, name, _ in pages}
     assert {f"{command}.md" for command in generator.REQUIRED_COMMANDS} <= names

@@ -1,4 +1,4 @@
-"""The edge-case vault of the reliability tests (issue 7), made whole.
+"""The edge-case vault of the reliability tests, made whole.
 
 fixtures/vaults/edge/ is committed; what git cannot hold well is added here to a copy:
 symlinks that stay inside the vault, escape it or are broken, a scanned dir that is a
@@ -15,7 +15,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[3]
 EDGE_VAULT = REPO_ROOT / "fixtures" / "vaults" / "edge"
 GOLDEN_ROOT = REPO_ROOT / "fixtures" / "golden"
-#: Committed as it is: the shapes of issue 11's known-item order (command pages without
+#: Committed as it is: the shapes of docs/spec.md rule 8's known-item order (command pages without
 #: frontmatter, docs-site sections flattened into file names, near-duplicate titles).
 KNOWN_ITEM_VAULT = REPO_ROOT / "fixtures" / "vaults" / "known-item"
 #: Proposals named by number and docs in several languages, where keywords are often only

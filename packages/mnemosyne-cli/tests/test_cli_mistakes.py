@@ -1,4 +1,4 @@
-"""Mistakes get a way out (issue 12, section 5): a near-miss flag gets a guess, a wiki
+"""Mistakes get a way out: a near-miss flag gets a guess, a wiki
 command without ``wiki`` gets the right spelling, ``--dir atlas/`` is ``atlas``, and a
 ``--dir`` that names no dir of the vault is said, with the dirs it has. Exact stdout,
 stderr and exit code through ``main``."""

@@ -1,4 +1,4 @@
-"""Colour on a terminal (issue 12, section 4): find's path and title, lint's codes, the
+"""Colour on a terminal: find's path and title, lint's codes, the
 error: and warning: prefixes; --color, NO_COLOR, FORCE_COLOR, TERM=dumb and each stream's
 own tty-ness, in that order of precedence. capsys's streams are not terminals, so each
 test says which stream is one. Exact stdout, stderr and exit code through ``main``."""

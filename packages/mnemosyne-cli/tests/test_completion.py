@@ -1,4 +1,4 @@
-"""``mnemosyne completion`` (issue 12 §6): each script loads in its own shell, bash and fish
+"""``mnemosyne completion``: each script loads in its own shell, bash and fish
 complete commands, flags and the vault's dirs for --dir when driven the way the shell
 drives them, and the hidden ``--list-dirs`` helper is exact and silent on errors.
 

@@ -1,5 +1,5 @@
 """``mnemosyne wiki find`` end to end through ``main``: exact stdout, stderr and exit code
-(issue 2, rules 9-14)."""
+(docs/spec.md, rules 9-14)."""
 
 from __future__ import annotations
 

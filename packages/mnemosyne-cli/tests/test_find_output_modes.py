@@ -1,4 +1,4 @@
-"""find's output modes for scripts (issue 12, section 3): --paths, --absolute and -0, what
+"""find's output modes for scripts (docs/spec.md rule 15): --paths, --absolute and -0, what
 each combination means, and the exact bytes they print. Exact stdout, stderr and exit code
 through ``main``."""
 

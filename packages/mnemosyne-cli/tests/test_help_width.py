@@ -1,4 +1,4 @@
-"""--help wraps to the terminal's width (issue 12, section 9): COLUMNS when set. Prose and
+"""--help wraps to the terminal's width: COLUMNS when set. Prose and
 exit-code meanings wrap; example command lines stay whole so they can be copied."""
 
 from __future__ import annotations

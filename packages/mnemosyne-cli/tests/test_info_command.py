@@ -1,4 +1,4 @@
-"""``mnemosyne wiki info`` (issue 12, section 2) and ``mnemosyne --version`` (section 9):
+"""``mnemosyne wiki info`` and ``mnemosyne --version``:
 exact output and exit codes, the JSON against its contract schema, and the skipped count
 against lint's own findings."""
 

@@ -1,6 +1,6 @@
-"""``mnemosyne wiki lint`` end to end through ``main`` (issue 8): exact stdout, stderr and
-exit code, --json against the contract's schema, and the edge-case vault of issue 7 with
-its real symlinks."""
+"""``mnemosyne wiki lint`` end to end through ``main``: exact stdout, stderr and exit code,
+--json against the contract's schema, and the reliability tests' edge-case vault with its
+real symlinks."""
 
 from __future__ import annotations
 
@@ -210,9 +210,9 @@ def test_usage_errors_exit_64(argv: list[str], message: str, capsys: pytest.Capt
     assert err.count("\n") == 1
 
 
-# --- choosing the codes: --select, --ignore, [lint] ignore (issue 12) ---------------------
+# --- choosing the codes: --select, --ignore, [lint] ignore ---------------------------------
 
-#: A vault dated with `date`, not `updated`: every page is missing-updated (the issue's 991).
+#: A vault dated with `date`, not `updated`: every page is missing-updated.
 DATED = {
     "atlas/a.md": "---\ntitle: Alpha\ndate: 2026-03-01\n---\n",
     "atlas/b.md": "---\ntitle: Beta\ndate: 2026-03-02\n---\n",

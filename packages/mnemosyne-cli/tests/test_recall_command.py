@@ -1,4 +1,4 @@
-"""``mnemosyne wiki recall`` (issue 5): exact stdout, stderr and exit codes, one test per rule;
+"""``mnemosyne wiki recall``: exact stdout, stderr and exit codes, one test per rule;
 and the layout config (.mnemosyne.toml, --dir) for find and recall alike."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Faults (issue 7): unreadable pages, a vault or page vanishing mid-scan, a reader that
+"""Faults: unreadable pages, a vault or page vanishing mid-scan, a reader that
 closes stdout early, Ctrl-C, a full disk during ingest, two ingests racing for one slug,
 and concurrent recall log appends."""
 

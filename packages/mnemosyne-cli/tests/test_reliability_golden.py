@@ -1,5 +1,5 @@
-"""Golden outputs of ``mnemosyne wiki find`` over the edge-case vault (issue 7) and the
-known-item vault (issue 11: the order).
+"""Golden outputs of ``mnemosyne wiki find`` over the edge-case vault and the
+known-item vault (the order of docs/spec.md rule 8).
 
 Each query runs through ``main`` twice, plain and with --json, and must reproduce
 fixtures/golden/<vault>/<query>.txt (exit code, stdout and stderr, byte for byte) and
@@ -7,7 +7,7 @@ fixtures/golden/<vault>/<query>.txt (exit code, stdout and stderr, byte for byte
 
 To regenerate after a deliberate change: ``MNEMOSYNE_REGENERATE_GOLDEN=1 pytest <this file>``
 writes the files and fails each test once, so that every new golden is read by hand
-against the rules of issue 2 (docs/spec.md) before it is accepted.
+against the rules of docs/spec.md before it is accepted.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ QUERIES = [
     Query("vault-is-a-file", ["x", "--vault", f"{VAULT_PLACEHOLDER}/root-page.md"]),
     Query("vault-without-default-dirs-is-a-tree", [UNREACHABLE, "--vault", f"{VAULT_PLACEHOLDER}/outside"]),
     Query("vault-without-the-named-dirs", ["x", "--dir", "nowhere", "--dir", "root-page.md"]),
-    # The known-item order (docs/spec.md rule 8), one query per key and per example of issue 11.
+    # The known-item order (docs/spec.md rule 8), one query per key and per example of the spec.
     Query("command-name-first", ["tar"], vault="known-item"),
     Query("title-alone-before-path-only", ["shortcode"], vault="known-item"),
     Query("section-page-among-flattened-names", ["content", "management"], vault="known-item"),

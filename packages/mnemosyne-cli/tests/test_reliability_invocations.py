@@ -1,4 +1,4 @@
-"""Bad invocations (issue 7): every usage error exits 64 with one line on stderr and
+"""Bad invocations: every usage error exits 64 with one line on stderr and
 nothing on stdout, and no command line at all, however random, produces a traceback or an
 exit code the contract does not document."""
 

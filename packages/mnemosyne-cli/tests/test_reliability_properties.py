@@ -1,5 +1,5 @@
-"""Property tests (issue 7): on random vaults and random keywords, ``search`` gives exactly
-what a brute-force reference gives. The reference follows the rules of issue 2 as plainly
+"""Property tests: on random vaults and random keywords, ``search`` gives exactly
+what a brute-force reference gives. The reference follows the rules of docs/spec.md as plainly
 as possible: read every file whole, decode, split frontmatter line by line, parse it with
 PyYAML's safe loader, fold both sides, test every keyword, sort.
 """
@@ -21,7 +21,7 @@ from mnemosyne_core import search
 from mnemosyne_core.config import CONSTELLATIONS, DEFAULT_SCANNED_DIRS
 from mnemosyne_core.find import HEAD_BYTES
 
-# --- the reference: issue 2's rules, written plainly --------------------------------------
+# --- the reference: docs/spec.md's rules, written plainly --------------------------------
 
 
 def reference_frontmatter(text: str) -> dict[Any, Any] | None:

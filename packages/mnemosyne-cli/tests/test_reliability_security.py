@@ -1,4 +1,4 @@
-"""Security (issue 7): reads stay inside the vault, titles cannot drive the terminal, YAML
+"""Security: reads stay inside the vault, titles cannot drive the terminal, YAML
 is only safe-loaded and bombs stay bounded, and no package shells out or evaluates code."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Start-up stays lean (issue 6): what a find call imports, and the one-command parser.
+"""Start-up stays lean: what a find call imports, and the one-command parser.
 
 No timing here (the benchmark measures speed); these tests hold the structure that keeps
 start-up fast: heavy modules stay unimported, and building one command's parser parses a
@@ -29,7 +29,7 @@ HEAVY_MODULES = (
     "multiprocessing",
     "difflib",  # only a mistyped flag needs its guess
     # argparse (with gettext and locale) and the other commands' modules: the console
-    # script parses a plain find call itself (issue 13).
+    # script parses a plain find call itself.
     "argparse",
     "gettext",
     "locale",

@@ -1,4 +1,4 @@
-"""Every command finds the vault the same four ways (issue 12, section 1): --vault, a
+"""Every command finds the vault the same four ways (docs/spec.md rule 1): --vault, a
 .mnemosyne.toml in the current directory or a parent, AION_VAULT, the user config."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""find's rules (issue 2, rules 1-11), on pyfakefs vaults. The seed's own cases first."""
+"""find's rules (docs/spec.md, rules 1-11), on pyfakefs vaults. The seed's own cases first."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""lint (issue 8): one test per reason code on pyfakefs vaults, a clean vault, and the
+"""lint: one test per reason code on pyfakefs vaults, a clean vault, and the
 rules the findings share (same scan as find, ordering, hidden dirs, the memory dir)."""
 
 from __future__ import annotations

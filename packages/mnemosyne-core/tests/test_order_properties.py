@@ -1,6 +1,6 @@
-"""Issue 11's order as properties over random vaults: it equals a plain sort by the spec's
-keys (reference_order.py), and it does not depend on the order in which directories list
-their files."""
+"""The known-item order (docs/spec.md rule 8) as properties over random vaults: it equals
+a plain sort by the spec's keys (reference_order.py), and it does not depend on the order
+in which directories list their files."""
 
 from __future__ import annotations
 

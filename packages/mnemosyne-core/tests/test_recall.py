@@ -1,4 +1,4 @@
-"""recall (issue 5): matching, ranking, the read cap and the memory log, one test per rule."""
+"""recall: matching, ranking, the read cap and the memory log, one test per rule."""
 
 from __future__ import annotations
 

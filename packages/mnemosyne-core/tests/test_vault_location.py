@@ -1,5 +1,6 @@
-"""Finding the vault (issue 12): --vault, then a .mnemosyne.toml from the current directory
-up, then AION_VAULT, then ``vault`` in the user config; ~ and $VAR expanded in each."""
+"""Finding the vault (docs/spec.md rule 1): --vault, then a .mnemosyne.toml from the current
+directory up, then AION_VAULT, then ``vault`` in the user config; ~ and $VAR expanded in
+each."""
 
 from __future__ import annotations
 

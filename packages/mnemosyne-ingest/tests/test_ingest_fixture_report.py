@@ -53,7 +53,7 @@ def test_find_locates_the_report() -> None:
 
 
 def test_recall_reads_the_report_among_its_top_three() -> None:
-    """Issue 15: undated, the report came last of 12 and was never read in full."""
+    """Undated, the report came last of 12 and was never read in full."""
     result = recall(VAULT, "agent ecosystem")
     assert REL_PATH in [entry.path for entry in result.read]
     assert len(result.read) == 3

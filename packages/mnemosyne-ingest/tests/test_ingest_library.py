@@ -384,7 +384,7 @@ def test_a_source_updated_is_kept_and_compared(vault: Path, write_source: WriteS
 
 
 def test_a_page_an_older_ingest_left_undated_needs_force(vault: Path, write_source: WriteSource, report: str) -> None:
-    """Before issue 15 ingest wrote no updated; such a page differs, and --force dates it."""
+    """An older ingest wrote no updated; such a page differs, and --force dates it."""
     target = vault / "analyses" / "report.md"
     target.write_bytes(expected_page(report).replace(b"updated: 2026-04-20\n", b""))
     with pytest.raises(TargetExistsError):

@@ -1,4 +1,4 @@
-"""``mnemosyne wiki ingest -`` (issue 12): the source from standard input, through ``main``
+"""``mnemosyne wiki ingest -``: the source from standard input, through ``main``
 with a monkeypatched stdin. It behaves as for a file (atomic, idempotent, exit 65 for bad
 input), and the page's name must come from --slug or --title."""
 

@@ -180,7 +180,7 @@ def build_parser(only: str | None = None) -> Parser:
     for command in WIKI_COMMANDS:
         if only is None or command_name(command) == only:
             command.register(commands)
-    if only is None:  # a wiki command's call never imports completion (start-up, issue 6)
+    if only is None:  # a wiki command's call never imports completion (start-up time)
         from mnemosyne_cli import completion
 
         completion.register(groups, build_parser)
@@ -219,7 +219,7 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
         console.error(f"unknown command {words[0]!r}: did you mean '{PROG} wiki {words[0]}'?")
         return ExitCode.USAGE
     # A call to one wiki command builds only its parser: the others' cost ~3 ms of
-    # start-up (issue 6); anything else (help, a typo) gets the whole tree.
+    # start-up; anything else (help, a typo) gets the whole tree.
     named = words[1] if len(words) > 1 and words[0] == "wiki" else None
     parser = build_parser(named if named in wiki_command_names else None)
     try:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 #: Environment variable naming the vault root, used when no --vault is given and no
 #: .mnemosyne.toml is found from the current directory up.
 VAULT_ENV_VAR = "AION_VAULT"
-#: Environment variable naming recall's memory log dir (issue: recall logs every call).
+#: Environment variable naming recall's memory log dir (recall logs every call).
 MEMORY_DIR_ENV_VAR = "MNEMOSYNE_MEMORY_DIR"
 
 #: One dir per constellation (subsystem) of the Aion fleet, in scan order.

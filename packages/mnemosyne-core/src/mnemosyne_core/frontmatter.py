@@ -257,7 +257,7 @@ _FAST_BLOCK = rb"(?:" + _FAST_KEY + rb"(?:: " + _FAST_VALUE + rb"\n|" + _FAST_BL
 # _FAST_BLOCK has matched: item lines start with a space or `-`, so only key lines match.
 _FAST_FIELD = rb"(?m)^(" + _FAST_KEY + rb"):(?: (.*))?$"
 #: The patterns above, compiled on first use: a search that shows no page's title never
-#: needs them, and compiling them is a millisecond of every call's start-up (issue 13).
+#: needs them, and compiling them is a millisecond of every call's start-up.
 _compiled: dict[str | bytes, re.Pattern[Any]] = {}
 
 
@@ -312,7 +312,7 @@ def fast_mapping(block: bytes) -> dict[str, Any] | None:
     """The whole mapping a frontmatter block (raw bytes, as for ``fast_string_fields``)
     holds, exactly as PyYAML's safe loader builds it, when every line is in the fast subset;
     None otherwise (meaning: ask ``parse_block``). lint and recall read every page's
-    frontmatter, dates and lists included: this spares most of them a YAML parse (issue 13).
+    frontmatter, dates and lists included: this spares most of them a YAML parse.
     tests/test_fast_paths.py holds it equal to PyYAML's on generated blocks."""
     if not _in_fast_subset(block):
         return None

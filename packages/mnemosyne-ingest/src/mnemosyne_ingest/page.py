@@ -207,7 +207,7 @@ def build_page(
     metadata[INGESTED_KEY] = ingested
     ingest_dates: tuple[str, ...] = (INGESTED_KEY,)
     if metadata.get(UPDATED_KEY) is None:
-        # Without it recall ranks the page last and lint flags it (issue 15). A null
+        # Without it recall ranks the page last and lint flags it. A null
         # updated keeps its place in the source's key order.
         metadata[UPDATED_KEY] = ingested
         ingest_dates = (INGESTED_KEY, UPDATED_KEY)

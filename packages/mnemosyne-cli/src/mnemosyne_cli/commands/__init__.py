@@ -5,7 +5,7 @@ ignore it. Command modules
 import their libraries inside ``run``, so building the parser stays cheap.
 
 WIKI_COMMANDS is built on first use, not on import: a plain ``wiki find`` call
-(console_script.py) imports the find module alone, without argparse (issue 13)."""
+(console_script.py) imports the find module alone, without argparse (start-up time)."""
 
 from __future__ import annotations
 
