@@ -1,9 +1,10 @@
-"""Shared fixture for CLI tests: a pyfakefs vault, and AION_VAULT cleared so no test reads
-the developer's real vault by accident."""
+"""Shared fixtures for CLI tests: a pyfakefs vault, AION_VAULT cleared so no test reads
+the developer's real vault by accident, and a private runtime dir for server tests."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
@@ -36,3 +37,16 @@ def fake_vault(fs: FakeFilesystem) -> Callable[[dict[str, str | bytes]], str]:
         return "/vault"
 
     return build
+
+
+@pytest.fixture
+def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private XDG_RUNTIME_DIR for this test's servers and their sockets, and a client
+    timeout no loaded machine reaches (a server test must never fall back by slowness)."""
+    from mnemosyne_cli import client
+
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
+    return run

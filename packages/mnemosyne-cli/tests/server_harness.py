@@ -63,6 +63,15 @@ def start_subprocess_server(vault: str | Path, env: dict[str, str] | None = None
     raise AssertionError("the server did not start in 30 s")
 
 
+def make_vault(root: Path, pages: dict[str, str]) -> Path:
+    """A vault at ``root`` holding ``pages`` ({vault-relative path: text}); parent dirs are made."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel_path, text in pages.items():
+        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel_path).write_text(text, encoding="utf-8")
+    return root
+
+
 def run_cli(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> tuple[int, bytes, str]:
     """main(argv): (exit code, stdout bytes, stderr)."""
     capsysbinary.readouterr()

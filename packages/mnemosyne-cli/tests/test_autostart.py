@@ -216,6 +216,24 @@ def test_a_first_recall_starts_the_server_too(tmp_path: Path, capsys: pytest.Cap
     assert serve_pids(vault) == [wait_for_server(vault).pid]
 
 
+def test_a_first_find_on_a_tree_starts_a_server_that_serves_the_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A vault searched as a whole tree (no dirs: the zero-config root) auto-starts a server
+    like any other, and the calls after it are answered by it, nested pages included."""
+    vault = make_vault(tmp_path / "v", 'depth = "tree"\n\n[serve]\nauto = true\n')
+    (vault / "wiki" / "deep er").mkdir()
+    (vault / "wiki" / "deep er" / "gamma.mdx").write_text("alpha nested\n", encoding="utf-8")
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    scanned = run_cli(capsys, [*argv, "--no-server"])
+    assert scanned == (0, "wiki/alpha.md — Alpha auth\nwiki/deep er/gamma.mdx — gamma\nwiki/beta.md — Beta\n", "")
+    assert run_cli(capsys, argv) == scanned
+    status = wait_for_server(vault)
+    assert (status.pages, status.failure) == (3, "")
+    assert run_cli(capsys, argv) == scanned
+    assert wait_for_server(vault).requests > status.requests  # the server answered it
+
+
 @pytest.mark.parametrize(
     "config",
     [
@@ -223,8 +241,6 @@ def test_a_first_recall_starts_the_server_too(tmp_path: Path, capsys: pytest.Cap
         'dirs = ["wiki"]\n',
         'dirs = ["wiki"]\n[serve]\nauto = false\n',
         'dirs = ["wiki"]\n[serve]\n',
-        # A layout wiki serve does not serve: the setting starts nothing that would refuse.
-        'dirs = ["wiki"]\ndepth = "tree"\n[serve]\nauto = true\n',
     ],
 )
 def test_a_vault_without_the_setting_never_gets_a_server(

@@ -376,12 +376,3 @@ def test_recall_on_the_harness_tree_reads_sub_articles(tmp_path: Path, capsys: p
     assert (code, err) == (0, "")
     assert out.splitlines()[:3] == ["wiki/auth/oauth-device-flow.md", "wiki/auth.md", "wiki/auth/github-token-scope.md"]
     assert out.splitlines()[-1] == "3 matches; read 3: oauth-device-flow, auth, github-token-scope; 0 not read"
-
-
-def test_serve_refuses_a_layout_it_cannot_watch(docs: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "wiki", "serve", "--vault", str(docs)) == (
-        3,
-        "",
-        "mnemosyne: error: wiki serve does not serve this vault's layout (tree, .): it serves flat layouts of "
-        "top-level dirs of .md pages without exclude; find and recall scan this vault, with the same answers\n",
-    )

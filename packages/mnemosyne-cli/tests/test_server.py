@@ -20,6 +20,7 @@ from mnemosyne_cli import client, protocol, server
 from mnemosyne_cli.app import main
 from mnemosyne_contract import ExitCode
 from mnemosyne_core import inotify
+from mnemosyne_core.config import Layout
 from mnemosyne_core.index import VaultIndex
 
 
@@ -171,21 +172,30 @@ def test_malformed_and_oversized_requests_get_an_error_and_the_server_goes_on(
         def status_of(raw: bytes) -> str:
             return protocol.decode_reply(_raw_exchange(path, raw)[4:])[0]
 
-        good = f"2\0find\0{real}\x003\0kind=flat\0dir=wiki\0dirs-given=0\x0020\0\0github".encode()
-        assert status_of(protocol.frame(good)) == protocol.STATUS_OK
+        version = str(protocol.PROTOCOL_VERSION).encode()
+        good = f"find\0{real}\x004\0depth=flat\0dir=wiki\0suffix=.md\0dirs-given=0\x0020\0\0github".encode()
+        assert status_of(protocol.frame(version + b"\0" + good)) == protocol.STATUS_OK
         for bad in (
             b"garbage",
-            b"1\0find\0/v\x000\x0020\0\0x",  # another version
-            b"2\0dance\0/v\x000\x0020\0\0x",
-            b"2\0find\0relative\x000\x0020\0\0x",
-            b"2\0find\0/v\x009\x0020\0\0x",  # more layout items than fields
-            b"2\0find\0/v\x00\xc2\xb2\x0020\0\0x",  # a superscript two: isdigit, not a count
-            b"2\0find\0/v\x001\0noequals\x0020\0\0x",
-            b"2\0find\0/v\x000\x00-1\0\0x",
-            b"2\0find\0/v\x000\x0020\0everything\0x",
-            b"2\0find\0/v\x000\x0020\0",  # no term
-            b"2\0status\0extra",
-            b"2",
+            b"1\0" + good,  # another version
+            b"2\0" + good,
+            *(
+                version + b"\0" + fields
+                for fields in (
+                    b"dance\0/v\x000\x0020\0\0x",
+                    b"find\0relative\x000\x0020\0\0x",
+                    b"find\0/v\x009\x0020\0\0x",  # more layout items than fields
+                    b"find\0/v\x00\xc2\xb2\x0020\0\0x",  # a superscript two: isdigit, not a count
+                    b"find\0/v\x001\0noequals\x0020\0\0x",
+                    b"find\0/v\x000\x0020\0\0x",  # no layout
+                    b"find\0/v\x004\0depth=deep\0dir=wiki\0suffix=.md\0dirs-given=0\x0020\0\0x",
+                    b"find\0/v\x004\0depth=flat\0dir=wiki\0suffix=.md\0dirs-given=0\x00-1\0\0x",
+                    b"find\0/v\x004\0depth=flat\0dir=wiki\0suffix=.md\0dirs-given=0\x0020\0everything\0x",
+                    b"find\0/v\x004\0depth=flat\0dir=wiki\0suffix=.md\0dirs-given=0\x0020\0",  # no term
+                    b"status\0extra",
+                )
+            ),
+            version,
             b"\xff\xfe" * 10,
         ):
             assert status_of(protocol.frame(bad)) == protocol.STATUS_ERROR, bad
@@ -196,19 +206,53 @@ def test_malformed_and_oversized_requests_get_an_error_and_the_server_goes_on(
         assert served == scanned
 
 
-def test_a_layout_the_server_does_not_serve_is_declined() -> None:
-    from mnemosyne_cli.server import serve_layout
+@pytest.mark.parametrize(
+    ("layout", "dirs_given"),
+    [
+        (Layout(("atlas", "hades")), False),
+        (Layout(("wiki",)), True),
+        (Layout((".",), "tree", (".md", ".markdown", ".mdx")), False),
+        (Layout(("docs/en", "n o"), "tree", (".mdx",), ("drafts/", "*.tmp.md", "!keep=me.md")), True),
+    ],
+)
+def test_a_layout_crosses_the_socket_whole(layout: Layout, dirs_given: bool) -> None:
+    items = protocol.layout_items(layout, dirs_given)
+    request = protocol.Request(protocol.OP_FIND, "/v", items, 20, False, ("x",))
+    decoded = protocol.decode_request(request.encode())
+    assert decoded == request
+    assert protocol.decode_layout(decoded.layout) == (layout, dirs_given)
 
-    assert serve_layout(protocol.flat_layout(("atlas", "hades"), False)) == (("atlas", "hades"), False)
-    assert serve_layout(protocol.flat_layout(("wiki",), True)) == (("wiki",), True)
-    for items in (
+
+@pytest.mark.parametrize(
+    "items",
+    [
         (),
-        (("kind", "tree"), ("dir", "wiki"), ("dirs-given", "0")),
-        (("kind", "flat"), ("dir", "wiki"), ("depth", "all"), ("dirs-given", "0")),
-        (("kind", "flat"), ("dir", "wiki"), ("dirs-given", "yes")),
-        (("kind", "flat"), ("dir", "wiki")),
-    ):
-        assert serve_layout(items) is None, items
+        (("kind", "flat"), ("dir", "wiki"), ("dirs-given", "0")),  # the old shape
+        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".md")),  # no dirs-given
+        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "yes")),
+        (("depth", "deep"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "0")),
+        (("depth", "flat"), ("suffix", ".md"), ("dirs-given", "0")),  # no dir
+        (("depth", "flat"), ("dir", "wiki"), ("dirs-given", "0")),  # no suffix
+        (("depth", "flat"), ("dir", "wiki"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "0")),
+        (("depth", "flat"), ("dir", "../etc"), ("suffix", ".md"), ("dirs-given", "0")),
+        (("depth", "flat"), ("dir", "/etc"), ("suffix", ".md"), ("dirs-given", "0")),
+        (("depth", "flat"), ("dir", ".hidden"), ("suffix", ".md"), ("dirs-given", "0")),
+        (("depth", "flat"), ("dir", "wiki"), ("suffix", "md"), ("dirs-given", "0")),
+        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".m d"), ("dirs-given", "0")),
+        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".md"), ("exclude", "a\nb"), ("dirs-given", "0")),
+        (("depth", "flat"), ("suffix", ".md"), ("dir", "wiki"), ("dirs-given", "0")),  # out of order
+        (("dir", "wiki"), ("depth", "flat"), ("suffix", ".md"), ("dirs-given", "0")),
+        (("depth", "flat"), ("depth", "tree"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "0")),
+        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "0"), ("dirs-given", "1")),
+        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "0"), ("color", "red")),
+    ],
+)
+def test_the_decoder_refuses_a_layout_it_cannot_take_whole(items: tuple[tuple[str, str], ...]) -> None:
+    with pytest.raises(protocol.ProtocolError):
+        protocol.decode_layout(items)
+    request = protocol.Request(protocol.OP_FIND, "/v", items, 20, False, ("x",))
+    with pytest.raises(protocol.ProtocolError):
+        protocol.decode_request(request.encode())
 
 
 def test_the_reply_decoder_refuses_what_it_does_not_understand() -> None:
@@ -376,7 +420,7 @@ def test_recall_logs_to_the_memory_dir_the_caller_named(
 
 
 def test_the_request_carries_the_query_and_nothing_of_the_caller() -> None:
-    layout = protocol.flat_layout(("atlas", "hades"), True)
+    layout = protocol.layout_items(Layout(("atlas", "hades")), True)
     request = protocol.Request(protocol.OP_FIND, "/v", layout, 20, True, ("mastra", "slack"))
     payload = request.encode()
     assert protocol.decode_request(payload) == request
@@ -384,10 +428,11 @@ def test_the_request_carries_the_query_and_nothing_of_the_caller() -> None:
         str(protocol.PROTOCOL_VERSION).encode(),
         b"find",
         b"/v",
-        b"4",
-        b"kind=flat",
+        b"5",
+        b"depth=flat",
         b"dir=atlas",
         b"dir=hades",
+        b"suffix=.md",
         b"dirs-given=1",
         b"20",
         b"content",

@@ -113,7 +113,9 @@ server.index._stale = True  # the next query rebuilds; only the server's thread 
 # read it now either: what the server answers is the point.
 from mnemosyne_cli import protocol
 from mnemosyne_cli.client import exchange, trusted_socket
-request = protocol.Request(protocol.OP_FIND, vault, protocol.flat_layout(("atlas",), False), 20, False, ["page"])
+from mnemosyne_core.config import Layout
+layout = protocol.layout_items(Layout(("atlas",)), False)
+request = protocol.Request(protocol.OP_FIND, vault, layout, 20, False, ["page"])
 status, body = protocol.decode_reply(exchange(trusted_socket(vault), request.encode(), 10.0))
 print("ANSWERED" if status == protocol.STATUS_OK else "DECLINED", status)
 print("FAILURE", server.index.failure)

@@ -237,3 +237,176 @@ def test_every_answer_through_the_server_equals_the_scan(
             if not path.is_symlink():
                 path.chmod(0o755 if path.is_dir() else 0o644)
         shutil.rmtree(root)
+
+
+# --- trees: a vault searched as a whole tree, its dirs made, moved and removed under it ---
+
+#: Where pages go: nested dirs, a name with a space, a hidden dir and one a .gitignore may
+#: leave out. None of them is a default dir: with no config the vault is one whole tree.
+TREE_DIRS = [".", "a", "a/b", "a/b/c", "n o", "n o/deep", ".hid", "drafts", "drafts/x", "a/drafts"]
+TREE_NAMES = ["one.md", "Two.md", "three.mdx", "four.markdown", ".hidden.md", "five.txt", "keep.md"]
+IGNORE_LINES = ["drafts/", "*.mdx", "!keep.md", "Two.md", "deep", "/a/b", "c/", "*.md", "!a/"]
+TREE_OPERATIONS = [
+    "write",
+    "delete",
+    "rename",
+    "mkdir_p",
+    "move_in",
+    "move_out",
+    "move_within",
+    "rm_r",
+    "ignore_file",
+    "ignore_file",  # twice as likely: what an ignore file changes shows in few queries
+    "chmod_dir",
+    "tree_config",
+    "query",
+]
+
+
+class TreeWorld:
+    """A vault with no config (so a whole tree) and the changes made to it."""
+
+    def __init__(self, root: Path, rng: random.Random):
+        self.root = root
+        self.vault = root / "vault"
+        self.outside = root / "outside"
+        self.rng = rng
+        self.vault.mkdir()
+        self.outside.mkdir()
+        self.moved = 0
+        for dir_name in rng.sample(TREE_DIRS, 5):
+            (self.vault / dir_name).mkdir(parents=True, exist_ok=True)
+            for name in rng.sample(TREE_NAMES, 2):
+                (self.vault / dir_name / name).write_bytes(page_text(rng))
+
+    def existing_dirs(self) -> list[Path]:
+        return [self.vault / d for d in TREE_DIRS if (self.vault / d).is_dir() and d != "."]
+
+    def existing_files(self) -> list[Path]:
+        return [
+            self.vault / d / n
+            for d in TREE_DIRS
+            for n in TREE_NAMES
+            if (self.vault / d / n).is_file() and not (self.vault / d / n).is_symlink()
+        ]
+
+    def make_subtree(self, top: Path) -> None:
+        """A dir with pages and a sub-dir with pages, as an unpacked archive would be."""
+        (top / "sub").mkdir(parents=True)
+        for name in self.rng.sample(TREE_NAMES, 2):
+            (top / name).write_bytes(page_text(self.rng))
+            (top / "sub" / name).write_bytes(page_text(self.rng))
+
+    def apply(self, operation: str) -> None:
+        rng = self.rng
+        files, dirs = self.existing_files(), self.existing_dirs()
+        place = self.vault / rng.choice(TREE_DIRS)
+        if operation == "write" and place.is_dir():
+            target = place / rng.choice(TREE_NAMES)
+            if not target.is_dir():
+                target.write_bytes(page_text(rng))
+        elif operation == "delete" and files:
+            rng.choice(files).unlink()
+        elif operation == "rename" and files:
+            source = rng.choice(files)
+            new = self.vault / rng.choice(TREE_DIRS) / rng.choice(TREE_NAMES)
+            if new.parent.is_dir() and not new.is_dir():
+                os.replace(source, new)
+        elif operation == "mkdir_p":
+            # mkdir -p, then a page written into the new deepest dir at once.
+            deepest = place / "p q" / "r"
+            deepest.mkdir(parents=True, exist_ok=True)
+            (deepest / rng.choice(TREE_NAMES)).write_bytes(page_text(rng))
+        elif operation == "move_in":
+            self.moved += 1
+            staged = self.outside / f"in{self.moved}"
+            self.make_subtree(staged)
+            destination = self.vault / rng.choice(TREE_DIRS) / f"moved {self.moved}"
+            if destination.parent.is_dir():
+                os.rename(staged, destination)
+        elif operation == "move_out" and dirs:
+            self.moved += 1
+            os.rename(rng.choice(dirs), self.outside / f"out{self.moved}")
+        elif operation == "move_within" and dirs:
+            source = rng.choice(dirs)
+            destination = self.vault / rng.choice(TREE_DIRS) / "moved here"
+            if destination.parent.is_dir() and not destination.exists() and source not in destination.parents:
+                os.rename(source, destination)
+        elif operation == "rm_r" and dirs:
+            shutil.rmtree(rng.choice(dirs))
+        elif operation == "ignore_file" and place.is_dir():
+            ignore = place / rng.choice([".gitignore", ".ignore"])
+            if rng.random() < 0.25:
+                ignore.unlink(missing_ok=True)
+            else:
+                ignore.write_text("\n".join(rng.sample(IGNORE_LINES, rng.randint(1, 3))) + "\n", encoding="utf-8")
+        elif operation == "chmod_dir" and dirs:
+            rng.choice(dirs).chmod(rng.choice([0o000, 0o755]))
+        elif operation == "tree_config":
+            config = self.vault / ".mnemosyne.toml"
+            choice = rng.randint(0, 4)
+            if choice == 0:
+                config.unlink(missing_ok=True)
+            elif choice == 1:
+                config.write_text('dirs = ["a"]\ndepth = "tree"\n', encoding="utf-8")
+            elif choice == 2:
+                config.write_text('dirs = ["a/b", "n o"]\ndepth = "tree"\n', encoding="utf-8")
+            elif choice == 3:
+                config.write_text('dirs = [".", "a/b"]\nsuffixes = [".md", ".mdx"]\n', encoding="utf-8")
+            else:
+                config.write_text('depth = "tree"\nexclude = ["a/b/", "*.markdown"]\n', encoding="utf-8")
+
+    def queries(self) -> list[list[str]]:
+        rng = self.rng
+        vault = str(self.vault)
+        keywords = rng.sample(WORDS, rng.randint(1, 2))
+        flags = rng.choice([[], ["--json"], ["--limit", "1"], ["--cat"], ["--matched"]])
+        return [
+            ["wiki", "find", *keywords, *flags, "--vault", vault],
+            ["wiki", "recall", rng.choice(WORDS), "--vault", vault],
+        ]
+
+
+@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(operations=st.lists(st.sampled_from(TREE_OPERATIONS), min_size=5, max_size=25), seed=st.integers(0, 2**32 - 1))
+def test_every_answer_on_a_tree_through_the_server_equals_the_scan(
+    operations: list[str],
+    seed: int,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root = Path(tempfile.mkdtemp(prefix="mnemosyne-serve-tree-"))
+    try:
+        run = root / "run"
+        run.mkdir(mode=0o700)
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+        monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
+        world = TreeWorld(root, random.Random(seed))
+        with ThreadServer(world.vault) as running:
+            for argv in world.queries():
+                assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"]), argv
+            # A fresh tree is served: each call asked it at least once (--cat with several
+            # matches asks twice).
+            assert running.answered >= 2
+            for operation in operations:
+                world.apply(operation)
+                for argv in world.queries():
+                    served = run_cli(capsysbinary, argv)
+                    scanned = run_cli(capsysbinary, [*argv, "--no-server"])
+                    assert served == scanned, (operation, argv)
+            # Whatever happened, a readable tree is served again.
+            (world.vault / ".mnemosyne.toml").unlink(missing_ok=True)
+            for path in world.vault.rglob("*"):
+                if path.is_dir() and not path.is_symlink():
+                    path.chmod(0o755)
+            (world.vault / "a").mkdir(exist_ok=True)
+            (world.vault / "a" / "one.md").write_bytes(b"alpha\n")
+            before = running.answered
+            for argv in world.queries():
+                assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
+            assert running.answered >= before + 2
+    finally:
+        for path in root.rglob("*"):
+            if not path.is_symlink():
+                path.chmod(0o755 if path.is_dir() else 0o644)
+        shutil.rmtree(root)

@@ -15,6 +15,7 @@ from server_harness import ThreadServer
 
 from mnemosyne_cli import client, protocol
 from mnemosyne_cli.server import Server
+from mnemosyne_core.config import Layout
 from mnemosyne_core.index import VaultIndex
 
 CLI_PACKAGE = Path(__file__).resolve().parents[1] / "src" / "mnemosyne_cli"
@@ -31,7 +32,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Server:
 
 
 def _valid(vault: str) -> bytes:
-    layout = protocol.flat_layout(("atlas",), False)
+    layout = protocol.layout_items(Layout(("atlas",)), False)
     return protocol.Request(protocol.OP_FIND, vault, layout, 20, True, ("alpha",)).encode()
 
 
@@ -51,7 +52,23 @@ def test_any_bytes_get_a_reply_never_an_exception(served: Server, payload: bytes
 @given(
     cut=st.integers(0, 200),
     splice=st.sampled_from(
-        ["", "\0", "²", "٣", "-1", "99999999999", "=", "\udcff", "kind=tree", "dir=..", "content", "status", " "]
+        [
+            "",
+            "\0",
+            "²",
+            "٣",
+            "-1",
+            "99999999999",
+            "=",
+            "\udcff",
+            "depth=tree",
+            "dir=..",
+            "suffix=.mdx",
+            "exclude=*",
+            "content",
+            "status",
+            " ",
+        ]
     ),
     drop=st.integers(0, 12),
 )

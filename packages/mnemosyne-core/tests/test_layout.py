@@ -291,30 +291,45 @@ def test_a_miss_note_leaves_out_what_is_left_out_on_purpose(tmp_path: Path) -> N
     assert miss_note(vault) is None
 
 
-# --- the server's index serves only the flat layout ------------------------------------------
+# --- the server's index serves every layout as the scan lists it -------------------------------
 
 
 @pytest.mark.parametrize(
-    "files",
+    ("files", "expected"),
     [
-        {"notes/a.md": "alpha"},
-        {".mnemosyne.toml": 'dirs = ["wiki"]\ndepth = "tree"\n', "wiki/a.md": "alpha"},
-        {".mnemosyne.toml": 'dirs = ["docs/en"]\n', "docs/en/a.md": "alpha"},
-        {".mnemosyne.toml": 'dirs = ["wiki"]\nsuffixes = [".md", ".mdx"]\n', "wiki/a.md": "alpha"},
+        ({"notes/a.md": "alpha", "notes/deep/b.mdx": "alpha", ".hidden/c.md": "alpha"}, 2),
+        ({".mnemosyne.toml": 'dirs = ["wiki"]\ndepth = "tree"\n', "wiki/a.md": "alpha", "wiki/x/b.md": "alpha"}, 2),
+        ({".mnemosyne.toml": 'dirs = ["docs/en"]\n', "docs/en/a.md": "alpha", "docs/a.md": "alpha"}, 1),
+        (
+            {
+                ".mnemosyne.toml": 'dirs = ["wiki"]\nsuffixes = [".md", ".mdx"]\n',
+                "wiki/a.md": "x",
+                "wiki/b.mdx": "alpha",
+            },
+            1,
+        ),
+        (
+            {
+                ".mnemosyne.toml": 'dirs = ["."]\nexclude = ["b.md"]\n',
+                "a.md": "alpha",
+                "b.md": "alpha",
+                "c/d.md": "alpha",
+            },
+            1,
+        ),
     ],
 )
-def test_the_index_never_answers_for_another_layout(tmp_path: Path, files: dict[str, str]) -> None:
+def test_the_index_answers_every_layout_as_the_scan(tmp_path: Path, files: dict[str, str], expected: int) -> None:
     pytest.importorskip("mnemosyne_core.inotify")
-    from mnemosyne_core.index import NotServed, VaultIndex
+    from mnemosyne_core.index import VaultIndex
 
     vault = build(tmp_path, files)
     index = VaultIndex(vault)
     try:
-        with pytest.raises(NotServed):
-            index.search(vault, ["alpha"])
+        served = index.search(vault, ["alpha"])
     finally:
-        if index.watcher is not None:
-            index.watcher.close()
-    assert [match.path for match in search(vault, ["alpha"]).matches] == [
-        next(path for path in files if path.endswith(".md"))
-    ]
+        index.close()
+    scanned = search(vault, ["alpha"])
+    assert [match.path for match in served.matches] == [match.path for match in scanned.matches]
+    assert (served.total, served.pages_searched) == (scanned.total, scanned.pages_searched)
+    assert served.total == expected

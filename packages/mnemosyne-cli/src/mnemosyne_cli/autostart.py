@@ -69,11 +69,9 @@ def start_if_wanted(vault_real: str, environ: Mapping[str, str] = os.environ) ->
 
 def _wanted(vault_real: str) -> bool:
     # The scan reads this same file next; a vault without one costs one failed open.
-    from mnemosyne_core.config import load_vault_config, vault_layout
+    from mnemosyne_core.config import load_vault_config
 
-    config = load_vault_config(vault_real)
-    # A layout wiki serve does not serve (a tree, say) would only start a server that refuses.
-    return config.serve_auto and vault_layout(vault_real, config=config).servable
+    return load_vault_config(vault_real).serve_auto
 
 
 def _start(vault_real: str, environ: Mapping[str, str]) -> None:

@@ -197,18 +197,18 @@ class RemoteBackend:
     ) -> Any:
         """The body of the server's answer, or None: no server, not ours, no answer in
         time, or it declined. The layout is resolved here, so its errors are the scan's."""
-        from mnemosyne_core.config import scanned_dirs
+        from mnemosyne_core.config import vault_layout
 
         path = trusted_socket(vault_real, self.environ)
         if path is None:
             self._no_server(vault_real)
             return None
-        wanted = scanned_dirs(vault_real, dirs)
-        words = [vault_real, *wanted, *terms]
+        layout = vault_layout(vault_real, dirs)
+        words = [vault_real, *layout.dirs, *layout.exclude, *terms]
         if any("\0" in word for word in words):
             return None  # no field of a request can hold one; the scan says what it means
-        layout = protocol.flat_layout(wanted, bool(dirs))
-        request = protocol.Request(op, vault_real, layout, limit, wants_content, terms)
+        items = protocol.layout_items(layout, bool(dirs))
+        request = protocol.Request(op, vault_real, items, limit, wants_content, terms)
         reply = exchange(path, request.encode(), timeout_seconds(self.environ))
         if reply is None:
             self._no_server(vault_real)

@@ -12,9 +12,11 @@ counts, diagnostics) or says why the server does not answer (then the caller sca
       version, op, vault, layout item count, layout items..., limit, wants, terms...
 
   ``op`` is ``find``, ``recall`` or ``status`` (which has no further field). A layout item
-  is ``key=value``: ``kind=flat``, then one ``dir=NAME`` per scanned dir in order, then
-  ``dirs-given=0|1`` (whether --dir named them, which decides a warning). A server that does
-  not know a key, or serves another layout, says ``unserved``: a tree layout is more items.
+  is ``key=value``, in this order: ``depth=flat|tree``, one ``dir=NAME`` per searched dir
+  in order, one ``suffix=.md`` per page suffix, one ``exclude=PATTERN`` per exclude
+  pattern, then ``dirs-given=0|1`` (whether --dir named the dirs, which decides a
+  warning): everything of the layout that decides which files are listed. Each value is
+  checked by the config's own rules; anything else is an error reply.
   ``wants`` is empty or ``content`` (--cat, recall's read entries: the caller then reads
   those pages itself and checks they are the ones the server judged).
 - A reply is ``marshal`` data ``(version, status, body)``: ``ok`` with the result,
@@ -35,11 +37,12 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
+    from mnemosyne_core.config import Layout
     from mnemosyne_core.find import FindResult
     from mnemosyne_core.recall import RecallResult
     from mnemosyne_core.vault import Identity
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 #: A request holds a query; a reply a result (never a page's text: callers read those).
 MAX_REQUEST_BYTES = 1 << 20
 MAX_REPLY_BYTES = 1 << 28
@@ -50,7 +53,6 @@ WANT_CONTENT = "content"
 STATUS_OK = "ok"
 STATUS_UNSERVED = "unserved"
 STATUS_ERROR = "error"
-LAYOUT_FLAT = "flat"
 #: At most this many layout items or terms, and digits in a count or limit: bounds for
 #: the strict decoder, far above any real call.
 MAX_ITEMS = 4096
@@ -175,9 +177,52 @@ class Request:
         )
 
 
-def flat_layout(dirs: Sequence[str], dirs_given: bool) -> tuple[tuple[str, str], ...]:
-    """The layout items of the flat layout over ``dirs`` (--dir named them: ``dirs_given``)."""
-    return (("kind", LAYOUT_FLAT), *(("dir", name) for name in dirs), ("dirs-given", "1" if dirs_given else "0"))
+def layout_items(layout: Layout, dirs_given: bool) -> tuple[tuple[str, str], ...]:
+    """The layout items of ``layout`` (its dirs named by --dir: ``dirs_given``)."""
+    return (
+        ("depth", layout.depth),
+        *(("dir", name) for name in layout.dirs),
+        *(("suffix", suffix) for suffix in layout.suffixes),
+        *(("exclude", pattern) for pattern in layout.exclude),
+        ("dirs-given", "1" if dirs_given else "0"),
+    )
+
+
+#: The keys of the layout items, in the order they come (``layout_items``).
+_LAYOUT_KEYS = ("depth", "dir", "suffix", "exclude", "dirs-given")
+
+
+def decode_layout(items: Sequence[tuple[str, str]]) -> tuple[Layout, bool]:
+    """The layout the items of ``layout_items`` describe, and whether --dir named its dirs;
+    ProtocolError for items out of order, a key it does not know, or a value the config
+    would refuse (a dir, suffix or pattern that ``.mnemosyne.toml`` could not hold)."""
+    from mnemosyne_core.config import DEPTHS, Layout, check_dir_name, check_suffix, pattern_error
+
+    values: dict[str, list[str]] = {key: [] for key in _LAYOUT_KEYS}
+    last = 0
+    for key, value in items:
+        if key not in values:
+            raise ProtocolError(f"unknown layout key {key[:20]!r}")
+        order = _LAYOUT_KEYS.index(key)
+        if order < last:
+            raise ProtocolError(f"layout key {key!r} out of order")
+        last = order
+        values[key].append(value)
+    depth, given = values["depth"], values["dirs-given"]
+    if len(depth) != 1 or depth[0] not in DEPTHS:
+        raise ProtocolError("the layout needs one depth, flat or tree")
+    if len(given) != 1 or given[0] not in ("0", "1"):
+        raise ProtocolError("the layout needs one dirs-given, 0 or 1")
+    dirs, suffixes, exclude = values["dir"], values["suffix"], values["exclude"]
+    if not dirs or not suffixes:
+        raise ProtocolError("the layout needs a dir and a suffix")
+    if len(set(dirs)) != len(dirs) or any(check_dir_name(name) for name in dirs):
+        raise ProtocolError("a layout dir is repeated or not a vault-relative dir")
+    if any(check_suffix(suffix) for suffix in suffixes):
+        raise ProtocolError("a layout suffix is not one a page can end in")
+    if any(pattern_error(pattern) for pattern in exclude):
+        raise ProtocolError("a layout exclude pattern is not one")
+    return Layout(tuple(dirs), depth[0], tuple(suffixes), tuple(exclude)), given[0] == "1"
 
 
 def _count(text: str, limit: int) -> int:
@@ -215,6 +260,7 @@ def decode_request(payload: bytes) -> Request:
         if not equals or not key:
             raise ProtocolError("a layout item is not key=value")
         layout.append((key, value))
+    decode_layout(layout)
     rest = fields[4 + count :]
     if len(rest) < 3:
         raise ProtocolError("no limit, wants or term")

@@ -366,18 +366,15 @@ class Server:
             return protocol.encode_reply(protocol.STATUS_OK, self.status_fields())
         if not same_rights:
             return protocol.encode_reply(protocol.STATUS_UNSERVED, "the caller's groups differ from the server's")
-        layout = serve_layout(request.layout)
-        if layout is None:
-            return protocol.encode_reply(protocol.STATUS_UNSERVED, "a layout this server does not serve")
-        dirs, dirs_given = layout
+        layout, dirs_given = protocol.decode_layout(request.layout)  # checked by decode_request
         try:
             if request.op == protocol.OP_FIND:
                 result, identity = self.index.find_in_memory(
-                    request.vault, dirs, dirs_given, request.terms, request.limit, wants_content=request.wants_content
+                    request.vault, layout, dirs_given, request.terms, request.limit, wants_content=request.wants_content
                 )
                 body = protocol.find_body(result, identity)
             else:
-                recalled, identities = self.index.recall_in_memory(request.vault, dirs, dirs_given, request.terms)
+                recalled, identities = self.index.recall_in_memory(request.vault, layout, dirs_given, request.terms)
                 body = protocol.recall_body(recalled, identities if request.wants_content else None)
         except (MnemosyneError, OSError) as error:
             # NotServed, a query the scan would refuse, a vault that moved: the caller
@@ -430,18 +427,3 @@ class Server:
             os.close(self._lock_fd)
             self._lock_fd = -1
         self.index.close()
-
-
-def serve_layout(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, ...], bool] | None:
-    """(dirs, whether --dir named them) of a flat layout's items, or None for any layout
-    this server does not serve (another kind, an unknown key)."""
-    if not items or items[0] != ("kind", protocol.LAYOUT_FLAT) or items[-1][0] != "dirs-given":
-        return None
-    dirs = []
-    for key, value in items[1:-1]:
-        if key != "dir":
-            return None
-        dirs.append(value)
-    if items[-1][1] not in ("0", "1"):
-        return None
-    return tuple(dirs), items[-1][1] == "1"

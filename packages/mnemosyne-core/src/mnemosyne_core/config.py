@@ -196,17 +196,6 @@ class Layout:
     def tree(self) -> bool:
         return self.depth == DEPTH_TREE
 
-    @property
-    def servable(self) -> bool:
-        """Whether ``wiki serve``'s index can hold this layout exactly: flat top-level dirs of
-        .md pages and no exclude, the one shape its watches follow."""
-        return (
-            self.depth == DEPTH_FLAT
-            and self.suffixes == FLAT_SUFFIXES
-            and not self.exclude
-            and all("/" not in name and name != VAULT_ROOT_DIR for name in self.dirs)
-        )
-
     def holds_dir(self, dir_name: str) -> bool:
         """Whether pages written directly into the vault-relative dir ``dir_name`` are
         searched: it is one of ``dirs``, or, in a tree, lies below one."""

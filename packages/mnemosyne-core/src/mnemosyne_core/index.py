@@ -8,15 +8,24 @@ recall parses. It never decides a match itself.
 
 How it stays exact (docs/server.md):
 
-- The listing is the scan's own: a rebuild calls ``vault.scan``; afterwards, an event on a
-  name in a scanned dir re-classifies that one entry with the scan's rules
-  (``vault.is_page_name``, ``vault.followed_symlink``) and re-reads it.
+- The listing is the scan's own: a rebuild calls ``vault.scan``, which calls back to watch
+  each dir it lists just before listing it (``_watch_listed_dir``), so a page written into
+  a dir after its listing is an event. Afterwards, an event on a file name in a listed dir
+  re-classifies that one entry with the scan's rules (the walk's ``takes_name``,
+  ``vault.followed_symlink``) and re-reads it.
+- In a tree, any change to the set of dirs the walk enters (a dir made, deleted, moved in
+  or out, chmodded) or to a ``.gitignore`` or ``.ignore`` throws everything away and
+  rebuilds: the rebuild watches each new dir before it reads it (``_listed_dir_event``).
 - ``sync`` drains the inotify queue. The kernel queues an event before the system call that
   made the change returns, so a drain after a request arrived has seen every change
   completed before the request was sent.
 - An overflow, a lost watch (dir deleted, moved, unmounted), a change of permissions on a
-  watched dir, or any change at the vault root to a scanned dir's name or to
-  ``.mnemosyne.toml`` throws everything away and rebuilds.
+  watched dir, or any change at the vault root (or a dir on the way to a nested searched
+  dir) to a searched dir's name or to ``.mnemosyne.toml`` throws everything away and
+  rebuilds.
+- A rebuild that fails (out of inotify watches, say) leaves nothing to answer from:
+  ``failure`` says why and every query is declined until a rebuild succeeds. The index
+  never answers from part of a tree.
 - What inotify on the scanned dirs cannot see is re-checked on every query: symlinked
   pages (their targets may change anywhere in the vault) and pages with more than one
   hard link are re-classified and re-read; a scanned dir that is a symlink is re-resolved.
@@ -30,17 +39,17 @@ import stat
 from functools import partial
 
 from mnemosyne_core import inotify
-from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, scanned_dirs, vault_layout
+from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, VAULT_ROOT_DIR, stem_of, vault_layout
 from mnemosyne_core.errors import MnemosyneError, VaultError
 from mnemosyne_core.fold import decode, fold
 from mnemosyne_core.frontmatter import locate, string_field, title_of
 from mnemosyne_core.vault import (
-    PAGE_SUFFIX,
+    IGNORE_FILES,
     PageRef,
     Scan,
     followed_symlink,
     identity_of,
-    is_page_name,
+    join_rel,
     open_page,
     read_as_judged,
     read_to_end,
@@ -54,10 +63,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from mnemosyne_core.backend import Backend
+    from mnemosyne_core.config import Layout
     from mnemosyne_core.diagnostics import Diagnostic
     from mnemosyne_core.find import FindResult
     from mnemosyne_core.recall import RecallFields, RecallResult
-    from mnemosyne_core.vault import Identity
+    from mnemosyne_core.vault import Identity, TreeWalk
 
 #: Events on the vault root that can change which dirs are scanned or how.
 ROOT_EVENTS = (
@@ -73,6 +83,23 @@ ROOT_EVENTS = (
 )
 #: How often a query is retried when the vault changes while it is answered.
 MAX_ATTEMPTS = 3
+#: Why a dir could not be watched when the scan cannot list it either (it is gone, not a
+#: dir, or not readable): then its parent's watch reports what changes that.
+_NOT_A_DIR_NOW = (errno.ENOENT, errno.ENOTDIR, errno.EACCES)
+
+
+def listing_key(layout: Layout) -> tuple[object, ...]:
+    """What of a layout decides which files are listed (not where it came from)."""
+    return (layout.dirs, layout.depth, layout.suffixes, layout.exclude)
+
+
+def _dir_identity(path: str) -> tuple[int, int] | None:
+    """The (device, inode) of the dir at ``path`` now, or None when there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 class NotServed(MnemosyneError):
@@ -182,7 +209,7 @@ def read_page(read_path: str, rel_path: str) -> Page:
         return page
     name = rel_path.rpartition("/")[2]
     fields = page_fields(data)
-    page.title = title_of(fields, name[: -len(PAGE_SUFFIX)])
+    page.title = title_of(fields, stem_of(name))
     page.constellation = string_field(fields, "constellation")
     page.type = string_field(fields, "type")
     span = locate(data)
@@ -212,7 +239,7 @@ class _Snapshot:
 
 
 class _Dir:
-    """A scanned dir as the index holds it."""
+    """A listed dir as the index holds it: the pages directly in it."""
 
     __slots__ = ("pages", "path", "symlinks", "volatile", "warnings")
 
@@ -235,11 +262,25 @@ class VaultIndex:
         self.vault = vault_real
         self.dirs_override = tuple(dirs) if dirs else None
         self.dirs: tuple[str, ...] = ()
+        #: The layout of the last rebuild (None when the vault had none: ``_error``).
+        self.layout: Layout | None = None
         self.watcher: inotify.Inotify | None = None
         self._root_wd = -1
-        self._dir_wds: dict[int, str] = {}
+        #: The listed dirs (vault-relative, "" for the root) each watch descriptor reports on
+        #: (more than one when two listed paths are the same dir).
+        self._dir_wds: dict[int, list[str]] = {}
+        #: The watched dirs on the way from the vault root to a searched dir, and the names
+        #: in each that lead there (or, at the root, decide the layout): an event on one of
+        #: them may change which dirs are listed.
+        self._path_wds: dict[int, frozenset[str]] = {}
+        #: Each listed dir's (device, inode) when it was watched: one swapped for another
+        #: between its watch and its listing is caught.
+        self._watched: dict[str, tuple[int, int]] = {}
         self._root_id: tuple[int, int] = (0, 0)
+        #: The listed dirs by vault-relative path ("" for the root), in scan order.
         self._dirs: dict[str, _Dir] = {}
+        #: The walk of the last rebuild, when the layout has one: it judges names met later.
+        self._walk: TreeWalk | None = None
         #: Dir-level warnings of the last rebuild (a dir skipped or not listable).
         self._listing_warnings: list[Diagnostic] = []
         self._incomplete = 0
@@ -275,14 +316,19 @@ class VaultIndex:
             return
         self.failure = None
 
+    def _forget(self) -> None:
+        """Drop every page, watch and rule of the last build."""
+        self._dirs, self._dir_wds, self._path_wds, self._watched, self._dirty = {}, {}, {}, {}, set()
+        self._snapshot, self.layout, self._walk = None, None, None
+
     def _fail(self, error: OSError) -> None:
         if self.watcher is not None:
             self.watcher.close()
             self.watcher = None
-        self._dirs, self._dir_wds, self._dirty, self._snapshot = {}, {}, set(), None
+        self._forget()
         self._stale = True
         if error.errno == errno.ENOSPC:
-            reason = "out of inotify watches (raise fs.inotify.max_user_watches)"
+            reason = inotify.out_of_watches_reason()
         elif error.errno == errno.EMFILE:
             reason = "out of inotify instances (raise fs.inotify.max_user_instances)"
         else:
@@ -294,12 +340,13 @@ class VaultIndex:
             self.watcher.close()
             self.watcher = None
         self.watcher = watcher = inotify.Inotify()
-        self._dirs, self._dir_wds, self._dirty, self._snapshot = {}, {}, set(), None
+        self._forget()
         self._listing_warnings, self._incomplete, self._dir_links, self._error = [], 0, {}, None
         self._stale = self._names_root_dirs = False
         info = os.stat(self.vault)
         self._root_id = (info.st_dev, info.st_ino)
         self._root_wd = watcher.add_watch(self.vault, ROOT_EVENTS | inotify.IN_ONLYDIR)
+        self._path_wds[self._root_wd] = frozenset((VAULT_CONFIG_FILE,))
         try:
             layout = vault_layout(self.vault, self.dirs_override)
         except VaultError as error:
@@ -307,62 +354,86 @@ class VaultIndex:
             self._error = error
             return
         self.dirs = layout.dirs
-        if not layout.servable:
-            # Only flat top-level dirs of .md pages are watched exactly; any other layout is
-            # left to the scan. A default dir appearing at the root may make the vault an
-            # Aion one again: a root event on any of their names rebuilds.
-            self.dirs = tuple(dict.fromkeys((*DEFAULT_SCANNED_DIRS, *layout.dirs)))
-            self._error = VaultError("the vault's layout is not a flat one of top-level dirs of .md pages")
-            return
-        watched: dict[str, tuple[int, int]] = {}
-        for dir_name in self.dirs:
-            path = os.path.join(self.vault, dir_name)
-            try:
-                wd = watcher.add_watch(path, inotify.DIR_EVENTS | inotify.IN_ONLYDIR)
-                info = os.stat(path)
-            except OSError as error:
-                if error.errno in (errno.ENOENT, errno.ENOTDIR):
-                    continue  # absent or not a dir: a root event says when that changes
-                raise  # out of watches, say: an unwatched dir could not be served exactly
-            self._dir_wds[wd] = dir_name
-            watched[dir_name] = (info.st_dev, info.st_ino)
+        self._watch_paths_to_dirs(layout.dirs)
         try:
-            listing = scan(self.vault, self.dirs_override)
+            listing = scan(self.vault, self.dirs_override, before_listing=self._watch_listed_dir)
         except VaultError as error:
             self._error = error
             return
         if listing.dirs != self.dirs:
             self._stale = True  # the config changed under us: its event rebuilds again
+        self.layout = layout
+        self._walk = listing.walk
         skipped = {}
-        for dir_name, name in listing.symlinks:
-            _read_path, warning = followed_symlink(
-                self.vault, f"{dir_name}/{name}", os.path.join(self.vault, dir_name, name)
-            )
+        for dir_rel, name in listing.symlinks:
+            rel_path = join_rel(dir_rel, name)
+            _read_path, warning = followed_symlink(self.vault, rel_path, os.path.join(self.vault, rel_path))
             if warning is not None:
-                skipped[warning] = (dir_name, name)
+                skipped[warning] = (dir_rel, name)
         for dir_name in self.dirs:
-            if os.path.islink(os.path.join(self.vault, dir_name)):
+            if dir_name != VAULT_ROOT_DIR and os.path.islink(os.path.join(self.vault, dir_name)):
                 self._dir_links[dir_name] = self._link_target(dir_name)
-        for dir_name, dir_path, names in listing.listing:
-            info = os.stat(dir_path)
-            if watched.get(dir_name) != (info.st_dev, info.st_ino):
+        for dir_rel, dir_path, names in listing.listing:
+            watched = self._watched.get(dir_rel)
+            if watched is not None and _dir_identity(dir_path) != watched:
                 self._stale = True  # swapped between watch and listing
-            held = self._dirs[dir_name] = _Dir(dir_path)
+            held = self._dirs[dir_rel] = _Dir(dir_path)
             for name in names:
-                rel_path = f"{dir_name}/{name}"
+                rel_path = join_rel(dir_rel, name)
                 page = held.pages[name] = read_page(listing.links.get(rel_path) or f"{dir_path}/{name}", rel_path)
                 if page.volatile:
                     held.volatile.add(name)
-        for dir_name, name in listing.symlinks:
-            self._dirs[dir_name].symlinks.add(name)
+        for dir_rel, name in listing.symlinks:
+            self._dirs[dir_rel].symlinks.add(name)
         for warning in listing.warnings:
             if warning in skipped:
-                dir_name, name = skipped[warning]
-                self._dirs[dir_name].warnings[name] = warning
+                dir_rel, name = skipped[warning]
+                self._dirs[dir_rel].warnings[name] = warning
             else:
                 self._listing_warnings.append(warning)
         self._incomplete = listing.incomplete
         self._names_root_dirs = bool(listing.dir_warnings)
+
+    def _watch_paths_to_dirs(self, dirs: Sequence[str]) -> None:
+        """Watch every dir on the way from the vault root to a nested searched dir, each for
+        the names that lead on (at the root also the config file and the default dirs,
+        whose presence decides the layout): creating, removing or renaming one of them
+        changes which dirs are listed. A dir on the way that is absent is not watched: its
+        parent, watched already, reports its arrival."""
+        assert self.watcher is not None
+        leads: dict[str, set[str]] = {"": {VAULT_CONFIG_FILE, *DEFAULT_SCANNED_DIRS}}
+        for dir_name in dirs:
+            if dir_name == VAULT_ROOT_DIR:
+                continue
+            parts = dir_name.split("/")
+            for depth in range(len(parts)):
+                leads.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
+        self._path_wds[self._root_wd] = frozenset(leads.pop(""))
+        for dir_rel in sorted(leads, key=lambda rel: rel.count("/")):
+            try:
+                wd = self.watcher.add_watch(os.path.join(self.vault, dir_rel), inotify.DIR_EVENTS | inotify.IN_ONLYDIR)
+            except OSError as error:
+                if error.errno in _NOT_A_DIR_NOW:
+                    continue
+                raise
+            self._path_wds[wd] = self._path_wds.get(wd, frozenset()) | leads[dir_rel]
+
+    def _watch_listed_dir(self, dir_rel: str, dir_path: str) -> None:
+        """The scan's call just before it lists a dir: watch it first. A dir that cannot be
+        watched because it is gone, not a dir, or not readable cannot be listed either, and
+        whatever changes that is an event on its parent, which is watched: the scan's
+        warning for it stands until then. Out of watches (ENOSPC) raises: the index is not
+        built, rather than built without the pages of a dir it cannot follow."""
+        assert self.watcher is not None
+        try:
+            wd = self.watcher.add_watch(dir_path, inotify.DIR_EVENTS | inotify.IN_ONLYDIR)
+            info = os.stat(dir_path)
+        except OSError as error:
+            if error.errno in _NOT_A_DIR_NOW:
+                return
+            raise
+        self._dir_wds.setdefault(wd, []).append(dir_rel)
+        self._watched[dir_rel] = (info.st_dev, info.st_ino)
 
     def sync(self) -> None:
         """Take in every change completed so far: drain the event queue, then re-read what
@@ -379,16 +450,17 @@ class VaultIndex:
         the state (an entry that could not be re-classified, a dir link retargeted): a
         query answered now could omit a page, so a rebuild is due."""
         dirty, self._dirty = self._dirty, set()
-        for dir_name, name in dirty:
-            self._refresh(dir_name, name)
+        for dir_rel, name in dirty:
+            self._refresh(dir_rel, name)
         for dir_name, link_target in self._dir_links.items():
             # A target moved away and made anew at the same path is another dir: its
             # identity, not its path, says whether the watch and the pages still hold.
             if self._link_target(dir_name) != link_target:
                 return False
-        for dir_name, held in self._dirs.items():
-            for name in list(held.symlinks | held.volatile):
-                self._recheck(held, dir_name, name)
+        for dir_rel, held in self._dirs.items():
+            if held.symlinks or held.volatile:  # a tree has many dirs, few of them hold either
+                for name in list(held.symlinks | held.volatile):
+                    self._recheck(held, dir_rel, name)
         return not self._stale
 
     def _link_target(self, dir_name: str) -> tuple[str, tuple[int, int] | None]:
@@ -401,11 +473,11 @@ class VaultIndex:
             return real, None
         return real, (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
 
-    def _recheck(self, held: _Dir, dir_name: str, name: str) -> None:
+    def _recheck(self, held: _Dir, dir_rel: str, name: str) -> None:
         """Re-read a page that no event covers (every query): when it reads as before, keep
         the old Page (and its recall fields) and the snapshot, which holds only pages."""
         before, snapshot = held.pages.get(name), self._snapshot
-        self._refresh(dir_name, name)
+        self._refresh(dir_rel, name)
         after = held.pages.get(name)
         if snapshot is None or self._stale:
             return
@@ -424,22 +496,50 @@ class VaultIndex:
             mask = event.mask
             if mask & inotify.IN_Q_OVERFLOW:
                 self._stale = True
-            elif event.wd == self._root_wd:
-                # The root itself, its config file, or a scanned dir's name (created,
-                # deleted, renamed, retargeted, chmodded): which dirs are scanned may change.
+                continue
+            known = False
+            leads = self._path_wds.get(event.wd)
+            if leads is not None:
+                # The root itself, its config file, or a dir on the way to a searched dir
+                # (created, deleted, renamed, retargeted, chmodded): which dirs are listed
+                # may change. A warning that lists the vault's dirs changes with any of them.
+                known = True
                 name = event.name
-                if mask & inotify.WATCH_LOST or not name or name == VAULT_CONFIG_FILE or name in self.dirs:
+                lists_root = event.wd == self._root_wd and self._names_root_dirs
+                if mask & inotify.WATCH_LOST or not name or name in leads or lists_root:
                     self._stale = True
-                elif self._names_root_dirs:
-                    self._stale = True  # a warning lists the vault's dirs: any may change it
-            elif event.wd in self._dir_wds:
+            listed = self._dir_wds.get(event.wd)
+            if listed is not None:
+                known = True
                 if mask & inotify.WATCH_LOST or not event.name:
                     self._stale = True  # the dir itself was deleted, moved or chmodded
-                elif is_page_name(event.name):
-                    self._dirty.add((self._dir_wds[event.wd], event.name))
-            elif mask & inotify.IN_IGNORED == 0:
+                else:
+                    for dir_rel in listed:
+                        self._listed_dir_event(dir_rel, event.name, mask)
+            if not known and mask & inotify.IN_IGNORED == 0:
                 self._stale = True  # an event from a watch we no longer know
         return bool(events)
+
+    def _listed_dir_event(self, dir_rel: str, name: str, mask: int) -> None:
+        """An event on the entry ``name`` of the listed dir ``dir_rel``: a page to re-read,
+        or, in a tree, a change to the dirs the walk enters or to its ignore rules, after
+        which only a rebuild knows what is listed."""
+        walk = self._walk
+        if walk is not None and walk.tree:
+            if name in IGNORE_FILES:
+                self._stale = True
+                return
+            if mask & inotify.IN_ISDIR:
+                if walk.enters_dir(dir_rel, name):
+                    self._stale = True
+                return
+        if walk.takes_name(dir_rel, name) if walk is not None else self._takes_name(name):
+            self._dirty.add((dir_rel, name))
+
+    def _takes_name(self, name: str) -> bool:
+        """Whether a flat listing (no walk) would list a file named ``name``."""
+        suffixes = self.layout.suffixes if self.layout is not None else ()
+        return not name.startswith(".") and name.endswith(suffixes)
 
     def _root_unchanged(self) -> bool:
         try:
@@ -448,12 +548,12 @@ class VaultIndex:
             return False
         return (info.st_dev, info.st_ino) == self._root_id
 
-    def _refresh(self, dir_name: str, name: str) -> None:
-        """Re-classify and re-read one entry of a scanned dir, by the scan's rules."""
-        held = self._dirs.get(dir_name)
+    def _refresh(self, dir_rel: str, name: str) -> None:
+        """Re-classify and re-read one entry of a listed dir, by the scan's rules."""
+        held = self._dirs.get(dir_rel)
         if held is None:
             return
-        rel_path = f"{dir_name}/{name}"
+        rel_path = join_rel(dir_rel, name)
         path = f"{held.path}/{name}"
         self._snapshot = None
         held.pages.pop(name, None)
@@ -479,32 +579,41 @@ class VaultIndex:
             page = held.pages[name] = read_page(path, rel_path)
             if page.volatile:
                 held.volatile.add(name)
+        elif stat.S_ISDIR(mode) and self._walk is not None and self._walk.enters_dir(dir_rel, name):
+            self._stale = True  # a dir the walk enters (its own event says so too)
 
     # --- answering ---
+
+    def watched_dirs(self) -> list[str]:
+        """The listed dirs that are watched now, vault-relative ("" for the root), sorted."""
+        return sorted(dir_rel for listed in self._dir_wds.values() for dir_rel in listed)
 
     @property
     def page_count(self) -> int:
         return sum(len(held.pages) for held in self._dirs.values())
 
-    def _check_layout(self, vault_real: str, wanted: tuple[str, ...], dirs_given: bool) -> None:
-        """NotServed unless a call about ``vault_real`` over the dirs ``wanted`` (named by
+    def _check_layout(self, vault_real: str, layout: Layout, dirs_given: bool) -> None:
+        """NotServed unless a call about ``vault_real`` with ``layout`` (its dirs named by
         --dir: ``dirs_given``) is one this index answers exactly as the scan."""
         if vault_real != self.vault:
             raise NotServed(f"the vault {vault_real} is not the served vault {self.vault}")
         if self.failure is not None:
             raise NotServed(self.failure)
-        # a bad config or --dir: the scan's error
-        if not vault_layout(vault_real, list(wanted) if dirs_given else None).servable:
-            raise NotServed("the call's layout is one the server does not watch: the scan answers")
-        if wanted != self.dirs:
+        if layout.dirs != self.dirs:
             raise NotServed("the call scans other dirs than the server")
-        if dirs_given != bool(self.dirs_override) and len(self._dirs) != len(self.dirs):
+        if self.layout is not None and listing_key(layout) != listing_key(self.layout):
+            raise NotServed("the call's layout is not the one the server listed")
+        if dirs_given != bool(self.dirs_override) and not self._lists_every_dir():
             # The scan warns about a --dir that is missing, and only when --dir was given.
             raise NotServed("the call names its dirs differently than the server")
         if self._error is not None:
             # A vault without a scanned dir is not worth serving; its message names the
             # vault's other dirs, which no watch follows.
             raise NotServed(str(self._error))
+
+    def _lists_every_dir(self) -> bool:
+        """Whether every searched dir was listed at the last rebuild (none missing or skipped)."""
+        return all(("" if dir_name == VAULT_ROOT_DIR else dir_name) in self._dirs for dir_name in self.dirs)
 
     def _current_snapshot(self) -> _Snapshot:
         """The listed pages in scan order, as of the last sync."""
@@ -513,11 +622,9 @@ class VaultIndex:
         return self._snapshot
 
     def _pages(self) -> Iterator[tuple[PageRef, Page]]:
-        for dir_name in self.dirs:
-            held = self._dirs.get(dir_name)
-            if held is not None:
-                for name, page in held.pages.items():
-                    yield PageRef(dir_name, name, f"{held.path}/{name}"), page
+        for dir_rel, held in self._dirs.items():
+            for name, page in held.pages.items():
+                yield PageRef(dir_rel, name, f"{held.path}/{name}"), page
 
     def _warnings(self) -> list[Diagnostic]:
         warnings = list(self._listing_warnings)
@@ -526,22 +633,22 @@ class VaultIndex:
         return warnings
 
     def _identity(self, rel_path: str) -> Identity:
-        dir_name, _, name = rel_path.partition("/")
-        identity = self._dirs[dir_name].pages[name].identity
+        dir_rel, _, name = rel_path.rpartition("/")
+        identity = self._dirs[dir_rel].pages[name].identity
         assert identity is not None  # only pages read whole are matched
         return identity
 
     def find_in_memory(
         self,
         vault_real: str,
-        wanted: tuple[str, ...],
+        layout: Layout,
         dirs_given: bool,
         keywords: Sequence[str],
         limit: int,
         *,
         wants_content: bool = False,
     ) -> tuple[FindResult, Identity | None]:
-        """``find.search``'s answer for the resolved vault and dirs, as of now, without any
+        """``find.search``'s answer for the resolved vault and layout, as of now, without any
         page's content; with ``wants_content`` and one match, that page's identity as it
         was read, so that whoever reads it can tell it is the same version. ``find.judge``
         decides every page and a ``find.Tally`` collects, as in the scan. Raises
@@ -551,7 +658,7 @@ class VaultIndex:
         folded = prepare_query(keywords, limit)
         needles = [_utf8(keyword) for keyword in folded]
         self.sync()
-        self._check_layout(vault_real, wanted, dirs_given)
+        self._check_layout(vault_real, layout, dirs_given)
         tally = Tally(len(folded), limit)
         snapshot = self._current_snapshot()
         for rel_path, error in snapshot.unreadable:
@@ -591,9 +698,9 @@ class VaultIndex:
         return result, self._identity(result.matches[0].path) if one else None
 
     def recall_in_memory(
-        self, vault_real: str, wanted: tuple[str, ...], dirs_given: bool, topic: str | Sequence[str]
+        self, vault_real: str, layout: Layout, dirs_given: bool, topic: str | Sequence[str]
     ) -> tuple[RecallResult, list[Identity]]:
-        """``recall.recall``'s answer for the resolved vault and dirs, as of now, without the
+        """``recall.recall``'s answer for the resolved vault and layout, as of now, without the
         read entries' content: their identities as read instead (see ``find_in_memory``).
         Raises InvalidQueryError as the scan does, or NotServed."""
         from mnemosyne_core.recall import RecallResult, fold_terms, rank, recall_fields, split_topic, take_page
@@ -601,7 +708,7 @@ class VaultIndex:
         terms = split_topic(topic)
         folded_terms = fold_terms(terms)
         self.sync()
-        self._check_layout(vault_real, wanted, dirs_given)
+        self._check_layout(vault_real, layout, dirs_given)
         result = RecallResult(self.vault, topic if isinstance(topic, str) else " ".join(topic), terms)
         result.warnings = self._warnings()
         result.unreadable = self._incomplete
@@ -633,10 +740,10 @@ class VaultIndex:
 
         prepare_query(keywords, limit)  # the scan's InvalidQueryError comes first
         vault_real = resolve_vault(vault)
-        wanted = scanned_dirs(vault_real, dirs)
+        layout = vault_layout(vault_real, dirs)  # a bad config or --dir: the scan's error
         for _attempt in range(MAX_ATTEMPTS):
             result, identity = self.find_in_memory(
-                vault_real, wanted, bool(dirs), keywords, limit, wants_content=keep_content
+                vault_real, layout, bool(dirs), keywords, limit, wants_content=keep_content
             )
             if identity is None:
                 return result
@@ -655,9 +762,9 @@ class VaultIndex:
 
         split_topic(topic)
         vault_real = resolve_vault(vault)
-        wanted = scanned_dirs(vault_real, dirs)
+        layout = vault_layout(vault_real, dirs)  # a bad config or --dir: the scan's error
         for _attempt in range(MAX_ATTEMPTS):
-            result, identities = self.recall_in_memory(vault_real, wanted, bool(dirs), topic)
+            result, identities = self.recall_in_memory(vault_real, layout, bool(dirs), topic)
             if fill_read_entries(result, identities):
                 return result
         raise NotServed("the vault kept changing while the query was answered")

@@ -75,6 +75,26 @@ NO_EVENT_FILE_SYSTEMS = {
 }
 
 
+#: The per-user limit on inotify watches, shared by every process of the user; a server
+#: watching a tree takes one per listed dir (docs/server.md, "The watch limit").
+MAX_USER_WATCHES_FILE = "/proc/sys/fs/inotify/max_user_watches"
+
+
+def out_of_watches_reason(limit_file: str = MAX_USER_WATCHES_FILE) -> str:
+    """What running out of watches (ENOSPC from inotify_add_watch) means: the limit now and
+    how to raise it."""
+    try:
+        with open(limit_file, encoding="ascii") as file:
+            limit = file.read().strip()
+    except (OSError, ValueError):
+        limit = ""
+    now = f"={limit}" if limit.isdigit() else ""
+    return (
+        f"out of inotify watches: the user's limit fs.inotify.max_user_watches{now} is reached; "
+        "raise it, e.g. sudo sysctl fs.inotify.max_user_watches=524288"
+    )
+
+
 class InotifyError(OSError):
     """inotify is unavailable or a watch could not be added."""
 

@@ -164,11 +164,6 @@ def _checked(given: str, source: str, source_file: str | None, environ: Mapping[
     return VaultLocation(os.path.realpath(name), source, given, source_file)
 
 
-def is_page_name(name: str) -> bool:
-    """Whether a file name is a page's: ends in ``.md`` exactly, not hidden."""
-    return name.endswith(PAGE_SUFFIX) and not name.startswith(".")
-
-
 #: Ingest writes a page to ``<prefix><16 random hex digits><suffix>`` in the target dir
 #: first: hidden and not ending in .md, so find never lists it.
 INGEST_TEMP_PREFIX = ".mnemosyne-ingest-"
@@ -265,6 +260,7 @@ class Scan:
         "skipped",
         "symlinks",
         "vault",
+        "walk",
         "warnings",
     )
 
@@ -289,6 +285,9 @@ class Scan:
         #: Why no scanned dir could be listed (``scan(require_dirs=False)``), else None.
         self.error: str | None = None
         self.incomplete = 0
+        #: The walk that listed a tree layout or one with an exclude (None for a flat
+        #: listing): it decides what a name met later would be (the index asks it).
+        self.walk: TreeWalk | None = None
         self._pages: list[PageRef] | None = None
 
     def __len__(self) -> int:
@@ -312,6 +311,7 @@ def scan(
     *,
     require_dirs: bool = True,
     left_out: list[tuple[str, str]] | None = None,
+    before_listing: Callable[[str, str], None] | None = None,
 ) -> Scan:
     """List the pages of the vault at ``vault`` (a real path, see ``resolve_vault``), as its
     layout (``config.vault_layout``) says.
@@ -326,6 +326,10 @@ def scan(
     the layout leaves out in the searched dirs to, as (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX,
     vault-relative path): what a miss tells about. Hidden, ignored and excluded files are
     left out on purpose and not added.
+
+    ``before_listing(dir_rel, dir_path)`` is called for every dir the layout lists, just
+    before it is listed (``wiki serve`` watches it there: a change made after the call is
+    an event, one made before it is in the listing). What it raises is not caught.
     """
     try:
         with os.scandir(vault) as entries:
@@ -339,7 +343,7 @@ def scan(
     result = Scan(vault, layout.dirs, layout)
     walk = None
     if layout.tree or layout.exclude or left_out is not None:
-        walk = TreeWalk(result, layout, config.memory_dir, left_out)
+        walk = result.walk = TreeWalk(result, layout, config.memory_dir, left_out, before_listing)
     not_dirs: list[str] = []
     for dir_name in result.dirs:
         if layout.tree and any(dir_covers(other, dir_name) for other in result.dirs):
@@ -376,6 +380,8 @@ def scan(
                 not_dirs.append(dir_name)
                 continue
         if walk is None:
+            if before_listing is not None:
+                before_listing(dir_rel, dir_path)
             _scan_dir(result, dir_rel, dir_path)
         else:
             walk.walk(dir_rel, dir_path)
@@ -569,7 +575,12 @@ class TreeWalk:
     """
 
     def __init__(
-        self, result: Scan, layout: Layout, memory_dir: str | None, left_out: list[tuple[str, str]] | None = None
+        self,
+        result: Scan,
+        layout: Layout,
+        memory_dir: str | None,
+        left_out: list[tuple[str, str]] | None = None,
+        before_listing: Callable[[str, str], None] | None = None,
     ):
         #: Where the walk lists pages and warnings.
         self.result = result
@@ -581,6 +592,10 @@ class TreeWalk:
         #: (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX, vault-relative path); see ``scan``.
         self.left_out = left_out
         self.markdown_like = tuple(dict.fromkeys((*MARKDOWN_SUFFIXES, *(suffix.lower() for suffix in self.suffixes))))
+        #: See ``scan``; when set, ``rules_by_dir`` keeps the ignore rules in force in each
+        #: listed dir, so that a name met there later is judged as the walk would.
+        self.before_listing = before_listing
+        self.rules_by_dir: dict[str, tuple[IgnoreRules, ...]] = {}
 
     def walk(self, dir_rel: str, dir_path: str) -> None:
         rules = self.ancestor_rules(dir_rel) if self.tree else ()
@@ -596,6 +611,8 @@ class TreeWalk:
             rel, path, rules, below = stack.pop()
             names: list[str] = []
             if not below:
+                if self.before_listing is not None:
+                    self.before_listing(rel, path)
                 result.listing.append((rel, path, names))
             try:
                 with os.scandir(path) as iterator:
@@ -608,6 +625,8 @@ class TreeWalk:
             prefix = f"{rel}/" if rel else ""
             if self.tree:
                 rules = self.with_rules(rules, prefix, path, entries)
+            if self.before_listing is not None and not below:
+                self.rules_by_dir[rel] = rules
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
@@ -630,6 +649,22 @@ class TreeWalk:
                     if (exclude is not None or rules) and self.ignored(child, rules):
                         continue
                     left_out.append((LEFT_OUT_NESTED if below else LEFT_OUT_SUFFIX, child))
+
+    def enters_dir(self, dir_rel: str, name: str) -> bool:
+        """Whether the walk would enter a dir named ``name`` met in the listed dir ``dir_rel``."""
+        child = join_rel(dir_rel, name)
+        if not self.tree or name.startswith(".") or child == self.memory_rel:
+            return False
+        rules = self.rules_by_dir.get(dir_rel, ())
+        return not ((self.exclude is not None or rules) and self.ignored(child + "/", rules))
+
+    def takes_name(self, dir_rel: str, name: str) -> bool:
+        """Whether the walk would list a file named ``name`` in the listed dir ``dir_rel``
+        as a page (if it is a file, or a symlink to one in the vault)."""
+        if name.startswith(".") or not name.endswith(self.suffixes):
+            return False
+        rules = self.rules_by_dir.get(dir_rel, ())
+        return not ((self.exclude is not None or rules) and self.ignored(join_rel(dir_rel, name), rules))
 
     def ignored(self, rel_path: str, rules: tuple[IgnoreRules, ...]) -> bool:
         """Whether the exclude or the ignore files leave ``rel_path`` (a dir's ends in '/') out."""
@@ -788,12 +823,16 @@ def read_listed_page(vault: str, rel_path: str) -> tuple[bytes, os.stat_result]:
     path), read by the scan's rules, and the fstat of what was read. For a caller that was
     told a page's path by someone else (a server): it reads with its own rights, follows a
     symlinked dir or page only to a target inside the vault, opens with O_NOFOLLOW and
-    O_NONBLOCK. OSError when the page is no longer there or cannot be read."""
-    dir_name, _, name = rel_path.rpartition("/")
-    if not dir_name or not is_page_name(name) or "/" in dir_name or dir_name in (".", ".."):
+    O_NONBLOCK. ``rel_path`` may lie at any depth (``a/b/c.md``) or at the root (``x.md``);
+    no part of it may be empty, hidden, ``.`` or ``..``. OSError when the page is no longer
+    there or cannot be read."""
+    dir_rel, _, name = rel_path.rpartition("/")
+    parts = [*dir_rel.split("/"), name] if dir_rel else [name]
+    if any(not part or part.startswith(".") for part in parts):
         raise FileNotFoundError(f"{rel_path}: not a page of the vault")
-    dir_path = os.path.join(vault, dir_name)
-    if os.path.islink(dir_path):
+    dir_path = vault
+    if dir_rel:
+        dir_path = os.path.join(vault, dir_rel)
         real = os.path.realpath(dir_path)
         if not is_inside(real, vault):
             raise FileNotFoundError(f"{rel_path}: its dir leaves the vault")

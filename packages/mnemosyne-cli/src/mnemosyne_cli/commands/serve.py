@@ -38,7 +38,7 @@ def register(commands: Any) -> None:
                 (
                     ExitCode.VAULT_ERROR,
                     "vault unset or missing, on a file system without change events (NFS, SMB, FUSE), "
-                    "no safe socket dir, or a layout it does not serve (a tree, nested dirs, other suffixes)",
+                    "or no safe socket dir",
                 ),
                 (ExitCode.SERVER_RUNNING, "a server is already running for the vault (its pid is printed)"),
                 (ExitCode.USAGE, "usage error"),
@@ -84,17 +84,9 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     from mnemosyne_core.config import vault_layout
 
     try:
-        layout = vault_layout(vault, args.dir)
+        vault_layout(vault, args.dir)  # a bad config or --dir: refused before anything starts
     except VaultError as error:
         console.error(str(error))
-        return ExitCode.VAULT_ERROR
-    if not layout.servable:
-        # An index that watched part of a tree would answer from a wrong page set.
-        console.error(
-            f"wiki serve does not serve this vault's layout ({layout.depth}, {', '.join(layout.dirs)}): it serves "
-            "flat layouts of top-level dirs of .md pages without exclude; find and recall scan this vault, "
-            "with the same answers"
-        )
         return ExitCode.VAULT_ERROR
     running = server.Server.for_vault(vault, args.dir)
     try:

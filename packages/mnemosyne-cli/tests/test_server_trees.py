@@ -1,0 +1,257 @@
+"""``wiki serve`` on a layout searched as a whole tree: every dir the walk enters is
+watched, and watched before it is listed; ignore files are followed; out of watches, the
+server answers nothing rather than answer from part of the tree."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from server_harness import ThreadServer, make_vault, run_cli, served_and_scanned
+
+from mnemosyne_cli import client
+from mnemosyne_core import inotify
+from mnemosyne_core.index import VaultIndex
+
+pytestmark = pytest.mark.usefixtures("runtime_dir")
+
+
+#: An Obsidian-like vault: no config and no default dir, so its whole tree is searched.
+TREE = {
+    "Home.md": "alpha home\n",
+    "notes/alpha one.md": "---\ntitle: Alpha one\n---\nalpha\n",
+    "notes/deep/er/alpha two.mdx": "alpha two\n",
+    "n o/three.markdown": "alpha three\n",
+    "drafts/alpha draft.md": "alpha draft\n",
+    "build/out/alpha built.md": "alpha built\n",
+    ".obsidian/alpha.md": "hidden alpha\n",
+    ".gitignore": "build/\n",
+}
+
+
+#: What the server says while it is out of watches (this machine's limit in it).
+OUT_OF_WATCHES = (
+    f"the index could not be built ({inotify.out_of_watches_reason()}); find and recall scan until a rebuild succeeds"
+)
+
+
+def find(vault: Path, *keywords: str) -> list[str]:
+    return ["wiki", "find", *keywords, "--vault", str(vault)]
+
+
+def test_every_dir_the_walk_enters_is_watched_and_no_other(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "v", TREE)
+    index = VaultIndex(str(vault.resolve()))
+    try:
+        index.rebuild()
+        # Not .obsidian (hidden) nor build/ and below (.gitignore leaves it out).
+        assert index.watched_dirs() == ["", "drafts", "n o", "notes", "notes/deep", "notes/deep/er"]
+        assert index.page_count == 5
+    finally:
+        index.close()
+
+
+@pytest.mark.parametrize("how", ["mkdir -p", "moved in"])
+def test_a_page_written_into_a_new_dir_just_before_its_watch_is_served(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """The race a new dir opens: a page written into it after the rebuild met it and before
+    the dir is listed. Watched first, then listed, the listing holds that page; listed
+    first and watched after, it would be lost until some later rebuild."""
+    vault = make_vault(tmp_path / "v", TREE)
+    new_dir = vault / "notes" / "new" / "sub"
+    real_add_watch = inotify.Inotify.add_watch
+
+    def add_watch_after_a_write(self: inotify.Inotify, path: str, mask: int) -> int:
+        if path == str(new_dir.resolve()) and not (new_dir / "late.md").exists():
+            (new_dir / "late.md").write_text("zeta late\n", encoding="utf-8")
+        return real_add_watch(self, path, mask)
+
+    with ThreadServer(vault) as running:
+        assert served_and_scanned(capsysbinary, running, find(vault, "zeta"))[0][0] == 1
+        monkeypatch.setattr(inotify.Inotify, "add_watch", add_watch_after_a_write)
+        if how == "mkdir -p":
+            new_dir.mkdir(parents=True)
+        else:
+            (tmp_path / "staged" / "sub").mkdir(parents=True)
+            os.rename(tmp_path / "staged", vault / "notes" / "new")
+        rebuilds = running.index.rebuilds
+        served, scanned = served_and_scanned(capsysbinary, running, find(vault, "zeta"))
+        assert served == scanned == (0, b"notes/new/sub/late.md \xe2\x80\x94 late\n", "")
+        assert running.index.rebuilds == rebuilds + 1
+
+
+def test_an_edited_ignore_file_changes_what_is_served(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", TREE)
+    argv = find(vault, "alpha", "draft")
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned == (0, b"drafts/alpha draft.md \xe2\x80\x94 alpha draft\n", "")
+        (vault / "drafts" / ".ignore").write_text("*.md\n", encoding="utf-8")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert served[0] == 1
+        (vault / "drafts" / ".ignore").unlink()
+        (vault / ".gitignore").write_text("build/\ndrafts/\n", encoding="utf-8")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert served[0] == 1
+        (vault / ".gitignore").write_text("build/\n", encoding="utf-8")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned == (0, b"drafts/alpha draft.md \xe2\x80\x94 alpha draft\n", "")
+        # And a dir the ignore file let in is watched from then on.
+        (vault / "build" / "out" / "zeta.md").write_text("zeta\n", encoding="utf-8")
+        (vault / ".gitignore").unlink()
+        served = served_and_scanned(capsysbinary, running, find(vault, "zeta"))[0]
+        assert served == (0, b"build/out/zeta.md \xe2\x80\x94 zeta\n", "")
+        (vault / "build" / "out" / "zeta.md").unlink()
+        assert served_and_scanned(capsysbinary, running, find(vault, "zeta"))[0][0] == 1
+
+
+def test_a_subtree_removed_or_moved_out_is_gone_from_the_answers(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    vault = make_vault(tmp_path / "v", TREE)
+    argv = find(vault, "alpha")
+    with ThreadServer(vault) as running:
+        assert served_and_scanned(capsysbinary, running, argv)[0][1].count(b"\n") == 5
+        os.rename(vault / "notes" / "deep", tmp_path / "deep")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert b"alpha two" not in served[1]
+        shutil.rmtree(vault / "notes")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert served[1].count(b"\n") == 3
+        # Moved back in: its pages, and a page written into it afterwards.
+        os.rename(tmp_path / "deep", vault / "deep")
+        (vault / "deep" / "er" / "zeta.md").write_text("zeta\n", encoding="utf-8")
+        served, scanned = served_and_scanned(capsysbinary, running, find(vault, "zeta"))
+        assert served == scanned == (0, b"deep/er/zeta.md \xe2\x80\x94 zeta\n", "")
+
+
+def test_a_nested_searched_dir_made_after_the_start_is_served(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """Its parent is not searched but is watched for it: its arrival rebuilds."""
+    vault = make_vault(tmp_path / "v", {".mnemosyne.toml": 'dirs = ["docs/en"]\ndepth = "tree"\n', "docs/x.md": "x\n"})
+    argv = find(vault, "zeta")
+    with ThreadServer(vault) as running:
+        (vault / "docs" / "en" / "guides").mkdir(parents=True)
+        (vault / "docs" / "en" / "guides" / "zeta.md").write_text("zeta\n", encoding="utf-8")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned == (0, b"docs/en/guides/zeta.md \xe2\x80\x94 zeta\n", "")
+        # Renamed away: a vault without its one searched dir is left to the scan's error.
+        os.rename(vault / "docs", vault / "documents")
+        answered = running.answered
+        served = run_cli(capsysbinary, argv)
+        assert served == run_cli(capsysbinary, [*argv, "--no-server"])
+        assert (served[0], running.answered) == (3, answered)
+        os.rename(vault / "documents", vault / "docs")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned == (0, b"docs/en/guides/zeta.md \xe2\x80\x94 zeta\n", "")
+
+
+def test_out_of_watches_the_server_answers_nothing_until_a_rebuild_succeeds(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """inotify_add_watch fails with ENOSPC when fs.inotify.max_user_watches is reached; the
+    failure is injected at that call (lowering the machine's limit would hit every process
+    of the user). A tree the server cannot watch whole is never answered from in part."""
+    vault = make_vault(tmp_path / "v", TREE)
+    real_add_watch = inotify.Inotify.add_watch
+
+    def add_watch_out_of_watches(self: inotify.Inotify, path: str, mask: int) -> int:
+        if path.endswith("/many"):
+            raise inotify.InotifyError(errno.ENOSPC, "No space left on device", path)
+        return real_add_watch(self, path, mask)
+
+    monkeypatch.setattr(inotify.Inotify, "add_watch", add_watch_out_of_watches)
+    argv = find(vault, "zeta")
+    with ThreadServer(vault) as running:
+        assert served_and_scanned(capsysbinary, running, argv)[0][0] == 1
+        (vault / "notes" / "many").mkdir()
+        (vault / "notes" / "many" / "zeta.md").write_text("zeta\n", encoding="utf-8")
+        for _ in range(2):  # each call retries the rebuild, and scans while it fails
+            answered = running.answered
+            served = run_cli(capsysbinary, argv)
+            scanned = run_cli(capsysbinary, [*argv, "--no-server"])
+            assert served == scanned == (0, b"notes/many/zeta.md \xe2\x80\x94 zeta\n", "")
+            assert running.answered == answered
+        status = client.status(str(vault.resolve()))
+        assert status is not None
+        assert (status.pages, status.failure) == (0, OUT_OF_WATCHES)
+        monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned == (0, b"notes/many/zeta.md \xe2\x80\x94 zeta\n", "")
+
+
+def test_the_docs_tree_with_mdx_pages_is_served(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    vault = make_vault(
+        tmp_path / "docs",
+        {
+            "src/content/docs/en/guides/images.mdx": "---\ntitle: Images\n---\nimages\n",
+            "src/content/docs/fr/guides/images.mdx": "---\ntitle: Images (fr)\n---\nimages\n",
+            "node_modules/pkg/readme.md": "images dependency\n",
+            ".gitignore": "node_modules/\n",
+        },
+    )
+    for argv in (
+        find(vault, "images"),
+        ["wiki", "find", "images", "--json", "--vault", str(vault / "src/content/docs/en")],
+        ["wiki", "recall", "images", "--vault", str(vault)],
+    ):
+        with ThreadServer(argv[-1]) as running:
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned
+            assert served[0] == 0
+
+
+def test_out_of_watches_at_the_start_the_server_says_so_and_the_fix(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server starts, answers nothing, and says why (with the limit and how to raise
+    it) in its log, in --status and in wiki info; every call scans meanwhile."""
+    vault = make_vault(tmp_path / "v", TREE)
+    real_add_watch = inotify.Inotify.add_watch
+
+    def add_watch_out_of_watches(self: inotify.Inotify, path: str, mask: int) -> int:
+        if path.endswith("/er"):
+            raise inotify.InotifyError(errno.ENOSPC, "No space left on device", path)
+        return real_add_watch(self, path, mask)
+
+    monkeypatch.setattr(inotify.Inotify, "add_watch", add_watch_out_of_watches)
+    argv = find(vault, "alpha", "two")
+    harness = ThreadServer(vault)
+    with harness as running:
+        served = run_cli(capsysbinary, argv)
+        assert served == run_cli(capsysbinary, [*argv, "--no-server"])
+        assert served == (0, b"notes/deep/er/alpha two.mdx \xe2\x80\x94 alpha two\n", "")
+        assert running.answered == 0
+        code, out, err = run_cli(capsysbinary, ["wiki", "serve", "--status", "--vault", str(vault)])
+        assert (code, err) == (0, "")
+        assert out.decode().endswith(f"; not answering: {OUT_OF_WATCHES}\n")
+        code, out, _err = run_cli(capsysbinary, ["wiki", "info", "--vault", str(vault)])
+        assert f"not answering: {OUT_OF_WATCHES}" in out.decode()
+        monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
+        assert served_and_scanned(capsysbinary, running, argv)[0] == served
+    log = harness.log.getvalue()
+    assert f"mnemosyne serve: {OUT_OF_WATCHES}\nmnemosyne serve: the index is built again; answering\n" in log
+
+
+def test_the_out_of_watches_reason_gives_the_limit_and_the_fix(tmp_path: Path) -> None:
+    limit = tmp_path / "max_user_watches"
+    limit.write_text("8192\n", encoding="ascii")
+    assert inotify.out_of_watches_reason(str(limit)) == (
+        "out of inotify watches: the user's limit fs.inotify.max_user_watches=8192 is reached; "
+        "raise it, e.g. sudo sysctl fs.inotify.max_user_watches=524288"
+    )
+    assert inotify.out_of_watches_reason(str(tmp_path / "absent")) == (
+        "out of inotify watches: the user's limit fs.inotify.max_user_watches is reached; "
+        "raise it, e.g. sudo sysctl fs.inotify.max_user_watches=524288"
+    )
