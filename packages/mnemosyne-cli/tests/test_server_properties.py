@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from server_harness import ThreadServer, run_cli
 
@@ -369,6 +369,8 @@ class TreeWorld:
 
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(operations=st.lists(st.sampled_from(TREE_OPERATIONS), min_size=5, max_size=25), seed=st.integers(0, 2**32 - 1))
+# Once served wrongly: a .gitignore written at the root, above the one searched dir "a".
+@example(operations=["delete", "write", "rename", "tree_config", "rename", "ignore_file"], seed=1_000_000_000)
 def test_every_answer_on_a_tree_through_the_server_equals_the_scan(
     operations: list[str],
     seed: int,

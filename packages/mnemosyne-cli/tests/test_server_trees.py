@@ -255,3 +255,24 @@ def test_the_out_of_watches_reason_gives_the_limit_and_the_fix(tmp_path: Path) -
         "out of inotify watches: the user's limit fs.inotify.max_user_watches is reached; "
         "raise it, e.g. sudo sysctl fs.inotify.max_user_watches=524288"
     )
+
+
+def test_an_ignore_file_above_a_searched_dir_is_followed(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """The ignore files of the dirs above a searched dir apply to its tree too (as in rg):
+    those dirs are watched for them, though nothing in them is searched."""
+    vault = make_vault(
+        tmp_path / "v",
+        {".mnemosyne.toml": 'dirs = ["docs/en"]\ndepth = "tree"\n', "docs/en/guides/zeta.md": "zeta\n"},
+    )
+    argv = find(vault, "zeta")
+    with ThreadServer(vault) as running:
+        for where in (vault, vault / "docs"):
+            (where / ".gitignore").write_text("guides/\n", encoding="utf-8")
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned
+            assert served[0] == 1
+            (where / ".gitignore").unlink()
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned == (0, b"docs/en/guides/zeta.md \xe2\x80\x94 zeta\n", "")

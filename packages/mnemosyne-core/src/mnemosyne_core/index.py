@@ -354,7 +354,7 @@ class VaultIndex:
             self._error = error
             return
         self.dirs = layout.dirs
-        self._watch_paths_to_dirs(layout.dirs)
+        self._watch_paths_to_dirs(layout)
         try:
             listing = scan(self.vault, self.dirs_override, before_listing=self._watch_listed_dir)
         except VaultError as error:
@@ -394,20 +394,22 @@ class VaultIndex:
         self._incomplete = listing.incomplete
         self._names_root_dirs = bool(listing.dir_warnings)
 
-    def _watch_paths_to_dirs(self, dirs: Sequence[str]) -> None:
+    def _watch_paths_to_dirs(self, layout: Layout) -> None:
         """Watch every dir on the way from the vault root to a nested searched dir, each for
         the names that lead on (at the root also the config file and the default dirs,
         whose presence decides the layout): creating, removing or renaming one of them
-        changes which dirs are listed. A dir on the way that is absent is not watched: its
-        parent, watched already, reports its arrival."""
+        changes which dirs are listed. In a tree, the ignore files of those dirs apply to
+        the searched dirs below them too. A dir on the way that is absent is not watched:
+        its parent, watched already, reports its arrival."""
         assert self.watcher is not None
-        leads: dict[str, set[str]] = {"": {VAULT_CONFIG_FILE, *DEFAULT_SCANNED_DIRS}}
-        for dir_name in dirs:
+        also = IGNORE_FILES if layout.tree else ()
+        leads: dict[str, set[str]] = {"": {VAULT_CONFIG_FILE, *DEFAULT_SCANNED_DIRS, *also}}
+        for dir_name in layout.dirs:
             if dir_name == VAULT_ROOT_DIR:
                 continue
             parts = dir_name.split("/")
             for depth in range(len(parts)):
-                leads.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
+                leads.setdefault("/".join(parts[:depth]), set(also)).add(parts[depth])
         self._path_wds[self._root_wd] = frozenset(leads.pop(""))
         for dir_rel in sorted(leads, key=lambda rel: rel.count("/")):
             try:
