@@ -1,7 +1,10 @@
 """Every fast path of find against the plain, obviously correct path it stands in for.
 
-- fast_string_fields (one regex over a block's bytes) against PyYAML's safe loader;
-- TextMatcher (bytes, folding needles) against fold(decode(data));
+- fast_string_fields and fast_mapping against PyYAML's safe loader, with the subset checked
+  either way (one regex, or Python over bytes before the regex pays), and the two checks
+  against each other; locate against the regexes of its definition;
+- TextMatcher (bytes, folding needles) against fold(decode(data)), with the folding
+  characters searched either way (one regex, or one pass per needle);
 - search() (text before title, the no-backslash title shortcut, the two-process split,
   the bounded list of kept matches) against a plain reference that reads every page whole,
   parses every frontmatter with YAML and folds everything.
@@ -20,11 +23,24 @@ from hypothesis import strategies as st
 from reference_order import matched, plain_aliases, plain_fold, reference_sort_key
 
 import mnemosyne_core.find as find_module
+from mnemosyne_core import frontmatter
 from mnemosyne_core.config import CONSTELLATIONS
 from mnemosyne_core.find import search
-from mnemosyne_core.fold import ASCII_FOLDING_CHARS, TextMatcher, decode, fold, folding_needles
+from mnemosyne_core.fold import (
+    _LOWER_MARKING,
+    ASCII_FOLDING_CHARS,
+    FOLDING_MARK,
+    TextMatcher,
+    _FoldingSearch,
+    decode,
+    fold,
+    folding_needles,
+    folding_search,
+)
 from mnemosyne_core.frontmatter import (
-    _OUTSIDE_SUBSET,
+    _FAST_BLOCK,
+    _lines_in_subset,
+    _outside_subset,
     compiled,
     fast_mapping,
     fast_string_fields,
@@ -38,15 +54,66 @@ from mnemosyne_core.frontmatter import (
 from mnemosyne_core.index import _record_position, read_page
 from mnemosyne_core.vault import scan
 
+# --- the two ways of each check -------------------------------------------------------------
+
+
+@pytest.fixture(params=["without regex", "by regex"])
+def subset_check(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test taking it runs with the fast subset checked each way: by Python over bytes
+    (the first checks of a call) and by the regex (once it pays)."""
+    monkeypatch.setattr(frontmatter._SUBSET_REGEX, "left", 10**9 if request.param == "without regex" else 0)
+
+
+@pytest.fixture(params=["without regex", "by regex"])
+def folding_check(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test taking it runs with the folding characters searched each way."""
+    searches = _FoldingSearch.regex_once_it_pays
+    monkeypatch.setattr(searches, "left", 10**9 if request.param == "without regex" else 0)
+
+
 # --- the character set of the YAML-free paths -----------------------------------------------
+
+#: What the subset leaves out of a block, spelled as in its definition (frontmatter.py): the
+#: characters YAML either rejects (controls), treats as line breaks or reads differently by
+#: build (U+FEFF), and what the subset does not handle (tab, lone CR).
+OUTSIDE_SUBSET = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
 
 
 def test_outside_subset_is_the_complement_of_what_the_subset_allows() -> None:
     allowed = re.compile("[\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
     every_character = "".join(map(chr, range(sys.maxunicode + 1)))
-    outside = {match.start() for match in compiled(_OUTSIDE_SUBSET).finditer(every_character)}
+    outside = {match.start() for match in OUTSIDE_SUBSET.finditer(every_character)}
     not_allowed = set(range(sys.maxunicode + 1)) - {match.start() for match in allowed.finditer(every_character)}
     assert outside == not_allowed
+
+
+def test_the_bytes_check_finds_every_character_outside_the_subset() -> None:
+    """The subset's lines hold no control byte; past ASCII, the bytes check answers for
+    every code point as the character set does on the decoded text (a surrogate's bytes
+    decode to replacement characters, which the subset takes)."""
+    for code_point in range(0x80, sys.maxunicode + 1):
+        data = chr(code_point).encode("utf-8", "surrogatepass") + b"\n"
+        assert _outside_subset(data) is (OUTSIDE_SUBSET.search(data.decode("utf-8", "replace")) is not None)
+
+
+#: Bytes without controls, as a block of the subset holds them: pieces of the characters the
+#: subset leaves out, cut and whole, among others that share their bytes.
+UTF8_PIECES = st.lists(
+    st.sampled_from(
+        [
+            *[b"a", b" ", b"\xc2", b"\x80", b"\x9f", b"\xa0", b"\xe2", b"\xa8", b"\xa9", b"\xef", b"\xbb", b"\xbf"],
+            *[b"\xbe", b"\xff", "\x85".encode(), "\u2028".encode(), "\ufeff".encode(), "—".encode(), "é".encode()],
+        ]
+    ),
+    max_size=10,
+).map(b"".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(UTF8_PIECES)
+def test_the_bytes_check_equals_the_character_set_on_any_bytes(data: bytes) -> None:
+    block = data + b"\n"
+    assert _outside_subset(block) is (OUTSIDE_SUBSET.search(block.decode("utf-8", "replace")) is not None)
 
 
 # --- fast_string_fields against YAML ---------------------------------------------------------
@@ -102,7 +169,7 @@ def yaml_string_fields(block: str) -> dict[str, str] | None:
         "title: yes\n",
     ],
 )
-def test_fast_fields_of_common_blocks_equal_yamls(block: str) -> None:
+def test_fast_fields_of_common_blocks_equal_yamls(block: str, subset_check: None) -> None:
     fields = fast_string_fields(block.encode())
     assert fields is not None, "the fast path should read this block"
     assert fields == yaml_string_fields(block)
@@ -112,13 +179,13 @@ def test_fast_fields_of_common_blocks_equal_yamls(block: str) -> None:
     "block",
     ["title: 2026-02-29\n", "title: a: b\n", "title: x\r\n", 'title: "a\\"b"\n', "yes: key\n", "title: a\u2028b\n"],
 )
-def test_fast_fields_leave_the_rest_to_yaml(block: str) -> None:
+def test_fast_fields_leave_the_rest_to_yaml(block: str, subset_check: None) -> None:
     assert fast_string_fields(block.encode()) is None
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(BLOCKS)
-def test_fast_fields_equal_yamls_whenever_they_answer(block: str) -> None:
+def test_fast_fields_equal_yamls_whenever_they_answer(subset_check: None, block: str) -> None:
     fields = fast_string_fields(block.encode("utf-8", "surrogatepass"))
     if fields is not None:
         assert fields == yaml_string_fields(block)
@@ -170,7 +237,7 @@ BLOCKS_OF_LINES = st.lists(weighted((LINE_BYTES, 6), (st.binary(max_size=8), 1))
 BLOCK_BYTES = weighted((BLOCKS_OF_LINES, 3), (st.binary(max_size=80), 1))
 
 
-def test_fast_fields_on_any_bytes_equal_yamls_whenever_they_answer() -> None:
+def test_fast_fields_on_any_bytes_equal_yamls_whenever_they_answer(subset_check: None) -> None:
     """Whenever the fast path answers on bytes, YAML answers the same; and it answers on
     a good share of the examples, so the comparison is really made (derandomized: the
     share is the same on every run)."""
@@ -200,15 +267,15 @@ def test_fast_fields_on_any_bytes_equal_yamls_whenever_they_answer() -> None:
         "title: First\ntitle: [not, a, string]\n",
     ],
 )
-def test_fast_mapping_of_common_blocks_equals_yamls(block: str) -> None:
+def test_fast_mapping_of_common_blocks_equals_yamls(block: str, subset_check: None) -> None:
     mapping = fast_mapping(block.encode())
     assert mapping is not None, "the fast path should read this block"
     assert mapping == parse_block(block)[0]
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(BLOCKS)
-def test_fast_mapping_equals_yamls_whenever_it_answers(block: str) -> None:
+def test_fast_mapping_equals_yamls_whenever_it_answers(subset_check: None, block: str) -> None:
     mapping = fast_mapping(block.encode("utf-8", "surrogatepass"))
     if mapping is not None:
         expected = parse_block(block)[0]
@@ -223,10 +290,69 @@ def test_fast_mapping_equals_yamls_whenever_it_answers(block: str) -> None:
         ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=80))
-def test_parse_block_bytes_on_any_bytes_equals_yamls(data: bytes) -> None:
+def test_parse_block_bytes_on_any_bytes_equals_yamls(subset_check: None, data: bytes) -> None:
     assert parse_block_bytes(data) == parse_block(data.decode("utf-8", "replace"))
+
+
+#: Blocks near the subset's edges: block lists at one and at changing indentations, a key
+#: over no item, stray items, lines without their LF.
+LIST_BLOCKS = st.lists(
+    st.sampled_from(
+        [
+            *[b"tags:\n", b"- a\n", b"  - b-c\n", b" - x\n", b"  - \n", b"-  a\n", b"  -a\n", b"title: T\n"],
+            *[b"t: [a]\n", b"t: [a, b]\n"],
+            *[b"k:\n", b"k: \n", b"k:x\n", b"_k: 2026-02-28\n", b"\n", b"  - a", b"k: x", b"k: [a,b]\n", b"k: [a, ]\n"],
+        ]
+    ),
+    min_size=1,
+    max_size=6,
+).map(b"".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(BLOCKS.map(lambda block: block.encode("utf-8", "surrogatepass")), BLOCK_BYTES, LIST_BLOCKS))
+@example(b"title: a\n")
+@example(b'title: "\n')  # a lone quote is no quoted string
+@example(b"title: [\n")
+@example(b"title: 2026-02-29\n")
+@example(b"title: 0999-01-01\n")
+def test_the_subset_checked_without_regex_equals_the_regex(block: bytes) -> None:
+    by_regex = block[:-1].split(b"\n") if compiled(_FAST_BLOCK).fullmatch(block) is not None else None
+    assert _lines_in_subset(block) == by_regex
+
+
+#: Pieces of a page's start: frontmatter lines, their near misses, CRs, a BOM.
+PAGE_PIECES = st.lists(
+    st.sampled_from([b"---", b"----", b"--", b"\n", b"\r", b"\r\n", b" ", b"x", b"title: a", b"\xef\xbb\xbf"]),
+    max_size=12,
+).map(b"".join)
+#: locate's definition, as two regexes: the opening line, then the first line that is
+#: exactly `---` (a trailing CR ignored).
+OPENING_LINE = re.compile(rb"---\r?\n")
+CLOSING_LINE = re.compile(rb"(?m)^---\r?$")
+
+
+def locate_by_regex(data: bytes) -> tuple[int, int, int] | None:
+    opening = OPENING_LINE.match(data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
+    if opening is None:
+        return None
+    closing = CLOSING_LINE.search(data, opening.end())
+    if closing is None:
+        return None
+    body_start = closing.end() + 1 if data[closing.end() : closing.end() + 1] == b"\n" else closing.end()
+    return opening.end(), closing.start(), body_start
+
+
+@settings(max_examples=1500, deadline=None)
+@given(PAGE_PIECES)
+@example(b"---\n---")
+@example(b"---\r\n---\r")
+@example(b"---\n---\r\r\n---\n")
+@example(b"---\n----\n--- \n---\nbody")
+def test_locate_equals_its_definition(data: bytes) -> None:
+    assert locate(data) == locate_by_regex(data)
 
 
 # --- TextMatcher against fold(decode(data)) -----------------------------------------------
@@ -246,7 +372,7 @@ TEXT_ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.text(TEXT_ALPHABET, max_size=20),
     st.binary(max_size=4),
@@ -262,7 +388,9 @@ TEXT_ALPHABET = st.sampled_from(
 @example("\u1c80", b"", "", "В")
 @example("\u1100\u1161", b"", "", "가")  # conjoining jamo compose into the syllable
 @example("", b"\xff", "", "\ufffd")  # replacement characters stand for invalid bytes
-def test_text_matcher_equals_the_plain_path(text: str, junk: bytes, tail: str, keyword: str) -> None:
+def test_text_matcher_equals_the_plain_path(
+    folding_check: None, text: str, junk: bytes, tail: str, keyword: str
+) -> None:
     data = text.encode() + junk + tail.encode()  # junk: invalid UTF-8 as well, mid-page
     folded_keyword = fold(keyword)
     assert TextMatcher(data).contains(folded_keyword) is (folded_keyword in plain_fold(decode(data)))
@@ -272,7 +400,7 @@ def test_text_matcher_equals_the_plain_path(text: str, junk: bytes, tail: str, k
 LINE_ALPHABET = TEXT_ALPHABET | st.sampled_from(["\n", "\r", "\ufeff"])
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.text(LINE_ALPHABET, max_size=20),
     st.binary(max_size=4),
@@ -288,7 +416,7 @@ LINE_ALPHABET = TEXT_ALPHABET | st.sampled_from(["\n", "\r", "\ufeff"])
 @example("\u00e9\n\u00df b", b"", "", "b")  # a line outside ASCII before the match
 @example("e\u0301 cafe\u0301 cafe", b"", "", "cafe")  # a mark composes with the first match
 def test_text_position_of_the_scan_and_the_index_equal_the_plain_path(
-    text: str, junk: bytes, tail: str, keyword: str
+    folding_check: None, text: str, junk: bytes, tail: str, keyword: str
 ) -> None:
     data = text.encode() + junk + tail.encode()
     folded_keyword = fold(keyword)
@@ -303,6 +431,17 @@ def test_text_position_of_the_scan_and_the_index_equal_the_plain_path(
         page = read_page(handle.name, "atlas/page.md")
     assert page.record is not None
     assert _record_position(page.record, page.text_start, folded_keyword) == plain
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(TEXT_ALPHABET, max_size=20), st.binary(max_size=4), st.text(TEXT_ALPHABET, min_size=1, max_size=3))
+def test_the_folding_search_by_needles_equals_the_regex(text: str, junk: bytes, keyword: str) -> None:
+    search = folding_search(fold(keyword))
+    assume(search is not None)
+    assert isinstance(search, _FoldingSearch)
+    marked = (text.encode() + junk).translate(_LOWER_MARKING)
+    assert search.by_needles(marked) is (search.regex().search(marked) is not None)
+    assert all(needle[0] == FOLDING_MARK for needle in search.needles)
 
 
 def test_folding_needles_name_every_character_that_can_fold_into_the_keyword() -> None:

@@ -14,6 +14,7 @@ import unicodedata
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
 #: The UTF-8 byte order mark, ignored at the start of a page.
@@ -52,20 +53,68 @@ def folding_needles(folded_keyword: str) -> tuple[bytes, ...]:
 def folding_search(folded_keyword: str) -> Callable[[bytes], object] | None:
     """One search of a page's marked bytes (lowered with ``_LOWER_MARKING``) for any of
     ``folding_needles(folded_keyword)`` with its first byte marked (truthy when one may
-    occur), or None when the keyword has none. Every needle then starts with the mark, which
-    the regex engine finds by a byte loop before it tries the rest: a page holding only
-    other characters that share a first byte with a needle (é and ß are both C3 ..) costs
-    one pass, and a page holding a needle always matches."""
+    occur), or None when the keyword has none. Every needle then starts with the mark, rare
+    in a page: a page holding only other characters that share a first byte with a needle
+    (é and ß are both C3 ..) is passed over quickly, and a page holding a needle always
+    matches."""
     if folded_keyword not in _folding_searches:
-        needles = folding_needles(folded_keyword)
-        search = None
-        if needles:
-            import re  # off the start-up path: only a page that may hold a folding character needs it
-
-            mark = bytes([FOLDING_MARK])
-            search = re.compile(b"|".join(re.escape(mark + needle[1:]) for needle in needles)).search
-        _folding_searches[folded_keyword] = search
+        mark = bytes([FOLDING_MARK])
+        marked = tuple(mark + needle[1:] for needle in folding_needles(folded_keyword))
+        _folding_searches[folded_keyword] = _FoldingSearch(marked) if marked else None
     return _folding_searches[folded_keyword]
+
+
+class RegexOnceItPays:
+    """Whether a fast path should take its regex yet. Over many pages one compiled regex is
+    the fastest check, but importing re and compiling it costs milliseconds of a call's
+    start-up, more than a few dozen checks without it: the first ``USES_WITHOUT`` checks
+    are made without. Both ways give the same answers (tests/test_fast_paths.py)."""
+
+    __slots__ = ("left",)
+
+    USES_WITHOUT = 128
+
+    def __init__(self) -> None:
+        #: Checks still to make without the regex.
+        self.left = self.USES_WITHOUT
+
+    def pays(self) -> bool:
+        """Whether this check takes the regex (counts the check)."""
+        if self.left:
+            self.left -= 1
+            return False
+        return True
+
+
+class _FoldingSearch:
+    """``folding_search``'s answer: whether any of ``needles`` occurs in a page's marked
+    bytes, by one pass of a regex over the page, or by one pass per needle while the regex
+    does not pay yet."""
+
+    __slots__ = ("_regex_search", "needles")
+
+    #: When the searches take the regex.
+    regex_once_it_pays = RegexOnceItPays()
+
+    def __init__(self, needles: tuple[bytes, ...]):
+        self.needles = needles
+        self._regex_search: Callable[[bytes], object] | None = None
+
+    def __call__(self, marked: bytes) -> bool:
+        if self._regex_search is None:
+            if not self.regex_once_it_pays.pays():
+                return self.by_needles(marked)
+            self._regex_search = self.regex().search
+        return self._regex_search(marked) is not None
+
+    def by_needles(self, marked: bytes) -> bool:
+        return any(needle in marked for needle in self.needles)
+
+    def regex(self) -> re.Pattern[bytes]:
+        import re  # off the start-up path: only many pages that may hold a folding character need it
+
+        # The engine finds the shared first byte (the mark) by a byte loop before it tries the rest.
+        return re.compile(b"|".join(map(re.escape, self.needles)))
 
 
 def text_needles(folded_keyword: str) -> tuple[tuple[bytes, ...], ...]:

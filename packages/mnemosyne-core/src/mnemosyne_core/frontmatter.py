@@ -11,7 +11,7 @@ PyYAML's answers.
 
 from __future__ import annotations
 
-from mnemosyne_core.fold import BOM, decode
+from mnemosyne_core.fold import BOM, RegexOnceItPays, decode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -19,11 +19,6 @@ if TYPE_CHECKING:
     import re
     from collections.abc import Mapping
     from typing import Any
-
-# Every pattern is compiled on first use (``compiled``), and re imported then: a find that
-# reads no page's frontmatter (a miss) never imports it.
-_OPENING_LINE = rb"---\r?\n"
-_CLOSING_LINE = rb"(?m)^---\r?$"
 
 #: Larger frontmatter is treated as invalid: parsing one title must stay bounded.
 MAX_BLOCK_BYTES = 1 << 20
@@ -41,20 +36,39 @@ STATUS_NOT_MAPPING = "not-mapping"
 def locate(data: bytes) -> tuple[int, int, int] | None:
     """Byte offsets ``(block_start, block_end, body_start)`` of the frontmatter in ``data``,
     or None when ``data`` has none or it is not closed."""
+    block_start = _opening_end(data)
+    if block_start < 0:
+        return None
+    # The closing line starts at the block's start or right after a newline (the opening
+    # line ends in one, so a search from its newline finds both).
+    newline = data.find(b"\n---", block_start - 1)
+    while newline >= 0:
+        block_end = newline + 1
+        line_end = block_end + 3
+        if data[line_end : line_end + 1] == b"\r":
+            line_end += 1
+        if data[line_end : line_end + 1] in _LINE_ENDS:
+            return block_start, block_end, line_end + (data[line_end : line_end + 1] == b"\n")
+        newline = data.find(b"\n---", block_end)
+    return None
+
+
+#: What may follow a closing `---` (and its CR): a newline or the end of the page.
+_LINE_ENDS = (b"\n", b"")
+
+
+def _opening_end(data: bytes) -> int:
+    """Where the block starts: past the opening `---` line (a BOM before it ignored, a CR
+    before its newline taken), or -1 when ``data`` does not start with one."""
     start = 3 if data.startswith(BOM) else 0
-    opening = compiled(_OPENING_LINE).match(data, start)
-    if opening is None:
-        return None
-    closing = compiled(_CLOSING_LINE).search(data, opening.end())
-    if closing is None:
-        return None
-    body_start = closing.end() + 1 if data[closing.end() : closing.end() + 1] == b"\n" else closing.end()
-    return opening.end(), closing.start(), body_start
+    if data.startswith(b"---\n", start):
+        return start + 4
+    return start + 5 if data.startswith(b"---\r\n", start) else -1
 
 
 def opens_frontmatter(data: bytes) -> bool:
     """Whether ``data`` starts with the ``---`` line, so its frontmatter may close later."""
-    return compiled(_OPENING_LINE).match(data, 3 if data.startswith(BOM) else 0) is not None
+    return _opening_end(data) >= 0
 
 
 class Frontmatter:
@@ -214,50 +228,152 @@ def string_field(metadata: Mapping[Any, Any] | None, key: str) -> str | None:
 
 # --- the fast path: a strict subset of YAML whose meaning is certain without a parser ---
 
-# Characters YAML either rejects (controls), treats as line breaks (U+0085, U+2028, U+2029)
-# or reads differently by build (U+FEFF: older libyaml rejects it), or that the subset
-# does not handle (tab, lone CR).
-# Spelled as the complement of what the subset allows (LF, \x20-\x7e, \xa0-\u2027,
-# \u202a-\ud7ff, \ue000-\ufefe, \uff00-\ufffd, \U00010000-\U0010ffff): the same set, but
-# a negated class with astral ranges takes ~8 ms to compile, on every run of the command.
-_OUTSIDE_SUBSET = "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
 # PyYAML's implicit resolvers for words (YAML 1.1 booleans and null).
 _WORDS: dict[str, Any] = {
     **dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
     **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
     **dict.fromkeys(("null", "Null", "NULL"), None),
 }
+_WORD_BYTES = frozenset(word.encode("ascii") for word in _WORDS)
 #
 # find needs only a page's string fields (title, constellation, type), and most vaults write
 # every frontmatter line as `key: value` with a word, a quoted string, a date or a flow list
-# of words. Such a block is checked by one regex over its bytes and its strings taken as
-# they are, with no per-line Python. tests/test_fast_paths.py holds the result equal to
-# PyYAML's on generated blocks, in and out of the subset.
+# of words. Such a block is checked as a whole and its strings taken as they are. The
+# subset, line by line:
+# - `key: value`, the key a letter or `_` then letters, digits, `_` and `-` (keys YAML reads
+#   as booleans or null are refused by the readers, not here), the value one of
+#   - plain text: a letter, then no control, `: # [ ] { } " \` or backquote, not ending in a space;
+#   - a quoted string without controls, and without escapes in double quotes;
+#   - a date that exists in every year, so YAML's date constructor never raises on it
+#     (February 29th goes the plain path);
+#   - a flow list of words (`[a, b-c]`, `[]`), a word a letter then letters, digits, `. _ / -`;
+# - `key:` then its items one per line (`  - word`), all at the indentation of the first;
+# - every line ending in LF, and outside ASCII none of the characters YAML rejects or reads
+#   as a line break (U+0080-U+009F, U+2028, U+2029), or reads differently by build (U+FEFF:
+#   older libyaml rejects it), nor U+FFFE, U+FFFF.
+# It is spelled twice: as one regex (_FAST_BLOCK), the fastest check over many pages, and
+# as Python over bytes (``_lines_in_subset``), which spares a call that reads a few blocks
+# importing re and compiling the regex, milliseconds of its start-up (``RegexOnceItPays``).
+# tests/test_fast_paths.py holds the two to the same answers, and the readers to PyYAML's,
+# on generated blocks in and out of the subset.
 
-# Keys YAML reads as booleans or null are refused in fast_string_fields, not here: a
-# lookahead over them would double the regexes' compile time.
 _FAST_KEY = rb"[A-Za-z_][A-Za-z0-9_-]*"
-# Plain text starting with a letter, without the characters that can end or nest a plain
-# scalar (: # [ ] { }), double quotes, escapes or controls, not ending in a space. Bytes outside
-# ASCII are checked after decoding (see fast_string_fields).
 _FAST_PLAIN = rb"[A-Za-z](?:[^\x00-\x1f\x7f:#\[\]{}\"\\`]*[^\x00-\x20\x7f:#\[\]{}\"\\`])?"
 _FAST_QUOTED = rb"\"[^\x00-\x1f\x7f\"\\]*\"|'[^\x00-\x1f\x7f']*'"
-# Dates that exist in every year, so YAML's date constructor never raises on them
-# (February 29th goes the plain path).
 _FAST_DATE = (
     rb"[1-9][0-9]{3}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)"
 )
 _FAST_ITEM = rb"[A-Za-z][A-Za-z0-9._/-]*"
 _FAST_LIST = rb"\[(?:" + _FAST_ITEM + rb"(?:, " + _FAST_ITEM + rb")*)?\]"
 _FAST_VALUE = rb"(?:" + rb"|".join((_FAST_PLAIN, _FAST_QUOTED, _FAST_DATE, _FAST_LIST)) + rb")"
-# `key:` then its items one per line (`  - item`), all at the indentation of the first.
 _FAST_BLOCK_LIST = rb":\n( *)- " + _FAST_ITEM + rb"\n(?:\1- " + _FAST_ITEM + rb"\n)*"
 _FAST_BLOCK = rb"(?:" + _FAST_KEY + rb"(?:: " + _FAST_VALUE + rb"\n|" + _FAST_BLOCK_LIST + rb"))+"
-# Each key with its value (empty for a key over a block list), in block order, from a block
-# _FAST_BLOCK has matched: item lines start with a space or `-`, so only key lines match.
-_FAST_FIELD = rb"(?m)^(" + _FAST_KEY + rb"):(?: (.*))?$"
-#: The patterns above, compiled on first use: a search that shows no page's title never
-#: needs them, and compiling them is a millisecond of every call's start-up.
+#: When a block is checked by _FAST_BLOCK rather than by ``_lines_in_subset``.
+_SUBSET_REGEX = RegexOnceItPays()
+
+#: How the line of a block list's item starts.
+_ITEM_STARTS = (b" ", b"-")
+_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_KEY_BYTES = _LETTERS + b"0123456789_-"
+_WORD_OF_LIST_BYTES = _LETTERS + b"0123456789._/-"
+_PLAIN_BYTES = bytes(byte for byte in range(0x20, 0x100) if byte not in b'\x7f:#[]{}"\\`')
+_DOUBLE_QUOTED_BYTES = bytes(byte for byte in range(0x20, 0x100) if byte not in b'\x7f"\\')
+_SINGLE_QUOTED_BYTES = bytes(byte for byte in range(0x20, 0x100) if byte not in b"\x7f'")
+#: Per month, the days it has in every year (February 29th is not one of them).
+_DAYS_IN_EVERY_YEAR = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+#: The UTF-8 of the characters outside ASCII that the subset leaves out, but U+0080-U+009F
+#: (C2 80-C2 9F, see ``_outside_subset``). Only valid UTF-8 decodes to them, and these lead
+#: bytes start a character wherever they stand, so bytes and decoded text hold them alike.
+_OUTSIDE_SUBSET_UTF8 = tuple(char.encode("utf-8") for char in "\u2028\u2029\ufeff\ufffe\uffff")
+
+
+def _fast_lines(block: bytes) -> list[bytes] | None:
+    """The lines of ``block`` (each without its LF) when every one is in the fast subset;
+    None otherwise."""
+    if len(block) > MAX_BLOCK_BYTES:
+        return None
+    if _SUBSET_REGEX.pays():
+        lines = block[:-1].split(b"\n") if compiled(_FAST_BLOCK).fullmatch(block) is not None else None
+    else:
+        lines = _lines_in_subset(block)
+    if lines is None or (not block.isascii() and _outside_subset(block)):
+        return None
+    return lines
+
+
+def _lines_in_subset(block: bytes) -> list[bytes] | None:
+    """``block``'s lines when _FAST_BLOCK matches it whole, else None; without a regex."""
+    if block[-1:] != b"\n":
+        return None
+    lines = block[:-1].split(b"\n")
+    list_indent = -1  # the indentation of the items of the block list open, -1 when none is
+    list_opened = False  # the line before was `key:`: an item must follow
+    for line in lines:
+        first = line[:1]
+        if first in _ITEM_STARTS:
+            item = line.lstrip(b" ")
+            indent = len(line) - len(item)
+            if list_opened:
+                list_indent = indent
+                list_opened = False
+            elif indent != list_indent:
+                return None
+            if item[:2] != b"- " or not _is_list_word(item[2:]):
+                return None
+            continue
+        if list_opened:
+            return None
+        key, colon, value = line.partition(b":")
+        if not colon or not (first.isalpha() or first == b"_") or key.translate(None, _KEY_BYTES):
+            return None
+        list_indent = -1
+        if not value:
+            list_opened = True
+        elif value[:1] != b" " or not _is_fast_value(value[1:]):
+            return None
+    return None if list_opened else lines
+
+
+def _is_fast_value(value: bytes) -> bool:
+    first = value[:1]
+    if first.isalpha():  # bytes.isalpha: ASCII letters only
+        return value[-1:] != b" " and not value.translate(None, _PLAIN_BYTES)
+    if first == b'"' or first == b"'":
+        allowed = _DOUBLE_QUOTED_BYTES if first == b'"' else _SINGLE_QUOTED_BYTES
+        return len(value) > 1 and value[-1:] == first and not value[1:-1].translate(None, allowed)
+    if first == b"[":
+        inside = value[1:-1]
+        return value[-1:] == b"]" and (not inside or all(map(_is_list_word, inside.split(b", "))))
+    return _is_date_in_every_year(value)
+
+
+def _is_list_word(word: bytes) -> bool:
+    return word[:1].isalpha() and not word.translate(None, _WORD_OF_LIST_BYTES)
+
+
+def _is_date_in_every_year(value: bytes) -> bool:
+    if len(value) != 10 or value[4:5] != b"-" or value[7:8] != b"-" or value[:1] == b"0":
+        return False
+    if not (value[:4] + value[5:7] + value[8:]).isdigit():  # bytes.isdigit: ASCII digits only
+        return False
+    month, day = int(value[5:7]), int(value[8:])
+    return 1 <= month <= 12 and 1 <= day <= _DAYS_IN_EVERY_YEAR[month]
+
+
+def _outside_subset(block: bytes) -> bool:
+    """Whether ``block`` (lines of the subset, so no control byte) holds a character outside
+    ASCII that the subset leaves out, once decoded as find decodes pages."""
+    if any(sequence in block for sequence in _OUTSIDE_SUBSET_UTF8):
+        return True
+    lead = block.find(b"\xc2")
+    while lead >= 0:
+        if 0x80 <= block[lead + 1] <= 0x9F:  # block ends in LF: a byte follows every lead
+            return True
+        lead = block.find(b"\xc2", lead + 1)
+    return False
+
+
+#: The patterns, compiled on first use: a call that shows no page's title never needs them.
 _compiled: dict[str | bytes, re.Pattern[Any]] = {}
 
 
@@ -271,9 +387,6 @@ def compiled(pattern: str | bytes) -> re.Pattern[Any]:
     return found
 
 
-_WORD_BYTES = frozenset(word.encode("ascii") for word in _WORDS)
-
-
 def fast_string_fields(block: bytes) -> dict[str, str] | None:
     """The string-valued fields of a frontmatter block given as raw bytes (between the
     ``---`` lines, each line ending in LF), exactly as PyYAML's safe loader reads them, when
@@ -282,30 +395,27 @@ def fast_string_fields(block: bytes) -> dict[str, str] | None:
     Only string values are kept: ``title_of`` and ``string_field`` give the same answers
     from this mapping as from the whole one.
     """
-    if not _in_fast_subset(block):
+    lines = _fast_lines(block)
+    if lines is None:
         return None
     fields: dict[str, str] = {}
-    for key, value in compiled(_FAST_FIELD).findall(block):
+    for line in lines:
+        if line[:1] in _ITEM_STARTS:
+            continue  # an item of a block list: no string
+        key, _, value = line.partition(b":")
         if key in _WORD_BYTES:
             return None  # a boolean or null key: not a string key
         name = key.decode("ascii")
+        value = value[1:]
         if value[:1] in (b'"', b"'"):
             fields[name] = value[1:-1].decode("utf-8", "replace")
         elif value[:1].isalpha() and value not in _WORD_BYTES:  # a plain string
             fields[name] = value.decode("utf-8", "replace")
         else:
-            # A date, a list, a boolean or null: not a string. A later duplicate key wins in
-            # YAML, so it also removes an earlier string.
+            # A date, a list, a boolean, null or a block list: not a string. A later
+            # duplicate key wins in YAML, so it also removes an earlier string.
             fields.pop(name, None)
     return fields
-
-
-def _in_fast_subset(block: bytes) -> bool:
-    """Whether every line of ``block`` is in the fast subset, whose meaning is certain."""
-    if len(block) > MAX_BLOCK_BYTES or compiled(_FAST_BLOCK).fullmatch(block) is None:
-        return False
-    # Outside ASCII: a character YAML rejects or reads as a line break.
-    return block.isascii() or compiled(_OUTSIDE_SUBSET).search(block.decode("utf-8", "replace")) is None
 
 
 def fast_mapping(block: bytes) -> dict[str, Any] | None:
@@ -314,7 +424,7 @@ def fast_mapping(block: bytes) -> dict[str, Any] | None:
     None otherwise (meaning: ask ``parse_block``). lint and recall read every page's
     frontmatter, dates and lists included: this spares most of them a YAML parse.
     tests/test_fast_paths.py holds it equal to PyYAML's on generated blocks."""
-    if not _in_fast_subset(block):
+    if _fast_lines(block) is None:
         return None
     mapping: dict[str, Any] = {}
     items: list[Any] = []
