@@ -213,7 +213,9 @@ def test_a_first_recall_starts_the_server_too(tmp_path: Path, capsys: pytest.Cap
     scanned = run_cli(capsys, [*argv, "--no-server"])
     assert serve_pids(vault) == []
     assert run_cli(capsys, argv)[:2] == scanned[:2]
-    assert serve_pids(vault) == [wait_for_server(vault).pid]
+    # The server is waited for before its processes are listed: it may still be starting.
+    server_pid = wait_for_server(vault).pid
+    assert serve_pids(vault) == [server_pid]
 
 
 def test_a_first_find_on_a_tree_starts_a_server_that_serves_the_tree(
