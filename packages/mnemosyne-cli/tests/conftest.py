@@ -41,12 +41,8 @@ def fake_vault(fs: FakeFilesystem) -> Callable[[dict[str, str | bytes]], str]:
 
 @pytest.fixture
 def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private XDG_RUNTIME_DIR for this test's servers and their sockets, and a client
-    timeout no loaded machine reaches (a server test must never fall back by slowness)."""
-    from mnemosyne_cli import client
+    """A private XDG_RUNTIME_DIR for this test's servers (``server_harness.use_runtime_dir``);
+    server test modules use it for every test."""
+    from server_harness import use_runtime_dir
 
-    run = tmp_path / "run"
-    run.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
-    return run
+    return use_runtime_dir(tmp_path, monkeypatch)

@@ -3,6 +3,7 @@ and a way to run the CLI through it and through the scan."""
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import subprocess
@@ -16,7 +17,12 @@ import pytest
 from mnemosyne_cli import client, protocol
 from mnemosyne_cli.app import main
 from mnemosyne_cli.server import Server
+from mnemosyne_core import inotify
 from mnemosyne_core.index import VaultIndex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class ThreadServer:
@@ -42,14 +48,28 @@ class ThreadServer:
         self.server.close()
 
 
-def start_subprocess_server(vault: str | Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """``mnemosyne wiki serve`` in a child process, returned once its socket answers."""
+def use_runtime_dir(parent: Path, monkeypatch: pytest.MonkeyPatch, timeout: str = "10") -> Path:
+    """A private XDG_RUNTIME_DIR under ``parent`` for the servers and sockets of a test, and
+    a client timeout (seconds) no loaded machine reaches: a served call must never fall
+    back to the scan by slowness."""
+    run = parent / "run"
+    run.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
+    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, timeout)
+    return run
+
+
+def start_subprocess_server(
+    vault: str | Path, env: dict[str, str] | None = None, output: int = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
+    """``mnemosyne wiki serve`` in a child process, returned once its socket answers; its
+    stdout and stderr go to ``output`` (``subprocess.PIPE`` to read them)."""
     environ = {**os.environ, **(env or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
         env=environ,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=output,
+        stderr=output,
     )
     path = protocol.socket_path(os.path.realpath(vault), environ)
     deadline = time.monotonic() + 30
@@ -70,6 +90,21 @@ def make_vault(root: Path, pages: dict[str, str]) -> Path:
         (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
         (root / rel_path).write_text(text, encoding="utf-8")
     return root
+
+
+def out_of_watches_at(monkeypatch: pytest.MonkeyPatch, path_end: str) -> Callable[[], None]:
+    """Make adding a watch on a path ending in ``path_end`` fail as it does when the user's
+    fs.inotify.max_user_watches is reached (ENOSPC); lowering the machine's limit instead
+    would hit every process of the user. Returns what gives the watches back."""
+    real_add_watch = inotify.Inotify.add_watch
+
+    def add_watch(self: inotify.Inotify, path: str, mask: int) -> int:
+        if path.endswith(path_end):
+            raise inotify.InotifyError(errno.ENOSPC, "No space left on device", path)
+        return real_add_watch(self, path, mask)
+
+    monkeypatch.setattr(inotify.Inotify, "add_watch", add_watch)
+    return lambda: monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
 
 
 def run_cli(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> tuple[int, bytes, str]:

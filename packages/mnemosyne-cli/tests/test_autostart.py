@@ -22,6 +22,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import server_harness
 
 from mnemosyne_cli import autostart, client
 from mnemosyne_cli.app import main
@@ -35,15 +36,6 @@ AUTO_CONFIG = 'dirs = ["wiki"]\n\n[serve]\nauto = true\n'
 #: How long a test waits for a server to appear or go before it fails.
 WAIT_SECONDS = 30.0
 PR_SET_CHILD_SUBREAPER = 36
-
-
-@pytest.fixture(autouse=True)
-def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    run = tmp_path / "run"
-    run.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
-    return run
 
 
 @pytest.fixture(autouse=True)
@@ -75,12 +67,8 @@ def adopted(runtime_dir: Path) -> list[int]:
 
 
 def make_vault(root: Path, config: str | None = AUTO_CONFIG) -> Path:
-    for rel_path, text in PAGES.items():
-        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel_path).write_text(text, encoding="utf-8")
-    if config is not None:
-        (root / ".mnemosyne.toml").write_text(config, encoding="utf-8")
-    return root
+    """The PAGES vault at ``root``, with ``config`` as its .mnemosyne.toml (None: none)."""
+    return server_harness.make_vault(root, PAGES if config is None else {**PAGES, ".mnemosyne.toml": config})
 
 
 def serve_pids(vault: Path | None = None, under: Path | None = None) -> list[int]:
@@ -338,13 +326,9 @@ def test_a_server_started_by_hand_is_not_joined_by_another(
     """A call that the running server does not answer (it is stopped) scans and spawns
     nothing: the server's own lock is held."""
     vault = make_vault(tmp_path / "v")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = server_harness.start_subprocess_server(vault)
     try:
-        pid = wait_for_server(vault).pid
+        pid = process.pid
         monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "0.2")
         process.send_signal(signal.SIGSTOP)
         try:
@@ -433,11 +417,7 @@ def test_info_does_not_call_a_server_started_by_hand_auto_started(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     vault = make_vault(tmp_path / "v")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = server_harness.start_subprocess_server(vault)
     try:
         status = wait_for_server(vault)
         code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])

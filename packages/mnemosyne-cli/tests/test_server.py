@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from server_harness import ThreadServer, run_cli, served_and_scanned, start_subprocess_server
+from server_harness import ThreadServer, make_vault, run_cli, served_and_scanned, start_subprocess_server
 
 from mnemosyne_cli import client, protocol, server
 from mnemosyne_cli.app import main
@@ -23,22 +23,7 @@ from mnemosyne_core import inotify
 from mnemosyne_core.config import Layout
 from mnemosyne_core.index import VaultIndex
 
-
-@pytest.fixture(autouse=True)
-def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    run = tmp_path / "run"
-    run.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
-    return run
-
-
-def make_vault(root: Path, pages: dict[str, str]) -> Path:
-    root.mkdir()
-    for rel_path, text in pages.items():
-        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel_path).write_text(text, encoding="utf-8")
-    return root
+pytestmark = pytest.mark.usefixtures("runtime_dir")  # conftest: a private runtime dir per test
 
 
 HARNESS_PAGES = {

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from server_harness import run_cli, start_subprocess_server
+from server_harness import run_cli, start_subprocess_server, use_runtime_dir
 
 from mnemosyne_cli import client
 from mnemosyne_ingest import ingest
@@ -24,10 +24,7 @@ LINE = re.compile(r"analyses/agent-note-\d+\.md — Agent note \d+")
 def test_concurrent_calls_while_ingest_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    run = tmp_path / "run"
-    run.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "20")
+    use_runtime_dir(tmp_path, monkeypatch, timeout="20")
     vault = tmp_path / "vault"
     (vault / "analyses").mkdir(parents=True)
     sources = tmp_path / "sources"

@@ -4,7 +4,6 @@ served answer differ from the scan's. The permission cases run as an unprivilege
 
 from __future__ import annotations
 
-import errno
 import functools
 import os
 import shutil
@@ -18,11 +17,17 @@ import time
 from pathlib import Path
 
 import pytest
-from server_harness import ThreadServer, run_cli, served_and_scanned
+from server_harness import (
+    ThreadServer,
+    make_vault,
+    out_of_watches_at,
+    run_cli,
+    served_and_scanned,
+    start_subprocess_server,
+)
 
 from mnemosyne_cli import client, protocol
 from mnemosyne_cli.client import RemoteBackend
-from mnemosyne_core import inotify
 
 PAGES = {
     "wiki/alpha.md": "---\ntitle: Alpha GitHub auth\nslug: alpha\nupdated: 2026-01-02\ntags: [github]\n---\nbody\n",
@@ -31,21 +36,7 @@ PAGES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    run = tmp_path / "run"
-    run.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
-    return run
-
-
-def make_vault(root: Path, pages: dict[str, str]) -> Path:
-    root.mkdir(parents=True)
-    for rel_path, text in pages.items():
-        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel_path).write_text(text, encoding="utf-8")
-    return root
+pytestmark = pytest.mark.usefixtures("runtime_dir")  # conftest: a private runtime dir per test
 
 
 # --- a failed rebuild answers nothing, and says why ---
@@ -58,14 +49,7 @@ def test_a_rebuild_that_runs_out_of_watches_declines_every_query_until_one_succe
     argv = ["wiki", "find", "alpha", "--vault", str(vault)]
     with ThreadServer(vault) as running:
         assert served_and_scanned(capsysbinary, running, argv)[0][0] == 0
-        real_add_watch = inotify.Inotify.add_watch
-
-        def out_of_watches(self: inotify.Inotify, path: str, mask: int) -> int:
-            if path.endswith("/wiki"):
-                raise inotify.InotifyError(errno.ENOSPC, "No space left on device", path)
-            return real_add_watch(self, path, mask)
-
-        monkeypatch.setattr(inotify.Inotify, "add_watch", out_of_watches)
+        give_back = out_of_watches_at(monkeypatch, "/wiki")
         (vault / "wiki" / "gamma.md").write_text("alpha again\n", encoding="utf-8")
         running.index.take_events()
         running.index._stale = True  # as an overflow would: the next query rebuilds
@@ -82,7 +66,7 @@ def test_a_rebuild_that_runs_out_of_watches_declines_every_query_until_one_succe
         assert b"; not answering: the index could not be built (out of inotify watches" in out
         code, out, _err = run_cli(capsysbinary, ["wiki", "info", "--vault", str(vault)])
         assert b"not answering: the index could not be built" in out
-        monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
+        give_back()
         served, scanned = served_and_scanned(capsysbinary, running, argv)  # rebuilt, answering again
         assert served == scanned
         status = client.status(str(vault.resolve()))
@@ -181,18 +165,9 @@ def test_help_through_a_running_server_is_the_callers_own(
 
 def test_no_request_writes_to_the_servers_own_streams(tmp_path: Path, runtime_dir: Path) -> None:
     vault = make_vault(tmp_path / "v", PAGES)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = start_subprocess_server(vault, output=subprocess.PIPE)
     try:
         path = protocol.socket_path(str(vault.resolve()))
-        deadline = time.monotonic() + 30
-        while client.status(str(vault.resolve())) is None:
-            assert time.monotonic() < deadline
-            assert process.poll() is None
-            time.sleep(0.02)
         for payload in (b"\xff" * 30, b"2\0find\0/\x0000\x00\xc2\xb2", b"2\0find\0/v\x000\x0020\0\0-h"):
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
                 sock.connect(path)
@@ -531,17 +506,8 @@ def test_a_signal_stops_the_server_even_while_a_peer_holds_a_connection(
     signal_number: int, code: int, tmp_path: Path, runtime_dir: Path
 ) -> None:
     vault = make_vault(tmp_path / "v", PAGES)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = start_subprocess_server(vault, output=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 30
-        while client.status(str(vault.resolve())) is None:
-            assert time.monotonic() < deadline
-            assert process.poll() is None
-            time.sleep(0.02)
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
             silent.connect(protocol.socket_path(str(vault.resolve())))
             silent.sendall(b"\0\0\0\x40" + b"2\0find")  # a request that never ends

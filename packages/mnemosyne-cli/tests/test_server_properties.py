@@ -13,9 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from server_harness import ThreadServer, run_cli
-
-from mnemosyne_cli import client
+from server_harness import ThreadServer, run_cli, use_runtime_dir
 
 WORDS = ["alpha", "beta", "gamma", "Straße", "STRASSE", "tar", "café", "x"]
 DIRS = ["a", "b", "c"]
@@ -210,10 +208,7 @@ def test_every_answer_through_the_server_equals_the_scan(
 ) -> None:
     root = Path(tempfile.mkdtemp(prefix="mnemosyne-serve-"))
     try:
-        run = root / "run"
-        run.mkdir(mode=0o700)
-        monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-        monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
+        use_runtime_dir(root, monkeypatch)  # per example: hypothesis shares function fixtures
         world = World(root, random.Random(seed))
         (world.vault / ".mnemosyne.toml").write_text('dirs = ["a", "b", "c"]\n', encoding="utf-8")
         with ThreadServer(world.vault) as running:
@@ -379,10 +374,7 @@ def test_every_answer_on_a_tree_through_the_server_equals_the_scan(
 ) -> None:
     root = Path(tempfile.mkdtemp(prefix="mnemosyne-serve-tree-"))
     try:
-        run = root / "run"
-        run.mkdir(mode=0o700)
-        monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-        monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "10")
+        use_runtime_dir(root, monkeypatch)
         world = TreeWorld(root, random.Random(seed))
         with ThreadServer(world.vault) as running:
             for argv in world.queries():

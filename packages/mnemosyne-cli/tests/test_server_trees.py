@@ -4,19 +4,18 @@ server answers nothing rather than answer from part of the tree."""
 
 from __future__ import annotations
 
-import errno
 import os
 import shutil
 from pathlib import Path
 
 import pytest
-from server_harness import ThreadServer, make_vault, run_cli, served_and_scanned
+from server_harness import ThreadServer, make_vault, out_of_watches_at, run_cli, served_and_scanned
 
 from mnemosyne_cli import client
 from mnemosyne_core import inotify
 from mnemosyne_core.index import VaultIndex
 
-pytestmark = pytest.mark.usefixtures("runtime_dir")
+pytestmark = pytest.mark.usefixtures("runtime_dir")  # conftest: a private runtime dir per test
 
 
 #: An Obsidian-like vault: no config and no default dir, so its whole tree is searched.
@@ -160,18 +159,9 @@ def test_a_nested_searched_dir_made_after_the_start_is_served(
 def test_out_of_watches_the_server_answers_nothing_until_a_rebuild_succeeds(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """inotify_add_watch fails with ENOSPC when fs.inotify.max_user_watches is reached; the
-    failure is injected at that call (lowering the machine's limit would hit every process
-    of the user). A tree the server cannot watch whole is never answered from in part."""
+    """A tree the server cannot watch whole is never answered from in part."""
     vault = make_vault(tmp_path / "v", TREE)
-    real_add_watch = inotify.Inotify.add_watch
-
-    def add_watch_out_of_watches(self: inotify.Inotify, path: str, mask: int) -> int:
-        if path.endswith("/many"):
-            raise inotify.InotifyError(errno.ENOSPC, "No space left on device", path)
-        return real_add_watch(self, path, mask)
-
-    monkeypatch.setattr(inotify.Inotify, "add_watch", add_watch_out_of_watches)
+    give_back = out_of_watches_at(monkeypatch, "/many")
     argv = find(vault, "zeta")
     with ThreadServer(vault) as running:
         assert served_and_scanned(capsysbinary, running, argv)[0][0] == 1
@@ -186,7 +176,7 @@ def test_out_of_watches_the_server_answers_nothing_until_a_rebuild_succeeds(
         status = client.status(str(vault.resolve()))
         assert status is not None
         assert (status.pages, status.failure) == (0, OUT_OF_WATCHES)
-        monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
+        give_back()
         served, scanned = served_and_scanned(capsysbinary, running, argv)
         assert served == scanned == (0, b"notes/many/zeta.md \xe2\x80\x94 zeta\n", "")
 
@@ -218,14 +208,7 @@ def test_out_of_watches_at_the_start_the_server_says_so_and_the_fix(
     """The server starts, answers nothing, and says why (with the limit and how to raise
     it) in its log, in --status and in wiki info; every call scans meanwhile."""
     vault = make_vault(tmp_path / "v", TREE)
-    real_add_watch = inotify.Inotify.add_watch
-
-    def add_watch_out_of_watches(self: inotify.Inotify, path: str, mask: int) -> int:
-        if path.endswith("/er"):
-            raise inotify.InotifyError(errno.ENOSPC, "No space left on device", path)
-        return real_add_watch(self, path, mask)
-
-    monkeypatch.setattr(inotify.Inotify, "add_watch", add_watch_out_of_watches)
+    give_back = out_of_watches_at(monkeypatch, "/er")
     argv = find(vault, "alpha", "two")
     harness = ThreadServer(vault)
     with harness as running:
@@ -238,7 +221,7 @@ def test_out_of_watches_at_the_start_the_server_says_so_and_the_fix(
         assert out.decode().endswith(f"; not answering: {OUT_OF_WATCHES}\n")
         code, out, _err = run_cli(capsysbinary, ["wiki", "info", "--vault", str(vault)])
         assert f"not answering: {OUT_OF_WATCHES}" in out.decode()
-        monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
+        give_back()
         assert served_and_scanned(capsysbinary, running, argv)[0] == served
     log = harness.log.getvalue()
     assert f"mnemosyne serve: {OUT_OF_WATCHES}\nmnemosyne serve: the index is built again; answering\n" in log
