@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "fixtures"))
 
 import generate_vault  # noqa: E402 - fixtures/ is not a package; its path is set just above
+import serve_bench  # noqa: E402 - beside this script (bench/ is not a package either)
 
 FIXTURE_VAULT = ROOT / "fixtures" / "vaults" / "aion"
 BUILD_DIR = ROOT / "build" / "bench"
@@ -90,6 +91,8 @@ class Profile:
 
 #: Tools timed per query on every vault; FIRST_QUERY_TOOLS only with a vault's first query.
 QUERY_TOOLS = ("mnemosyne", "rg", "grep")
+#: find answered by a `wiki serve` running for the vault while its profile is timed.
+SERVED = "mnemosyne (served)"
 FIRST_QUERY_TOOLS = ("lint", "recall")
 BARE = "python -c pass"
 BARE_UV = "python -c pass (uv venv)"
@@ -115,7 +118,7 @@ PROFILES: tuple[Profile, ...] = (
     Profile("multilang 6k", "multilang", 6000, MULTILANG_QUERIES, (2, 10), QUERY_TOOLS),
     Profile("plain 40k", "plain", 40000, CLASSIC_QUERIES, (1, 5), QUERY_TOOLS),
     Profile("plain 100k", "plain", 100000, CLASSIC_QUERIES, (1, 3), QUERY_TOOLS),
-    Profile("nested 10k", "nested", 10000, CLASSIC_QUERIES, (2, 10), QUERY_TOOLS),
+    Profile("nested 10k", "nested", 10000, CLASSIC_QUERIES, (2, 10), (*QUERY_TOOLS, SERVED)),
 )
 PROFILE_LABELS = [profile.label for profile in PROFILES]
 
@@ -128,6 +131,8 @@ class Context:
         self.mnemosyne_uv = mnemosyne_uv
         self.python = sys.executable
         self.python_uv = str(Path(mnemosyne_uv).parent / "python") if mnemosyne_uv else None
+        #: The runtime dir of the server running for the vault being timed, else None.
+        self.served_runtime: str | None = None
 
 
 def and_pipeline(lister: list[str], null_flag: str, keywords: list[str], vault: Path) -> list[str]:
@@ -159,6 +164,22 @@ TOOLS: dict[str, Callable[[Context, Path, list[str]], list[str] | None]] = {
     "mnemosyne": lambda context, vault, keywords: [context.mnemosyne, "wiki", "find", "--vault", str(vault), *keywords],
     "rg": _lister(["rg", "-l", "-i", "-F"], "-0"),
     "grep": _lister(["grep", "-rli"], "-Z"),
+    # Only the served row sees the server's runtime dir (through env, a few hundred µs of
+    # its own): the plain row stays the scan.
+    SERVED: lambda context, vault, keywords: (
+        [
+            "env",
+            f"XDG_RUNTIME_DIR={context.served_runtime}",
+            context.mnemosyne,
+            "wiki",
+            "find",
+            "--vault",
+            str(vault),
+            *keywords,
+        ]
+        if context.served_runtime
+        else None
+    ),
     "naive": lambda context, vault, keywords: [context.python, str(NAIVE), "--vault", str(vault), *keywords],
     "lint": lambda context, vault, keywords: [context.mnemosyne, "wiki", "lint", "--vault", str(vault)],
     "recall": lambda context, vault, keywords: [context.mnemosyne, "wiki", "recall", "--vault", str(vault), *keywords],
@@ -192,6 +213,8 @@ RG_RATIO_TARGETS = {
     "plain 40k": 2.0,
     "plain 100k": 2.0,
 }
+#: find answered by the server against rg on the same vault (SERVED's profiles).
+SERVED_RG_RATIO_TARGETS = {"nested 10k": 0.5}
 #: Which part of LIMITS says what limits each vault's target against rg.
 RG_LIMIT_KEYS = {"rich-yaml 1k": "rg-rich-yaml", "multilang 6k": "rg-multilang", "nested 10k": "rg-nested"}
 COMMAND_RATIO_TARGET = 1.5  # lint and recall against find on the same vault
@@ -248,6 +271,14 @@ LIMITS: dict[str, list[str]] = {
         "  folder of the tree and checks each name against the `.gitignore` rules (pathspec,",
         "  imported for the purpose), in one process; rg walks the tree with several threads",
         "  in compiled code. Pages are then searched as in a flat vault.",
+    ],
+    "rg-served": [
+        "- **The served nested vault against ripgrep.** A served call still starts the",
+        "  interpreter and the command line, resolves its vault and layout and asks the server",
+        "  over its socket; the search itself is answered from memory, but the server still",
+        "  judges every page holding all the keywords in Python (thousands for a common word).",
+        "  On a miss, the caller walks the tree itself for the miss note (the markdown files",
+        "  the layout leaves out, which the server does not keep): a scan's walk, without reads.",
     ],
     "commands": [
         "- **lint and recall against find.** lint validates and recall ranks every page's",
@@ -427,6 +458,17 @@ def targets(profiles: list[Profile], results: Results) -> list[Target]:
                     worst[0] <= limit,
                 )
             )
+    for label, limit in SERVED_RG_RATIO_TARGETS.items():
+        worst = results.worst(label, SERVED, "rg") if label in labels else None
+        if worst is not None:
+            rows.append(
+                (
+                    "rg-served",
+                    f"{label}, with `wiki serve`: at most {limit}x `rg -l -i -F`",
+                    f"{worst[0]:.2f}x (worst query: {worst[1]})",
+                    worst[0] <= limit,
+                )
+            )
     for command in FIRST_QUERY_TOOLS:
         ratios = [
             (times[command] / times["mnemosyne"], label)
@@ -543,8 +585,10 @@ def report(profiles: list[Profile], results: Results, plot_name: str, context: C
         "and recall (with the query's keywords as its topic) are timed with each vault's first",
         "query.",
         "",
-        "Everything here is the plain scan. The resident index (`wiki serve`) has its own",
-        "targets and table in [server.md](server.md#what-it-costs), written by `nox -s bench-serve`.",
+        "Everything here is the plain scan, but the nested vault's `mnemosyne (served)` column: the",
+        "same find answered by a `wiki serve` running for that vault, timed in the same hyperfine run",
+        "(its answers checked against the scan's first). The resident index has its own targets and",
+        "table in [server.md](server.md#what-it-costs), written by `nox -s bench-serve`.",
         "",
         "## Machine",
         "",
@@ -744,7 +788,28 @@ def plot(path: Path, profiles: list[Profile], results: Results) -> None:
 
 
 def measure(profile: Profile, context: Context, results: Results, quick: bool, naive_up_to: int) -> None:
-    """Time every query of ``profile`` (and lint, recall with the first)."""
+    """Time every query of ``profile`` (and lint, recall with the first); with a server
+    for the vault while it is timed when the profile has the SERVED row."""
+    if SERVED not in profile.tools:
+        _measure(profile, context, results, quick, naive_up_to)
+        return
+    runtime = tempfile.mkdtemp(prefix="mnemosyne-bench-run-")  # mode 0700, as the server wants
+    env = {**os.environ, "XDG_RUNTIME_DIR": runtime}
+    server, indexing = serve_bench.start_server(context.mnemosyne, profile.path, env)
+    print(f"{profile.label}: wiki serve indexed it in {indexing:.2f} s", flush=True)
+    context.served_runtime = runtime
+    try:
+        for keywords in profile.queries.values():
+            serve_bench.check_same(context.mnemosyne, ["wiki", "find", "--vault", str(profile.path), *keywords], env)
+        _measure(profile, context, results, quick, naive_up_to)
+    finally:
+        context.served_runtime = None
+        server.terminate()
+        server.wait(30)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+def _measure(profile: Profile, context: Context, results: Results, quick: bool, naive_up_to: int) -> None:
     results.medians[profile.label] = {}
     results.cpu[profile.label] = {}
     warmup, runs = (1, 3) if quick else profile.runs
