@@ -290,6 +290,34 @@ def test_fast_mapping_equals_yamls_whenever_it_answers(subset_check: None, block
         ]
 
 
+#: Key sets lint and recall read, and others.
+KEY_SETS = st.sampled_from(
+    [
+        frozenset(("title", "slug", "tags", "updated")),
+        frozenset(("title", "updated", "constellation")),
+        *[frozenset(), frozenset(("tags",)), frozenset(("yes", "title"))],
+    ]
+)
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(BLOCKS, KEY_SETS)
+def test_the_fast_mapping_of_some_keys_equals_yamls_entries_of_them(
+    subset_check: None, block: str, keys: frozenset[str]
+) -> None:
+    """lint and recall ask for the keys they read: the entries of those keys are YAML's, of
+    the same types, and the block is answered exactly when the whole one would be."""
+    data = block.encode("utf-8", "surrogatepass")
+    mapping = fast_mapping(data, keys)
+    assert (mapping is None) == (fast_mapping(data) is None)
+    if mapping is not None:
+        expected = parse_block(block)[0]
+        assert expected is not None
+        some = {key: value for key, value in expected.items() if key in keys}
+        assert mapping == some
+        assert {key: type(value) for key, value in mapping.items()} == {key: type(value) for key, value in some.items()}
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=80))
 def test_parse_block_bytes_on_any_bytes_equals_yamls(subset_check: None, data: bytes) -> None:

@@ -4,9 +4,8 @@ is exactly ``---`` (a trailing CR ignored).
 ``loads`` is pure over text, ``load`` a thin wrapper over a file, as in python-frontmatter.
 Everything is parsed by PyYAML's safe loader (``parse_block``), except common ``key: value``
 blocks, read from the raw bytes without importing YAML: find takes their string fields
-(``fast_string_fields``), ``loads_bytes`` (lint) and recall their whole mapping
-(``fast_mapping``, by ``parse_block_bytes``); tests/test_fast_paths.py holds each to
-PyYAML's answers.
+(``fast_string_fields``), lint and recall the entries of the keys they read (``fast_mapping``,
+by ``parse_block_bytes``); tests/test_fast_paths.py holds each to PyYAML's answers.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     import os
     import re
-    from collections.abc import Mapping
+    from collections.abc import Container, Mapping
     from typing import Any
 
 #: Larger frontmatter is treated as invalid: parsing one title must stay bounded.
@@ -89,11 +88,24 @@ def loads_bytes(data: bytes) -> Frontmatter:
     """Split and parse a page given as raw bytes (decoded as find decodes them)."""
     span = locate(data)
     if span is None:
-        status = STATUS_UNCLOSED if opens_frontmatter(data) else STATUS_ABSENT
-        return Frontmatter(None, decode(data), status)
+        return Frontmatter(None, decode(data), _missing_status(data))
     block_start, block_end, body_start = span
     metadata, status = parse_block_bytes(data[block_start:block_end])
     return Frontmatter(metadata, data[body_start:].decode("utf-8", "replace"), status)
+
+
+def page_metadata(data: bytes, keys: Container[str] | None = None) -> tuple[dict[Any, Any] | None, str]:
+    """``loads_bytes``' metadata and status, without decoding the body; with ``keys``, as
+    for ``parse_block_bytes``."""
+    span = locate(data)
+    if span is None:
+        return None, _missing_status(data)
+    return parse_block_bytes(data[span[0] : span[1]], keys)
+
+
+def _missing_status(data: bytes) -> str:
+    """The status of a page without a closed frontmatter."""
+    return STATUS_UNCLOSED if opens_frontmatter(data) else STATUS_ABSENT
 
 
 def loads(text: str) -> Frontmatter:
@@ -107,10 +119,11 @@ def load(path: str | os.PathLike[str]) -> Frontmatter:
         return loads_bytes(handle.read())
 
 
-def parse_block_bytes(block: bytes) -> tuple[dict[Any, Any] | None, str]:
+def parse_block_bytes(block: bytes, keys: Container[str] | None = None) -> tuple[dict[Any, Any] | None, str]:
     """``parse_block`` of a raw block (decoded as find decodes pages), answered without
-    YAML when the block is in the fast subset (``fast_mapping``)."""
-    mapping = fast_mapping(block)
+    YAML when the block is in the fast subset (``fast_mapping``). With ``keys``, the
+    mapping may hold only those keys' entries (it does when answered without YAML)."""
+    mapping = fast_mapping(block, keys)
     if mapping is not None:
         return mapping, STATUS_OK
     return parse_block(block.decode("utf-8", "replace"))
@@ -363,8 +376,9 @@ def _is_date_in_every_year(value: bytes) -> bool:
 def _outside_subset(block: bytes) -> bool:
     """Whether ``block`` (lines of the subset, so no control byte) holds a character outside
     ASCII that the subset leaves out, once decoded as find decodes pages."""
-    if any(sequence in block for sequence in _OUTSIDE_SUBSET_UTF8):
-        return True
+    for sequence in _OUTSIDE_SUBSET_UTF8:
+        if sequence in block:
+            return True
     lead = block.find(b"\xc2")
     while lead >= 0:
         if 0x80 <= block[lead + 1] <= 0x9F:  # block ends in LF: a byte follows every lead
@@ -418,29 +432,39 @@ def fast_string_fields(block: bytes) -> dict[str, str] | None:
     return fields
 
 
-def fast_mapping(block: bytes) -> dict[str, Any] | None:
+def fast_mapping(block: bytes, keys: Container[str] | None = None) -> dict[str, Any] | None:
     """The whole mapping a frontmatter block (raw bytes, as for ``fast_string_fields``)
     holds, exactly as PyYAML's safe loader builds it, when every line is in the fast subset;
-    None otherwise (meaning: ask ``parse_block``). lint and recall read every page's
-    frontmatter, dates and lists included: this spares most of them a YAML parse.
-    tests/test_fast_paths.py holds it equal to PyYAML's on generated blocks."""
-    if _fast_lines(block) is None:
+    None otherwise (meaning: ask ``parse_block``). With ``keys``, only those keys' entries
+    are built (the rest of the block is still checked): lint and recall read a few keys of
+    every page's frontmatter, dates and lists included, and this spares most of them a YAML
+    parse. tests/test_fast_paths.py holds it equal to PyYAML's on generated blocks."""
+    lines = _fast_lines(block)
+    if lines is None:
         return None
     mapping: dict[str, Any] = {}
-    items: list[Any] = []
-    for line in block.decode("utf-8", "replace").split("\n")[:-1]:
-        if line[:1] in (" ", "-"):  # `  - item` of the block list of the key above
-            items.append(_fast_scalar(line.lstrip(" ")[2:]))
+    items: list[Any] | None = None  # the list the block list's items go to (None: not kept)
+    for line in lines:
+        if line[:1] in _ITEM_STARTS:  # `  - item` of the block list of the key above
+            if items is not None:
+                items.append(_fast_scalar(line.lstrip(b" ")[2:].decode("ascii")))
             continue
-        key, _, value = line.partition(": ")
-        if key.rstrip(":") in _WORDS:
+        key_bytes, _, value = line.partition(b":")
+        if key_bytes in _WORD_BYTES:
             return None  # a boolean or null key
+        items = None
+        key = key_bytes.decode("ascii")
+        if keys is not None and key not in keys:
+            continue
+        value = value[1:]
         if not value:  # `key:`, then its block list
-            items = mapping[key[:-1]] = []
-        elif value[:1] == "[":
-            mapping[key] = [_fast_scalar(item) for item in value[1:-1].split(", ")] if value != "[]" else []
+            items = mapping[key] = []
+        elif value == b"[]":
+            mapping[key] = []
+        elif value[:1] == b"[":
+            mapping[key] = [_fast_scalar(item) for item in value[1:-1].decode("ascii").split(", ")]
         else:
-            mapping[key] = _fast_scalar(value)
+            mapping[key] = _fast_scalar(value.decode("utf-8", "replace"))
     return mapping
 
 

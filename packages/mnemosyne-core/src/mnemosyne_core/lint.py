@@ -46,7 +46,7 @@ from mnemosyne_core.frontmatter import (
     STATUS_OK,
     STATUS_UNCLOSED,
     collapse_whitespace,
-    loads_bytes,
+    page_metadata,
 )
 from mnemosyne_core.recall import resolve_memory_dir, updated_date
 from mnemosyne_core.vault import (
@@ -301,6 +301,10 @@ def _listing_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding
     return findings
 
 
+#: The frontmatter keys ``check_page`` reads.
+_CHECKED_KEYS = frozenset(("title", "updated", "constellation"))
+
+
 def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
     """The findings for one searched page given its bytes, and its usable frontmatter
     title (whitespace collapsed; None when it has none)."""
@@ -311,11 +315,10 @@ def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
         findings.append(
             Finding(path, NOT_UTF8, f"byte {error.start} is not valid UTF-8; find reads such bytes as U+FFFD")
         )
-    parsed = loads_bytes(data)
-    if parsed.status != STATUS_OK or parsed.metadata is None:
-        findings.append(_frontmatter_finding(path, parsed.status))
+    metadata, status = page_metadata(data, _CHECKED_KEYS)
+    if status != STATUS_OK or metadata is None:
+        findings.append(_frontmatter_finding(path, status))
         return None, findings
-    metadata = parsed.metadata
     title = _usable_title(metadata)
     if title is None:
         findings.append(Finding(path, MISSING_TITLE, _title_problem(metadata) + "; find shows the file name stem"))

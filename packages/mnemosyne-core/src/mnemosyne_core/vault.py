@@ -802,11 +802,19 @@ def open_page(read_path: str) -> int:
 
 
 def read_to_end(fd: int) -> bytes:
-    """Everything left to read from ``fd``."""
-    chunks = []
-    while chunk := os.read(fd, 1 << 16):
+    """Everything left to read from ``fd`` (a page's: a regular file)."""
+    chunk = os.read(fd, _READ_CHUNK)
+    if len(chunk) < _READ_CHUNK:
+        # A regular file reads short only at its end (find's head read relies on it too):
+        # most pages take one read, not a second one that returns nothing.
+        return chunk
+    chunks = [chunk]
+    while chunk := os.read(fd, _READ_CHUNK):
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+_READ_CHUNK = 1 << 16
 
 
 def read_page_bytes(page: PageRef) -> bytes:
