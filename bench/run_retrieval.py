@@ -36,9 +36,10 @@ import known_item  # noqa: E402 - bench/ is on sys.path as this script's dir
 import mnemosyne_core  # noqa: E402
 import mnemosyne_core.find  # noqa: E402
 from mnemosyne_cli.app import main as cli_main  # noqa: E402
-from mnemosyne_core.find import DEFAULT_LIMIT, FindResult, aliases_of  # noqa: E402
+from mnemosyne_core.find import aliases_of  # noqa: E402
 from mnemosyne_core.fold import decode  # noqa: E402
 from mnemosyne_core.frontmatter import loads_bytes, title_of  # noqa: E402
+from mnemosyne_core.results import DEFAULT_LIMIT, FindResult  # noqa: E402
 from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan  # noqa: E402
 
 #: The fixture vaults, measured on every query: label -> (path, what it is).

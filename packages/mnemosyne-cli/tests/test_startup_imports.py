@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from server_harness import start_subprocess_server
 
-from mnemosyne_cli import app
+from mnemosyne_cli import app, client
 from mnemosyne_cli.commands import WIKI_COMMANDS
 
 FIXTURE_VAULT = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "aion"
@@ -103,6 +104,37 @@ def test_a_miss_on_ascii_pages_imports_no_re(tmp_path: Path) -> None:
     modules = set(completed.stderr.splitlines()[-1].split())
     assert "mnemosyne_core.find" in modules
     assert "re" not in modules
+
+
+def test_a_find_a_server_answers_imports_no_search(runtime_dir: Path) -> None:
+    """A call answered by ``wiki serve`` renders the server's answer: it imports what a
+    result is (mnemosyne_core.results), not the search, folding or frontmatter modules."""
+    argv = ["wiki", "find", "mastra", "--vault", str(FIXTURE_VAULT)]
+    scanned = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv, "--no-server"], capture_output=True, text=True, check=False
+    )
+    process = start_subprocess_server(FIXTURE_VAULT)
+    try:
+        before = client.status(str(FIXTURE_VAULT))
+        served = subprocess.run(
+            [sys.executable, "-c", PROBE, *argv],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        )
+        after = client.status(str(FIXTURE_VAULT))
+    finally:
+        process.terminate()
+        assert process.wait(10) == 0
+    assert before is not None
+    assert after is not None
+    assert after.requests - before.requests == 2  # the find, then this status request: it was served
+    assert (served.returncode, served.stdout) == (scanned.returncode, scanned.stdout)
+    modules = set(served.stderr.splitlines()[-1].split())
+    assert "mnemosyne_core.results" in modules
+    search_modules = {"mnemosyne_core.find", "mnemosyne_core.fold", "mnemosyne_core.frontmatter", "unicodedata"}
+    assert sorted(modules & (search_modules | set(HEAVY_MODULES))) == []
 
 
 def test_every_command_module_is_named_after_its_command(capsys: pytest.CaptureFixture[str]) -> None:

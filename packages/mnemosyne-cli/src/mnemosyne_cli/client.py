@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_core.backend import Backend, Scanner
-    from mnemosyne_core.find import FindResult
     from mnemosyne_core.recall import RecallResult
+    from mnemosyne_core.results import FindResult
 
 #: The client's budget for connect, send and reply together, in seconds; past it the scan
 #: answers. MNEMOSYNE_SERVER_TIMEOUT overrides it.
@@ -133,12 +133,12 @@ class RemoteBackend:
         dirs: Sequence[str] | None = None,
         keep_content: bool = False,
     ) -> FindResult:
-        from mnemosyne_core.find import prepare_query
+        from mnemosyne_core.results import check_query
         from mnemosyne_core.vault import read_as_judged, resolve_vault
 
         self.served = False
         # The scan's errors, in the scan's order, come from here; a server never words one.
-        prepare_query(keywords, limit)
+        check_query(keywords, limit)
         vault_real = resolve_vault(vault, self.environ)
         body = self._ask(protocol.OP_FIND, vault_real, dirs, limit, keep_content, keywords)
         result = None

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mnemosyne_core.config import Layout
-    from mnemosyne_core.find import FindResult
     from mnemosyne_core.recall import RecallResult
+    from mnemosyne_core.results import FindResult
     from mnemosyne_core.vault import Identity
 
 PROTOCOL_VERSION = 3
@@ -296,7 +296,7 @@ def decode_reply(payload: bytes) -> tuple[str, Any]:
 
 
 def _match_slots() -> tuple[str, ...]:
-    from mnemosyne_core.find import Match
+    from mnemosyne_core.results import Match
 
     return tuple(slot for slot in Match.__slots__ if slot != "content")
 
@@ -306,7 +306,7 @@ _FIND_RESULT_PARTS = ("keyword_counts", "matches", "warnings")
 
 
 def _result_slots() -> tuple[str, ...]:
-    from mnemosyne_core.find import FindResult
+    from mnemosyne_core.results import FindResult
 
     return tuple(slot for slot in FindResult.__slots__ if slot not in _FIND_RESULT_PARTS)
 
@@ -330,7 +330,7 @@ def find_body(result: FindResult, identity: Identity | None) -> tuple[Any, ...]:
 
 def find_result(body: Any) -> tuple[FindResult, Identity | None]:
     """The FindResult a find reply's body holds (ProtocolError when it is malformed)."""
-    from mnemosyne_core.find import FindResult, Match
+    from mnemosyne_core.results import FindResult, Match
 
     try:
         fields, values, counts, slots, matches, warnings, identity = body

@@ -8,7 +8,7 @@ ask which one they were given.
 
 from __future__ import annotations
 
-from mnemosyne_core.find import DEFAULT_LIMIT
+from mnemosyne_core.results import DEFAULT_LIMIT
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Protocol
 
-    from mnemosyne_core.find import FindResult
     from mnemosyne_core.recall import RecallResult
+    from mnemosyne_core.results import FindResult
 
     class Backend(Protocol):
         """Answers find's and recall's questions about one vault, as the scan would."""

@@ -15,7 +15,6 @@ import sys
 
 from mnemosyne_core.config import CONSTELLATIONS, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
-from mnemosyne_core.errors import InvalidQueryError
 from mnemosyne_core.fold import TextMatcher, fold
 from mnemosyne_core.frontmatter import (
     collapse_whitespace,
@@ -27,6 +26,15 @@ from mnemosyne_core.frontmatter import (
     string_field,
     title_of,
     unescaped,
+)
+from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's API too
+    DEFAULT_LIMIT,
+    PATH,
+    TEXT,
+    TITLE,
+    FindResult,
+    Match,
+    check_query,
 )
 from mnemosyne_core.vault import open_page, read_to_end, resolve_vault, scan, unreadable_warning
 
@@ -43,7 +51,6 @@ if TYPE_CHECKING:
     #: smallest first. See ``judge``.
     SortKey = tuple[int, int, int, int, int, str]
 
-DEFAULT_LIMIT = 20
 #: The first read of a page. Most pages fit whole; past it, a page is read on only when
 #: its frontmatter closes later, its title and path do not decide, or --cat needs it.
 HEAD_BYTES = 1 << 14
@@ -143,10 +150,6 @@ def mention_depth(keywords: tuple[str, ...], text_position: Callable[[str], tupl
     return depth
 
 
-#: What ``Match.matched`` says for each tier of the order: where the page was found.
-TITLE, PATH, TEXT = "title", "path", "text"
-
-
 def matched_by(key: SortKey) -> str:
     """Where a page with this sort key (``judge``) matched: "title" when its title or an
     alias alone holds every keyword, "path" when the title and path together do, "text"
@@ -168,91 +171,9 @@ def aliases_of(fields: Mapping[Any, Any] | None) -> tuple[str, ...]:
     return tuple(name for name in names if name)
 
 
-class Match:
-    """A page that holds every keyword."""
-
-    __slots__ = ("constellation", "content", "matched", "path", "title", "type")
-
-    def __init__(
-        self,
-        path: str,
-        title: str,
-        constellation: str | None,
-        type: str | None,  # noqa: A002 - the frontmatter key's name
-        matched: str,
-        content: bytes | None = None,
-    ):
-        self.path = path
-        self.title = title
-        self.constellation = constellation
-        self.type = type
-        #: Where the page matched, the tier of the order it was sorted in: "title" (the
-        #: title or an alias holds every keyword), "path" (title and path together do) or
-        #: "text" (only its text completes them). See ``matched_by``.
-        self.matched = matched
-        #: The page's bytes, kept only when the search was asked to (--cat).
-        self.content = content
-
-    @property
-    def in_title(self) -> bool:
-        """Whether title, an alias or the path holds every keyword (the first group of the order)."""
-        return self.matched != TEXT
-
-    def to_dict(self, *, matched: bool = False) -> dict[str, str | None]:
-        """The page as find --json reports it; with ``matched``, as --json --matched does."""
-        fields = {"path": self.path, "title": self.title, "constellation": self.constellation, "type": self.type}
-        if matched:
-            fields["matched"] = self.matched
-        return fields
-
-    def __repr__(self) -> str:
-        return f"Match({self.path!r}, {self.title!r})"
-
-
-class FindResult:
-    """What a search found: the matches (capped by the limit), their total before the cap,
-    how many pages each keyword alone matched, and what went wrong along the way."""
-
-    __slots__ = ("keyword_counts", "matches", "named", "pages_searched", "total", "unreadable", "vault", "warnings")
-
-    def __init__(self) -> None:
-        #: The vault root searched, resolved (symlink-free); each match's path is relative to it.
-        self.vault = ""
-        self.matches: list[Match] = []
-        self.total = 0
-        #: How many of the ``total`` matches a title, an alias or the path names (the first
-        #: group of the order; they come first, so ``matches`` starts with them).
-        self.named = 0
-        self.pages_searched = 0
-        #: Per keyword as given: in how many pages it occurs (title, path or text).
-        self.keyword_counts: dict[str, int] = {}
-        #: A page or dir skipped, and why.
-        self.warnings: list[Diagnostic] = []
-        #: Pages (or dirs) in scope that could not be read.
-        self.unreadable = 0
-
-    @property
-    def incomplete(self) -> bool:
-        """Whether something in scope went unread, so "no match" cannot be promised."""
-        return self.unreadable > 0
-
-
-def check_keywords(keywords: Sequence[str]) -> None:
-    """Raise InvalidQueryError unless there is at least one keyword and none is blank."""
-    if isinstance(keywords, str):
-        raise InvalidQueryError("keywords must be a list of strings, not one string")
-    if not keywords:
-        raise InvalidQueryError("no keyword given: pass at least one KEYWORD")
-    for keyword in keywords:
-        if not keyword.strip():
-            raise InvalidQueryError(f"empty keyword {keyword!r}: every KEYWORD must have a non-space character")
-
-
 def prepare_query(keywords: Sequence[str], limit: int) -> tuple[str, ...]:
     """The folded keywords, each once, after checking them and the limit (InvalidQueryError)."""
-    check_keywords(keywords)
-    if limit < 0:
-        raise InvalidQueryError(f"limit {limit} is negative: pass 0 for no cap or a positive number")
+    check_query(keywords, limit)
     return tuple(dict.fromkeys(fold(keyword) for keyword in keywords))
 
 

@@ -65,8 +65,8 @@ if TYPE_CHECKING:
     from mnemosyne_core.backend import Backend
     from mnemosyne_core.config import Layout
     from mnemosyne_core.diagnostics import Diagnostic
-    from mnemosyne_core.find import FindResult
     from mnemosyne_core.recall import RecallFields, RecallResult
+    from mnemosyne_core.results import FindResult
     from mnemosyne_core.vault import Identity, TreeWalk
 
 #: Events on the vault root that can change which dirs are scanned or how.

@@ -1,0 +1,106 @@
+"""What a find answers (``FindResult``, ``Match``) and the check of its query, apart from
+the search (find.py): a call answered by ``wiki serve`` renders the server's answer with
+these alone, without importing the search, folding or frontmatter modules."""
+
+from __future__ import annotations
+
+from mnemosyne_core.errors import InvalidQueryError
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from mnemosyne_core.diagnostics import Diagnostic
+
+DEFAULT_LIMIT = 20
+
+#: What ``Match.matched`` says for each tier of the order: where the page was found.
+TITLE, PATH, TEXT = "title", "path", "text"
+
+
+class Match:
+    """A page that holds every keyword."""
+
+    __slots__ = ("constellation", "content", "matched", "path", "title", "type")
+
+    def __init__(
+        self,
+        path: str,
+        title: str,
+        constellation: str | None,
+        type: str | None,  # noqa: A002 - the frontmatter key's name
+        matched: str,
+        content: bytes | None = None,
+    ):
+        self.path = path
+        self.title = title
+        self.constellation = constellation
+        self.type = type
+        #: Where the page matched, the tier of the order it was sorted in: "title" (the
+        #: title or an alias holds every keyword), "path" (title and path together do) or
+        #: "text" (only its text completes them). See ``matched_by``.
+        self.matched = matched
+        #: The page's bytes, kept only when the search was asked to (--cat).
+        self.content = content
+
+    @property
+    def in_title(self) -> bool:
+        """Whether title, an alias or the path holds every keyword (the first group of the order)."""
+        return self.matched != TEXT
+
+    def to_dict(self, *, matched: bool = False) -> dict[str, str | None]:
+        """The page as find --json reports it; with ``matched``, as --json --matched does."""
+        fields = {"path": self.path, "title": self.title, "constellation": self.constellation, "type": self.type}
+        if matched:
+            fields["matched"] = self.matched
+        return fields
+
+    def __repr__(self) -> str:
+        return f"Match({self.path!r}, {self.title!r})"
+
+
+class FindResult:
+    """What a search found: the matches (capped by the limit), their total before the cap,
+    how many pages each keyword alone matched, and what went wrong along the way."""
+
+    __slots__ = ("keyword_counts", "matches", "named", "pages_searched", "total", "unreadable", "vault", "warnings")
+
+    def __init__(self) -> None:
+        #: The vault root searched, resolved (symlink-free); each match's path is relative to it.
+        self.vault = ""
+        self.matches: list[Match] = []
+        self.total = 0
+        #: How many of the ``total`` matches a title, an alias or the path names (the first
+        #: group of the order; they come first, so ``matches`` starts with them).
+        self.named = 0
+        self.pages_searched = 0
+        #: Per keyword as given: in how many pages it occurs (title, path or text).
+        self.keyword_counts: dict[str, int] = {}
+        #: A page or dir skipped, and why.
+        self.warnings: list[Diagnostic] = []
+        #: Pages (or dirs) in scope that could not be read.
+        self.unreadable = 0
+
+    @property
+    def incomplete(self) -> bool:
+        """Whether something in scope went unread, so "no match" cannot be promised."""
+        return self.unreadable > 0
+
+
+def check_keywords(keywords: Sequence[str]) -> None:
+    """Raise InvalidQueryError unless there is at least one keyword and none is blank."""
+    if isinstance(keywords, str):
+        raise InvalidQueryError("keywords must be a list of strings, not one string")
+    if not keywords:
+        raise InvalidQueryError("no keyword given: pass at least one KEYWORD")
+    for keyword in keywords:
+        if not keyword.strip():
+            raise InvalidQueryError(f"empty keyword {keyword!r}: every KEYWORD must have a non-space character")
+
+
+def check_query(keywords: Sequence[str], limit: int) -> None:
+    """Raise InvalidQueryError unless the keywords (``check_keywords``) and the limit are
+    ones find takes."""
+    check_keywords(keywords)
+    if limit < 0:
+        raise InvalidQueryError(f"limit {limit} is negative: pass 0 for no cap or a positive number")
