@@ -147,7 +147,9 @@ def text_needles(folded_keyword: str) -> tuple[tuple[bytes, ...], ...]:
                 continue
             sources = list(_source_lists.get(char, ()))
             if char in unicodedata.normalize("NFD", unicodedata.normalize("NFD", char).casefold()):
-                sources.append(char)
+                # First: text holds a keyword's letter mostly as it is (lower case), and a
+                # group's search ends at its first needle found.
+                sources.insert(0, char)
             found.append(tuple(source.encode("utf-8") for source in sources))
         groups = _text_needles[folded_keyword] = tuple(found)
     return groups
@@ -202,7 +204,10 @@ class TextMatcher:
                 return False
             data = self._data
             for group in text_needles(folded_keyword):
-                if not any(needle in data for needle in group):
+                for needle in group:  # a loop, not any(): no generator per page and group
+                    if needle in data:
+                        break
+                else:
                     return False
             return folded_keyword in self.folded_text()
         if self._lowered is None:
