@@ -285,8 +285,11 @@ LIMITS: dict[str, list[str]] = {
         "  frontmatter; find reads a frontmatter only for pages it shows and pages whose title",
         "  may hold a keyword. Blocks of simple `key: value` lines, dates and lists are read",
         "  without YAML, but the rich-YAML vault's (nested maps, anchors, block scalars) each need",
-        "  a YAML parse, a few hundred microseconds per page where find's whole page costs tens:",
-        "  on that vault lint and recall stay several times find. lint also reads every page",
+        "  a YAML parse, a few hundred microseconds per page where find's whole page costs tens",
+        "  (PyYAML's C parser takes about 0.1 ms to compose a block's nodes, its Python",
+        "  constructors as much again): on that vault lint and recall stay several times find.",
+        "  Both build only the entries of the keys they read, but run in one process where find",
+        "  shares a vault of `PARALLEL_MIN_PAGES` or more between two. lint also reads every page",
         "  whole to check its UTF-8 and walks the vault for markdown files find never searches.",
     ],
     "rss": [
