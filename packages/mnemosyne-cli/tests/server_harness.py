@@ -23,6 +23,7 @@ from mnemosyne_core.index import VaultIndex
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
 
 class ThreadServer:
@@ -105,6 +106,22 @@ def out_of_watches_at(monkeypatch: pytest.MonkeyPatch, path_end: str) -> Callabl
 
     monkeypatch.setattr(inotify.Inotify, "add_watch", add_watch)
     return lambda: monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
+
+
+def spy_on_the_miss_note_walk(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record each vault the miss note lists in this process for the files the layout
+    leaves out (a server's own listing, in its index, is not recorded)."""
+    from mnemosyne_core import vault as vault_module
+
+    walks: list[str] = []
+    real_scan = vault_module.scan
+
+    def scan(vault: str, *args: Any, **kwargs: Any) -> Any:
+        walks.append(vault)
+        return real_scan(vault, *args, **kwargs)
+
+    monkeypatch.setattr("mnemosyne_core.layout.scan", scan)
+    return walks
 
 
 def run_cli(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> tuple[int, bytes, str]:

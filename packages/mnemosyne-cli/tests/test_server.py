@@ -256,16 +256,25 @@ def test_the_reply_decoder_refuses_what_it_does_not_understand() -> None:
             protocol.decode_reply(bad)
     fields, slots = protocol._result_slots(), protocol._match_slots()
     values = tuple("/v" if field == "vault" else 0 for field in fields)
-    assert protocol.find_result((fields, values, (), slots, (), (), None))[0].vault == "/v"
+    assert protocol.find_result((fields, values, (), slots, (), (), None, None))[0].vault == "/v"
+    left_out = (("suffix", "n o/Note.MD"), ("nested", "wiki/sub/a.md"))
+    decoded = protocol.find_result((fields, values, (), slots, (), (), None, left_out))[0]
+    assert decoded.left_out == list(left_out)
     for body in (
         None,
         (),
-        ("x",) * 7,
-        (("total",), (1,), (), slots, (), (), None),  # other fields
-        (fields, tuple(None for _ in fields), (), slots, (), (), None),  # not numbers
-        (fields, values, (), slots, (("path",),), (), None),  # a match short of fields
-        (fields, values, (), slots, (), (("p", "code", "detail", "yes"),), None),  # a bad diagnostic
-        (fields, values, (), slots, (), (), (1, 2, 3)),  # a bad identity
+        ("x",) * 8,
+        (fields, values, (), slots, (), (), None),  # a body of the version before
+        (("total",), (1,), (), slots, (), (), None, None),  # other fields
+        (fields, tuple(None for _ in fields), (), slots, (), (), None, None),  # not numbers
+        (fields, values, (), slots, (("path",),), (), None, None),  # a match short of fields
+        (fields, values, (), slots, (), (("p", "code", "detail", "yes"),), None, None),  # a bad diagnostic
+        (fields, values, (), slots, (), (), (1, 2, 3), None),  # a bad identity
+        (fields, values, (), slots, (), (), None, [("suffix", "a.MD")]),  # files left out: not a tuple
+        (fields, values, (), slots, (), (), None, (("other", "a.MD"),)),  # an unknown kind
+        (fields, values, (), slots, (), (), None, (("suffix", "d.x/README"),)),  # a suffix-less name
+        (fields, values, (), slots, (), (), None, (("suffix",),)),  # short of a path
+        (fields, values, (), slots, (), (), None, (("suffix", 3),)),  # a path that is not text
     ):
         with pytest.raises(protocol.ProtocolError):
             protocol.find_result(body)

@@ -9,7 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from server_harness import ThreadServer, make_vault, out_of_watches_at, run_cli, served_and_scanned
+from server_harness import (
+    ThreadServer,
+    make_vault,
+    out_of_watches_at,
+    run_cli,
+    served_and_scanned,
+    spy_on_the_miss_note_walk,
+)
 
 from mnemosyne_cli import client
 from mnemosyne_core import inotify
@@ -259,3 +266,127 @@ def test_an_ignore_file_above_a_searched_dir_is_followed(
             (where / ".gitignore").unlink()
             served, scanned = served_and_scanned(capsysbinary, running, argv)
             assert served == scanned == (0, b"docs/en/guides/zeta.md \xe2\x80\x94 zeta\n", "")
+
+
+# --- a miss's note: the markdown files the layout leaves out, kept by the server ---
+
+
+def miss(vault: Path, note: str | None) -> tuple[int, bytes, str]:
+    """find's answer to a keyword no page holds, with the miss note ``note``."""
+    return 1, b"", "no wiki page matches 'zyzzyva'\n" + (f"{note}\n" if note else "")
+
+
+def test_a_served_miss_on_a_tree_notes_what_the_scan_notes_without_walking(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server keeps the files the tree leaves out (hidden and ignored ones are left
+    out on purpose and not noted), so the caller words the note without listing the vault."""
+    vault = make_vault(
+        tmp_path / "v",
+        {**TREE, "notes/Upper.MD": "x\n", "n o/old.MARKDOWN": "x\n", ".obsidian/hid.MD": "x\n", "build/b.MD": "x\n"},
+    )
+    note = (
+        "not searched: 2 markdown files in the searched dirs: 2 ending in .MARKDOWN or .MD "
+        '(set suffixes = [".md", ".markdown", ".mdx", ".MARKDOWN", ".MD"] in .mnemosyne.toml); wiki lint lists them'
+    )
+    walks = spy_on_the_miss_note_walk(monkeypatch)
+    with ThreadServer(vault) as running:
+        for argv, expected in (
+            (find(vault, "zyzzyva"), miss(vault, note)),
+            ([*find(vault, "zyzzyva"), "--cat"], (2, b"", miss(vault, note)[2] + "--cat needs exactly one match\n")),
+            (
+                ["wiki", "recall", "zyzzyva", "--vault", str(vault)],
+                (
+                    0,
+                    b"No wiki entries matched zyzzyva\n",
+                    "hint: 4 pages have no frontmatter title, slug or tags, so recall cannot see them; "
+                    f"try 'mnemosyne wiki find zyzzyva'\n{note}\n",
+                ),
+            ),
+            (["wiki", "recall", "zyzzyva", "--json", "--vault", str(vault)], None),
+        ):
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned
+            assert expected is None or served == expected
+            assert f"{note}\n" in served[2]
+            # The served call did not list the vault for its note; the scan did.
+            assert walks == [str(vault.resolve())]
+            walks.clear()
+
+
+def test_a_file_the_tree_leaves_out_made_renamed_or_removed_is_noted_at_once(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each such change is an event on a watched dir: the server re-judges that one name,
+    with no rebuild, and its note stays the scan's."""
+    vault = make_vault(tmp_path / "v", {**TREE, ".mnemosyne.toml": 'depth = "tree"\nsuffixes = [".md"]\n'})
+    argv = find(vault, "zyzzyva")
+
+    def note(count: int, endings: str, suffixes: str) -> str:
+        files = "file" if count == 1 else "files"
+        return (
+            f"not searched: {count} markdown {files} in the searched dirs: {count} ending in {endings} "
+            f"(set suffixes = [{suffixes}] in .mnemosyne.toml); wiki lint lists them"
+        )
+
+    walks = spy_on_the_miss_note_walk(monkeypatch)
+    with ThreadServer(vault) as running:
+        # The tree's own .mdx and .markdown pages are left out under [".md"].
+        before = note(2, ".markdown or .mdx", '".md", ".markdown", ".mdx"')
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned == miss(vault, before)
+        assert walks == [str(vault.resolve())]
+        walks.clear()
+        rebuilds = running.index.rebuilds
+
+        def answers(expected: str) -> None:
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned == miss(vault, expected)
+            assert walks == [str(vault.resolve())]  # the scan's, never the served call's
+            walks.clear()
+
+        upper = '".md", ".MD", ".markdown", ".mdx"'
+        (vault / "notes" / "Note.MD").write_text("x\n")
+        answers(note(3, ".MD or .markdown or .mdx", upper))
+        (vault / "x.markdown").write_text("x\n")
+        answers(note(4, ".MD or .markdown or .mdx", upper))
+        os.rename(vault / "notes" / "Note.MD", vault / "notes" / "Note.md")  # a page now
+        answers(note(3, ".markdown or .mdx", '".md", ".markdown", ".mdx"'))
+        os.rename(vault / "x.markdown", vault / "n o" / "y.MARKDOWN")
+        answers(note(3, ".MARKDOWN or .markdown or .mdx", '".md", ".MARKDOWN", ".markdown", ".mdx"'))
+        (vault / "n o" / "y.MARKDOWN").unlink()
+        answers(before)
+        os.symlink("nowhere", vault / "link.MDX")  # any entry but a dir counts, as in the scan
+        answers(note(3, ".MDX or .markdown or .mdx", '".md", ".MDX", ".markdown", ".mdx"'))
+        (vault / "link.MDX").unlink()
+        answers(before)
+        (vault / "notes" / ".hidden.MD").write_text("x\n")
+        answers(before)
+        assert running.index.rebuilds == rebuilds
+        # A dir with such a name is not a file left out: the walk enters it (a rebuild).
+        (vault / "d.MD").mkdir()
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned == miss(vault, before)
+        (vault / "notes" / "deep" / "Z.MD").write_text("x\n")
+        (vault / ".gitignore").write_text("build/\n*.MD\n", encoding="utf-8")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned == miss(vault, before)
+        assert walks == [str(vault.resolve())] * 2
+
+
+def test_a_served_miss_on_a_flat_layout_walks_for_its_note(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flat layout's sub-dirs are not watched, so the server cannot vouch for the files
+    in them: the caller lists the vault for its note, as the scan does."""
+    vault = make_vault(tmp_path / "v", {"atlas/a.md": "alpha\n", "atlas/sub/b.md": "x\n", "atlas/C.MD": "x\n"})
+    note = (
+        "not searched: 2 markdown files in the searched dirs: 1 in sub-dirs "
+        '(set depth = "tree" in .mnemosyne.toml), 1 ending in .MD (set suffixes = [".md", ".MD"] in '
+        ".mnemosyne.toml); wiki lint lists them"
+    )
+    walks = spy_on_the_miss_note_walk(monkeypatch)
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, find(vault, "zyzzyva"))
+        assert served == scanned == miss(vault, note)
+        assert walks == [str(vault.resolve())] * 2

@@ -20,7 +20,10 @@ counts, diagnostics) or says why the server does not answer (then the caller sca
   ``wants`` is empty or ``content`` (--cat, recall's read entries: the caller then reads
   those pages itself and checks they are the ones the server judged).
 - A reply is ``marshal`` data ``(version, status, body)``: ``ok`` with the result,
-  ``unserved`` with the reason (scan instead), ``error`` for a request it refused.
+  ``unserved`` with the reason (scan instead), ``error`` for a request it refused. A
+  result that matched nothing carries the markdown files the layout leaves out when the
+  server keeps them (a tree), so the caller words its miss note without walking the
+  vault; ``None`` there means the caller walks for them.
 
 This module is on the start-up path of every find: it imports nothing at module level
 beyond ``os`` and ``marshal`` (built in); the core's result types are imported when a reply
@@ -42,7 +45,7 @@ if TYPE_CHECKING:
     from mnemosyne_core.results import FindResult
     from mnemosyne_core.vault import Identity
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 #: A request holds a query; a reply a result (never a page's text: callers read those).
 MAX_REQUEST_BYTES = 1 << 20
 MAX_REPLY_BYTES = 1 << 28
@@ -302,7 +305,7 @@ def _match_slots() -> tuple[str, ...]:
 
 
 #: FindResult's fields that are not plain numbers or text, carried each in its own way.
-_FIND_RESULT_PARTS = ("keyword_counts", "matches", "warnings")
+_FIND_RESULT_PARTS = ("keyword_counts", "left_out", "matches", "warnings")
 
 
 def _result_slots() -> tuple[str, ...]:
@@ -325,6 +328,7 @@ def find_body(result: FindResult, identity: Identity | None) -> tuple[Any, ...]:
         tuple(tuple(getattr(match, slot) for slot in slots) for match in result.matches),
         tuple(warning.as_fields() for warning in result.warnings),
         identity,
+        _left_out_body(result.left_out),
     )
 
 
@@ -333,7 +337,7 @@ def find_result(body: Any) -> tuple[FindResult, Identity | None]:
     from mnemosyne_core.results import FindResult, Match
 
     try:
-        fields, values, counts, slots, matches, warnings, identity = body
+        fields, values, counts, slots, matches, warnings, identity, left_out = body
         if fields != _result_slots() or slots != _match_slots():
             raise ProtocolError("the result has other fields")
         result = FindResult()
@@ -349,6 +353,7 @@ def find_result(body: Any) -> tuple[FindResult, Identity | None]:
                 setattr(match, slot, value)
             result.matches.append(match)
         result.warnings = [_diagnostic(fields) for fields in warnings]
+        result.left_out = _left_out(left_out)
         return result, _identity(identity)
     except (TypeError, ValueError) as error:
         raise ProtocolError(f"malformed find reply: {error}") from None
@@ -378,6 +383,7 @@ def recall_body(result: RecallResult, identities: Sequence[Identity] | None) -> 
         result.unseen,
         tuple(warning.as_fields() for warning in result.warnings),
         tuple(identities) if identities is not None else None,
+        _left_out_body(result.left_out),
     )
 
 
@@ -390,7 +396,7 @@ def recall_result(body: Any) -> tuple[RecallResult, list[Identity] | None]:
     from mnemosyne_core.vault import PageRef
 
     try:
-        vault, topic, terms, entries, searched, unreadable, unseen, warnings, identities = body
+        vault, topic, terms, entries, searched, unreadable, unseen, warnings, identities, left_out = body
         result = RecallResult(_text(vault), _text(topic), tuple(_text(term) for term in terms))
         for dir_name, name, title, slug, tags, updated in entries:
             page = PageRef(_text(dir_name), _text(name), "")
@@ -401,12 +407,37 @@ def recall_result(body: Any) -> tuple[RecallResult, list[Identity] | None]:
             result.matches.append(entry)
         result.pages_searched, result.unreadable, result.unseen = (_number(n) for n in (searched, unreadable, unseen))
         result.warnings = [_diagnostic(fields) for fields in warnings]
+        result.left_out = _left_out(left_out)
         read = None if identities is None else [_identity(identity) for identity in identities]
         if read is not None and (None in read or len(read) != len(result.read)):
             raise ProtocolError("the read entries' identities do not fit")
         return result, read  # type: ignore[return-value]
     except (TypeError, ValueError, OverflowError) as error:
         raise ProtocolError(f"malformed recall reply: {error}") from None
+
+
+def _left_out_body(left_out: Sequence[tuple[str, str]] | None) -> tuple[tuple[str, str], ...] | None:
+    """A result's ``left_out`` as reply data (None: the server does not keep them)."""
+    return None if left_out is None else tuple(left_out)
+
+
+def _left_out(value: object) -> list[tuple[str, str]] | None:
+    """The ``left_out`` of a reply: None, or (kind, vault-relative path) pairs of the
+    kinds ``vault.scan`` lists."""
+    from mnemosyne_core.vault import LEFT_OUT_NESTED, LEFT_OUT_SUFFIX
+
+    if value is None:
+        return None
+    if not isinstance(value, tuple):
+        raise TypeError("expected the files left out")
+    left_out = []
+    for kind, rel_path in value:
+        if kind not in (LEFT_OUT_NESTED, LEFT_OUT_SUFFIX):
+            raise ValueError("not a kind of file left out")
+        if kind == LEFT_OUT_SUFFIX and "." not in _text(rel_path).rpartition("/")[2]:
+            raise ValueError("a file left out for its suffix has none")
+        left_out.append((_text(kind), _text(rel_path)))
+    return left_out
 
 
 def _text(value: object) -> str:

@@ -16,6 +16,11 @@ How it stays exact (docs/server.md):
 - In a tree, any change to the set of dirs the walk enters (a dir made, deleted, moved in
   or out, chmodded) or to a ``.gitignore`` or ``.ignore`` throws everything away and
   rebuilds: the rebuild watches each new dir before it reads it (``_listed_dir_event``).
+- In a tree, every dir the walk enters is watched, so the index also keeps the markdown
+  files the layout leaves out there (a suffix it does not search: ``Note.MD``,
+  ``x.markdown`` under ``[".md"]``) as the scan lists them, re-judging a name on its event
+  with the walk's ``leaves_out``: a miss carries them, and its caller need not walk the
+  tree for its note. A flat layout's sub-dirs are not watched: its caller walks.
 - ``sync`` drains the inotify queue. The kernel queues an event before the system call that
   made the change returns, so a drain after a request arrived has seen every change
   completed before the request was sent.
@@ -45,6 +50,7 @@ from mnemosyne_core.fold import decode, fold
 from mnemosyne_core.frontmatter import locate, string_field, title_of
 from mnemosyne_core.vault import (
     IGNORE_FILES,
+    LEFT_OUT_SUFFIX,
     PageRef,
     Scan,
     followed_symlink,
@@ -241,12 +247,14 @@ class _Snapshot:
 class _Dir:
     """A listed dir as the index holds it: the pages directly in it."""
 
-    __slots__ = ("pages", "path", "symlinks", "volatile", "warnings")
+    __slots__ = ("left_out", "pages", "path", "symlinks", "volatile", "warnings")
 
     def __init__(self, path: str):
         #: Where it is read (the resolved target when the dir is a symlink).
         self.path = path
         self.pages: dict[str, Page] = {}
+        #: In a tree: the names of the markdown files in it the layout leaves out.
+        self.left_out: set[str] = set()
         #: Every page-named symlink in it (followed or not), re-checked on every query.
         self.symlinks: set[str] = set()
         #: The pages with other hard links, re-read on every query.
@@ -293,6 +301,10 @@ class VaultIndex:
         #: The VaultError the scan raised at the last rebuild, raised again to every query.
         self._error: VaultError | None = None
         self._dirty: set[tuple[str, str]] = set()
+        #: Entries whose event may change whether they are left out (``_Dir.left_out``).
+        self._dirty_left_out: set[tuple[str, str]] = set()
+        #: Whether ``_Dir.left_out`` is kept (a tree: every dir holding one is watched).
+        self._keeps_left_out = False
         self._stale = True
         #: Whether a warning of the last rebuild lists the vault's top-level dirs.
         self._names_root_dirs = False
@@ -319,6 +331,7 @@ class VaultIndex:
     def _forget(self) -> None:
         """Drop every page, watch and rule of the last build."""
         self._dirs, self._dir_wds, self._path_wds, self._watched, self._dirty = {}, {}, {}, {}, set()
+        self._dirty_left_out, self._keeps_left_out = set(), False
         self._snapshot, self.layout, self._walk = None, None, None
 
     def _fail(self, error: OSError) -> None:
@@ -355,8 +368,9 @@ class VaultIndex:
             return
         self.dirs = layout.dirs
         self._watch_paths_to_dirs(layout)
+        left_out: list[tuple[str, str]] | None = [] if layout.tree else None
         try:
-            listing = scan(self.vault, self.dirs_override, before_listing=self._watch_listed_dir)
+            listing = scan(self.vault, self.dirs_override, left_out=left_out, before_listing=self._watch_listed_dir)
         except VaultError as error:
             self._error = error
             return
@@ -385,6 +399,12 @@ class VaultIndex:
                     held.volatile.add(name)
         for dir_rel, name in listing.symlinks:
             self._dirs[dir_rel].symlinks.add(name)
+        if left_out is not None and listing.walk is not None and listing.walk.tree:
+            # A tree lists every dir it leaves a file out of (none lies below a listed dir).
+            for _kind, rel_path in left_out:
+                dir_rel, _, name = rel_path.rpartition("/")
+                self._dirs[dir_rel].left_out.add(name)
+            self._keeps_left_out = True
         for warning in listing.warnings:
             if warning in skipped:
                 dir_rel, name = skipped[warning]
@@ -454,6 +474,9 @@ class VaultIndex:
         dirty, self._dirty = self._dirty, set()
         for dir_rel, name in dirty:
             self._refresh(dir_rel, name)
+        dirty, self._dirty_left_out = self._dirty_left_out, set()
+        for dir_rel, name in dirty:
+            self._refresh_left_out(dir_rel, name)
         for dir_name, link_target in self._dir_links.items():
             # A target moved away and made anew at the same path is another dir: its
             # identity, not its path, says whether the watch and the pages still hold.
@@ -537,6 +560,8 @@ class VaultIndex:
                 return
         if walk.takes_name(dir_rel, name) if walk is not None else self._takes_name(name):
             self._dirty.add((dir_rel, name))
+        elif self._keeps_left_out and walk is not None and walk.leaves_out(dir_rel, name):
+            self._dirty_left_out.add((dir_rel, name))
 
     def _takes_name(self, name: str) -> bool:
         """Whether a flat listing (no walk) would list a file named ``name``."""
@@ -584,6 +609,23 @@ class VaultIndex:
         elif stat.S_ISDIR(mode) and self._walk is not None and self._walk.enters_dir(dir_rel, name):
             self._stale = True  # a dir the walk enters (its own event says so too)
 
+    def _refresh_left_out(self, dir_rel: str, name: str) -> None:
+        """Re-judge one markdown-like name the layout leaves out (by ``leaves_out``, which
+        the event checked): left out while something other than a dir holds it."""
+        held = self._dirs.get(dir_rel)
+        if held is None:
+            return
+        held.left_out.discard(name)
+        try:
+            mode = os.lstat(f"{held.path}/{name}").st_mode
+        except FileNotFoundError:
+            return
+        except OSError:
+            self._stale = True
+            return
+        if not stat.S_ISDIR(mode):
+            held.left_out.add(name)
+
     # --- answering ---
 
     def watched_dirs(self) -> list[str]:
@@ -627,6 +669,15 @@ class VaultIndex:
         for dir_rel, held in self._dirs.items():
             for name, page in held.pages.items():
                 yield PageRef(dir_rel, name, f"{held.path}/{name}"), page
+
+    def left_out(self) -> list[tuple[str, str]] | None:
+        """The markdown files the layout leaves out, as ``scan(left_out=...)`` lists them
+        (in another order), when the index keeps them (a tree); None when it does not."""
+        if not self._keeps_left_out:
+            return None
+        return [
+            (LEFT_OUT_SUFFIX, join_rel(dir_rel, name)) for dir_rel, held in self._dirs.items() for name in held.left_out
+        ]
 
     def _warnings(self) -> list[Diagnostic]:
         warnings = list(self._listing_warnings)
@@ -696,6 +747,8 @@ class VaultIndex:
         listing.warnings = self._warnings()
         listing.incomplete = self._incomplete
         result = tally.result(listing, keywords)
+        if result.total == 0:
+            result.left_out = self.left_out()
         one = wants_content and result.total == 1
         return result, self._identity(result.matches[0].path) if one else None
 
@@ -724,6 +777,8 @@ class VaultIndex:
             fields = page.recall if not isinstance(page.recall, bool) else None
             take_page(result, ref, fields, folded_terms, b"")
         rank(result)
+        if not result.matches:
+            result.left_out = self.left_out()
         return result, [self._identity(entry.path) for entry in result.read]
 
     def search(

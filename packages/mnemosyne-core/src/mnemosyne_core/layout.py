@@ -35,13 +35,31 @@ def _toml_list(items: Sequence[str]) -> str:
     return "[" + ", ".join(quoted) + "]"
 
 
-def miss_note(vault_real: str, dirs: Sequence[str] | None = None) -> str | None:
+def miss_note(
+    vault_real: str, dirs: Sequence[str] | None = None, left_out: Sequence[tuple[str, str]] | None = None
+) -> str | None:
     """The one line a search that found nothing adds when the searched dirs hold markdown
     files the layout leaves out (in sub-dirs of a flat layout's dirs, or with a suffix it
     does not search): how many, of which kind, and the setting that includes them. None
-    when there are none. It lists the vault once more, so only a miss pays for it."""
-    left_out: list[tuple[str, str]] = []
-    pages = scan(vault_real, dirs, left_out=left_out)
+    when there are none.
+
+    ``left_out``: those files as ``scan(left_out=...)`` lists them, when the answer knows
+    them already (a server keeps them for a tree); None lists the vault once more for
+    them, so only a miss pays for it."""
+    if left_out is None:
+        found: list[tuple[str, str]] = []
+        pages = scan(vault_real, dirs, left_out=found)
+        return _left_out_note(found, pages.layout.suffixes if pages.layout is not None else ())
+    if not left_out:
+        return None
+    return _left_out_note(left_out, vault_layout(vault_real, dirs).suffixes)
+
+
+def _left_out_note(left_out: Sequence[tuple[str, str]], layout_suffixes: Sequence[str]) -> str | None:
+    """``miss_note``'s line for the files in ``left_out`` (as ``scan(left_out=...)`` lists
+    them) under a layout searching ``layout_suffixes``; None when there are none."""
+    if not left_out:
+        return None
     nested = sum(1 for kind, _ in left_out if kind == LEFT_OUT_NESTED)
     by_suffix: dict[str, int] = {}
     for kind, rel_path in left_out:
@@ -49,13 +67,10 @@ def miss_note(vault_real: str, dirs: Sequence[str] | None = None) -> str | None:
             name = rel_path.rpartition("/")[2]
             suffix = name[name.rindex(".") :]
             by_suffix[suffix] = by_suffix.get(suffix, 0) + 1
-    if not left_out:
-        return None
     parts = []
     if nested:
         parts.append(f'{nested} in sub-dirs (set depth = "{DEPTH_TREE}" in {VAULT_CONFIG_FILE})')
     if by_suffix:
-        layout_suffixes = pages.layout.suffixes if pages.layout is not None else ()
         wanted = _toml_list((*layout_suffixes, *sorted(by_suffix)))
         ending = " or ".join(sorted(by_suffix))
         parts.append(f"{sum(by_suffix.values())} ending in {ending} (set suffixes = {wanted} in {VAULT_CONFIG_FILE})")

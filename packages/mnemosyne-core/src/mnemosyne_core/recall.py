@@ -110,7 +110,7 @@ class RecallResult:
     """What a recall found: every match in rank order, the first ``READ_CAP`` with their
     text, and what went wrong along the way."""
 
-    __slots__ = ("matches", "pages_searched", "terms", "topic", "unreadable", "unseen", "vault", "warnings")
+    __slots__ = ("left_out", "matches", "pages_searched", "terms", "topic", "unreadable", "unseen", "vault", "warnings")
 
     def __init__(self, vault: str, topic: str, terms: tuple[str, ...]):
         self.vault = vault
@@ -125,6 +125,9 @@ class RecallResult:
         #: Pages read whose frontmatter has no title, slug or tags: no topic can match them,
         #: though find may (a "no match" here says nothing about them).
         self.unseen = 0
+        #: As ``FindResult.left_out``: on a miss, the markdown files the layout leaves out,
+        #: when the answer knows them; else None.
+        self.left_out: list[tuple[str, str]] | None = None
 
     @property
     def read(self) -> list[Entry]:

@@ -63,7 +63,17 @@ class FindResult:
     """What a search found: the matches (capped by the limit), their total before the cap,
     how many pages each keyword alone matched, and what went wrong along the way."""
 
-    __slots__ = ("keyword_counts", "matches", "named", "pages_searched", "total", "unreadable", "vault", "warnings")
+    __slots__ = (
+        "keyword_counts",
+        "left_out",
+        "matches",
+        "named",
+        "pages_searched",
+        "total",
+        "unreadable",
+        "vault",
+        "warnings",
+    )
 
     def __init__(self) -> None:
         #: The vault root searched, resolved (symlink-free); each match's path is relative to it.
@@ -80,6 +90,10 @@ class FindResult:
         self.warnings: list[Diagnostic] = []
         #: Pages (or dirs) in scope that could not be read.
         self.unreadable = 0
+        #: On a miss, the markdown files the layout leaves out, as ``vault.scan(left_out=...)``
+        #: lists them, when the answer knows them (a server keeps them for a tree); None
+        #: when it does not: the miss note then lists the vault for them.
+        self.left_out: list[tuple[str, str]] | None = None
 
     @property
     def incomplete(self) -> bool:

@@ -666,6 +666,15 @@ class TreeWalk:
         rules = self.rules_by_dir.get(dir_rel, ())
         return not ((self.exclude is not None or rules) and self.ignored(join_rel(dir_rel, name), rules))
 
+    def leaves_out(self, dir_rel: str, name: str) -> bool:
+        """Whether the walk would add an entry named ``name`` in the listed dir ``dir_rel``
+        to ``left_out`` as LEFT_OUT_SUFFIX (if it is not a dir): a markdown-like name the
+        layout's suffixes do not take, neither hidden nor ignored."""
+        if name.startswith(".") or name.endswith(self.suffixes) or not name.lower().endswith(self.markdown_like):
+            return False
+        rules = self.rules_by_dir.get(dir_rel, ())
+        return not ((self.exclude is not None or rules) and self.ignored(join_rel(dir_rel, name), rules))
+
     def ignored(self, rel_path: str, rules: tuple[IgnoreRules, ...]) -> bool:
         """Whether the exclude or the ignore files leave ``rel_path`` (a dir's ends in '/') out."""
         if self.exclude is not None and self.exclude.include_of(rel_path):

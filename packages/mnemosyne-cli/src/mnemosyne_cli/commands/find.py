@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
+    from mnemosyne_core.recall import RecallResult
+    from mnemosyne_core.results import FindResult
 
 # argparse is imported inside register only: a plain find call parses its arguments in
 # console_script.py without it, from the same option table (options.py).
@@ -113,7 +115,7 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         console.err(printable(f"no wiki page matches '{query}'"))
         if len(result.keyword_counts) > 1:
             _print_keyword_counts(console, result.keyword_counts, args.limit)
-        say_miss_note(console, result.vault, args.dir)
+        say_miss_note(console, result, args.dir)
         if args.cat:
             console.err("--cat needs exactly one match")
             return ExitCode.CAT_NEEDS_ONE_MATCH
@@ -196,14 +198,16 @@ def _print_keyword_counts(console: Console, keyword_counts: dict[str, int], limi
         console.err(f"  … and {counted(left_out, 'more keyword')} (--limit 0 shows them all)")
 
 
-def say_miss_note(console: Console, vault_real: str, dirs: list[str] | None) -> None:
-    """After a miss: one stderr line when the searched dirs hold markdown files the layout
-    leaves out, so "no match" is never read as "no such page" (docs/agents.md)."""
+def say_miss_note(console: Console, result: FindResult | RecallResult, dirs: list[str] | None) -> None:
+    """After a miss (``result``: find's or recall's): one stderr line when the searched dirs
+    hold markdown files the layout leaves out, so "no match" is never read as "no such
+    page" (docs/agents.md). A served result on a tree brings those files along; any
+    other lists the vault for them here."""
     from mnemosyne_core import VaultError
     from mnemosyne_core.layout import miss_note
 
     try:
-        note = miss_note(vault_real, dirs)
+        note = miss_note(result.vault, dirs, result.left_out)
     except (VaultError, OSError):
         return  # the vault changed under the search: the miss stands as it is
     if note is not None:

@@ -126,12 +126,12 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         if not result.matches:
             console.err(empty_message)
             _hint_unseen(console, result, query)
-            say_miss_note(console, result.vault, args.dir)
+            say_miss_note(console, result, args.dir)
         return ExitCode.OK
     if not result.matches:
         console.out(empty_message)
         _hint_unseen(console, result, query)
-        say_miss_note(console, result.vault, args.dir)
+        say_miss_note(console, result, args.dir)
         return ExitCode.OK
     for entry in result.matches:
         console.out(printable(entry.path))
