@@ -314,6 +314,34 @@ def test_vault_errors_exit_3_never_1(
     assert run(capsys, *argv) == (3, "", f"mnemosyne: error: {message or no_vault_message()}\n")
 
 
+AFTER_SEPARATOR = "came after '--', which made"
+
+
+def test_a_failure_says_when_options_came_after_the_separator(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = fake_vault({**PAGES, "atlas/flags.md": "---\ntitle: Flags\n---\nfind takes --json.\n"})
+    # The --vault after '--' is a keyword: no vault is found, and stderr says why.
+    assert run(capsys, "wiki", "find", "--", "kestrel", "--vault", vault) == (
+        3,
+        "",
+        f"mnemosyne: error: {no_vault_message()}\n"
+        f"mnemosyne: warning: '--vault' {AFTER_SEPARATOR} it a keyword, not an option; put the options before '--'\n",
+    )
+    assert run(capsys, "wiki", "find", "--vault", vault, "--", "kestrel", "--json", "--limit=3") == (
+        1,
+        "",
+        "no wiki page matches 'kestrel --json --limit=3'\n"
+        "  'kestrel': 1 page\n  '--json': 1 page\n  '--limit=3': 0 pages\n"
+        f"mnemosyne: warning: '--json', '--limit=3' {AFTER_SEPARATOR} them keywords, not options; "
+        "put the options before '--'\n",
+    )
+    # Searching for an option's name on purpose, and finding it, says nothing more.
+    assert run(capsys, "wiki", "find", "--vault", vault, "--", "--json") == (0, "atlas/flags.md — Flags\n", "")
+    # A word that only looks like an option is no option of find's.
+    assert AFTER_SEPARATOR not in run(capsys, "wiki", "find", "--vault", vault, "--", "--verbose")[2]
+
+
 def test_incomplete_search_with_no_match_exits_3(
     fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -438,7 +466,7 @@ def test_matched_line_says_that_no_title_or_path_holds_the_keywords(
         "no title or path holds 'borrow lexical'; these 2 pages mention them in their text\nshowing 1 of 2 matches\n",
     )
     assert run(capsys, "wiki", "find", "goals", "--matched", "--vault", vault)[2] == (
-        "no title or path holds 'goals'; this page mentions it in their text\n"
+        "no title or path holds 'goals'; this page mentions it in its text\n"
     )
     # Without --matched, stderr stays empty (the seed's agents expect nothing there on exit 0).
     assert run(capsys, "wiki", "find", "non-lexical", "--vault", vault)[2] == ""

@@ -7,6 +7,7 @@ import datetime
 import errno
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -182,8 +183,35 @@ def test_no_match_is_not_an_error(harness: Path, capsys: pytest.CaptureFixture[s
     assert capsys.readouterr() == (
         "No wiki entries matched xyzzy plugh\n",
         # The harness has one page recall cannot see, which find would search.
-        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see them; "
-        "try 'mnemosyne wiki find xyzzy plugh'\n",
+        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see it; "
+        f"find searches it too: mnemosyne wiki find --vault {harness} xyzzy plugh\n",
+    )
+
+
+def test_the_hint_names_a_find_of_the_same_vault_that_finds_the_unseen_pages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = wiki_vault(tmp_path)
+    (vault / "wiki" / "flags.md").write_text("Pass -v when it's quiet.\n", encoding="utf-8")
+    (vault / "wiki" / "other.md").write_text("No frontmatter either.\n", encoding="utf-8")
+    assert main(["wiki", "recall", "--vault", str(vault), "--dir", "wiki/", "--", "-v", "it's"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "No wiki entries matched -v it's\n"
+    # Its own --vault and --dir, then '--' for the word that starts with '-', quoted for the shell.
+    command = f"mnemosyne wiki find --vault {vault} --dir wiki -- -v 'it'\"'\"'s'"
+    assert err == (
+        "hint: 2 pages have no frontmatter title, slug or tags, so recall cannot see them; "
+        f"find searches them too: {command}\n"
+    )
+    # Pasted as it is, it finds the page recall could not see.
+    assert main(shlex.split(command)[1:]) == 0
+    assert capsys.readouterr() == ("wiki/flags.md — flags\n", "")
+    # A vault found from the current dir needs no --vault.
+    monkeypatch.chdir(vault / "wiki")
+    assert main(["wiki", "recall", "quiet"]) == 0
+    assert capsys.readouterr()[1] == (
+        "hint: 2 pages have no frontmatter title, slug or tags, so recall cannot see them; "
+        "find searches them too: mnemosyne wiki find quiet\n"
     )
 
 
@@ -364,8 +392,8 @@ def test_a_log_that_cannot_be_written_is_a_warning(harness: Path, capsys: pytest
         "No wiki entries matched xyzzy\n",
         f"mnemosyne: warning: cannot open the memory log {blocker}/2026-03-18/log.md: Not a directory; "
         "check --memory-dir; the recall itself is unaffected\n"
-        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see them; "
-        "try 'mnemosyne wiki find xyzzy'\n",
+        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see it; "
+        f"find searches it too: mnemosyne wiki find --vault {harness} xyzzy\n",
     )
 
 
@@ -452,8 +480,8 @@ def test_json_on_no_match_is_an_empty_list_and_exit_0(harness: Path, capsys: pyt
     }
     assert err == (
         "No wiki entries matched xyzzy\n"
-        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see them; "
-        "try 'mnemosyne wiki find xyzzy'\n"
+        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see it; "
+        f"find searches it too: mnemosyne wiki find --vault {harness} xyzzy\n"
     )
 
 
@@ -474,8 +502,8 @@ def test_find_and_recall_ignore_dirs_the_config_file_does_not_name(
     assert main(["wiki", "recall", "relay", "--vault", str(harness)]) == 0
     assert capsys.readouterr() == (
         "No wiki entries matched relay\n",
-        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see them; "
-        "try 'mnemosyne wiki find relay'\n",
+        "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see it; "
+        f"find searches it too: mnemosyne wiki find --vault {harness} relay\n",
     )
 
 

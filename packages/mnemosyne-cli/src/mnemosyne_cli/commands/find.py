@@ -89,6 +89,7 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
         return ExitCode.USAGE
     except VaultError as error:
         console.error(str(error))
+        _say_options_taken_for_keywords(console, args.keywords)
         return ExitCode.VAULT_ERROR
     query = " ".join(args.keywords)
     if args.cat and result.total > 1 and result.named == 1:
@@ -99,6 +100,8 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
         for match in result.matches:
             match.path = os.path.join(result.vault, match.path)
     code = _report(args, console, result, query)
+    if code != ExitCode.OK:
+        _say_options_taken_for_keywords(console, args.keywords)
     for warning in result.warnings:
         console.diagnostic(warning)
     return code
@@ -151,11 +154,25 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
     return ExitCode.OK
 
 
+def _say_options_taken_for_keywords(console: Console, keywords: list[str]) -> None:
+    """After a failed call: a keyword that spells one of find's own long options
+    (``--vault``, ``--json=x``) can only have come after ``--``, which made it a keyword;
+    the call most likely meant it as an option, and its failure ("no vault found", no
+    match) would otherwise not say why."""
+    names = {name for option in FIND_OPTIONS for name in option.names if name.startswith("--")}
+    taken = [keyword for keyword in keywords if keyword.partition("=")[0] in names]
+    if taken:
+        named = ", ".join(f"'{option}'" for option in taken)
+        them = "it a keyword, not an option" if len(taken) == 1 else "them keywords, not options"
+        console.warning(f"{named} came after '--', which made {them}; put the options before '--'")
+
+
 def _mentions_only(total: int, keywords: list[str]) -> str:
     """--matched's stderr line when no page's title, alias or path holds every keyword."""
     pronoun = "it" if len(keywords) == 1 else "them"
     pages = "this page mentions" if total == 1 else f"these {total} pages mention"
-    return f"no title or path holds '{' '.join(keywords)}'; {pages} {pronoun} in their text"
+    text = "its text" if total == 1 else "their text"
+    return f"no title or path holds '{' '.join(keywords)}'; {pages} {pronoun} in {text}"
 
 
 def _cat_way_out(args: argparse.Namespace, backend: Backend, result: Any, query: str) -> str:
@@ -166,11 +183,6 @@ def _cat_way_out(args: argparse.Namespace, backend: Backend, result: Any, query:
     from mnemosyne_core import VaultError
 
     named = result.matches[0]
-    options = ["--cat"]
-    if args.vault is not None:
-        options += ["--vault", args.vault]
-    for dir_name in args.dir or ():
-        options += ["--dir", dir_name]
     # Its path as the one keyword names it alone, unless other pages quote that path in
     # their text too: then the file itself is the way out.
     try:
@@ -178,13 +190,28 @@ def _cat_way_out(args: argparse.Namespace, backend: Backend, result: Any, query:
     except VaultError:  # the vault went away since: the file is still the way out
         alone = False
     if alone:
-        separator = ["--"] if named.path.startswith("-") else []
-        command = shlex.join(["mnemosyne", "wiki", "find", *options, *separator, named.path])
+        command = find_command(args, [named.path], "--cat")
     else:
         command = shlex.join(["cat", "--", os.path.join(result.vault, named.path)])
     return printable(
         f"only {named.path} — {named.title} holds '{query}' in its title or path; to print it, run: {command}"
     )
+
+
+def find_command(args: argparse.Namespace, keywords: list[str], *options: str) -> str:
+    """The find command line that a way-out message suggests, ready to paste: the options,
+    the caller's own --vault and --dir (so it searches the same vault), then the keywords,
+    after ``--`` when one of them starts with '-'; each word quoted for the shell."""
+    import shlex  # only a way-out message needs it
+
+    words = ["mnemosyne", "wiki", "find", *options]
+    if args.vault is not None:
+        words += ["--vault", args.vault]
+    for dir_name in args.dir or ():
+        words += ["--dir", dir_name]
+    if any(keyword.startswith("-") for keyword in keywords):
+        words.append("--")
+    return shlex.join(words + keywords)
 
 
 def _print_keyword_counts(console: Console, keyword_counts: dict[str, int], limit: int) -> None:

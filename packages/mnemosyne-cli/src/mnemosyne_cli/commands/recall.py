@@ -125,12 +125,12 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         _print_json(console, result)
         if not result.matches:
             console.err(empty_message)
-            _hint_unseen(console, result, query)
+            _hint_unseen(args, console, result, query)
             say_miss_note(console, result, args.dir)
         return ExitCode.OK
     if not result.matches:
         console.out(empty_message)
-        _hint_unseen(console, result, query)
+        _hint_unseen(args, console, result, query)
         say_miss_note(console, result, args.dir)
         return ExitCode.OK
     for entry in result.matches:
@@ -145,15 +145,17 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
     return ExitCode.OK
 
 
-def _hint_unseen(console: Console, result: Any, query: str) -> None:
+def _hint_unseen(args: argparse.Namespace, console: Console, result: Any, query: str) -> None:
     """After an empty recall: say how many pages recall could not see, so that "no match"
     is not read as "the wiki has nothing on this" (find searches those pages too)."""
     if result.unseen:
-        pages = "page has" if result.unseen == 1 else "pages have"
+        from mnemosyne_cli.commands.find import find_command
+
+        pages, them = ("page has", "it") if result.unseen == 1 else ("pages have", "them")
         console.err(
             printable(
-                f"hint: {result.unseen} {pages} no frontmatter title, slug or tags, so recall cannot see them; "
-                f"try 'mnemosyne wiki find {query}'"
+                f"hint: {result.unseen} {pages} no frontmatter title, slug or tags, so recall cannot see {them}; "
+                f"find searches {them} too: {find_command(args, query.split())}"
             )
         )
 
