@@ -159,8 +159,9 @@ class World:
                     os.replace(store, self.vault / "store" / "moved")
                 if rng.random() < 0.8:
                     store.mkdir(exist_ok=True)
-            elif store.is_dir():
-                (store / rng.choice(NAMES)).write_bytes(page_text(rng))
+            # file_to_dir, through the symlink c, may have made the page a dir.
+            elif store.is_dir() and not (store_page := store / rng.choice(NAMES)).is_dir():
+                store_page.write_bytes(page_text(rng))
         elif operation == "chmod" and target is not None:
             target.chmod(rng.choice([0o000, 0o644]))
         elif operation == "file_to_dir" and target is not None:
