@@ -300,7 +300,7 @@ def test_a_served_miss_on_a_tree_notes_what_the_scan_notes_without_walking(
                     0,
                     b"No wiki entries matched zyzzyva\n",
                     "hint: 4 pages have no frontmatter title, slug or tags, so recall cannot see them; "
-                    f"try 'mnemosyne wiki find zyzzyva'\n{note}\n",
+                    f"find searches them too: mnemosyne wiki find --vault {vault} zyzzyva\n{note}\n",
                 ),
             ),
             (["wiki", "recall", "zyzzyva", "--json", "--vault", str(vault)], None),
