@@ -106,6 +106,33 @@ def test_a_miss_on_ascii_pages_imports_no_re(tmp_path: Path) -> None:
     assert "re" not in modules
 
 
+#: An Obsidian vault's .gitignore: every rule names a hidden path, which the walk skips.
+OBSIDIAN_GITIGNORE = "# obsidian\n.obsidian/workspace.json\n.obsidian/plugins\n\n.DS_Store\n**/.trash/\n"
+
+
+@pytest.mark.parametrize(
+    ("gitignore", "imports_pathspec"),
+    [(OBSIDIAN_GITIGNORE, False), (OBSIDIAN_GITIGNORE + "drafts/\n", True), ("!.keep\n", False)],
+)
+def test_a_tree_imports_pathspec_only_for_a_rule_that_can_match_what_it_walks(
+    tmp_path: Path, gitignore: str, imports_pathspec: bool
+) -> None:
+    (tmp_path / "Notes" / "drafts").mkdir(parents=True)
+    (tmp_path / "Notes" / "Kestrel.md").write_text("kestrel\n", encoding="ascii")
+    (tmp_path / "Notes" / "drafts" / "Kestrel draft.md").write_text("kestrel\n", encoding="ascii")
+    (tmp_path / ".gitignore").write_text(gitignore, encoding="ascii")
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, "wiki", "find", "kestrel", "--paths", "--vault", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    pages = ["Notes/Kestrel.md"] if imports_pathspec else ["Notes/Kestrel.md", "Notes/drafts/Kestrel draft.md"]
+    assert (completed.returncode, completed.stdout.splitlines()) == (0, pages)
+    assert ("pathspec" in completed.stderr.splitlines()[-1].split()) is imports_pathspec
+
+
 def test_a_find_a_server_answers_imports_no_search(runtime_dir: Path) -> None:
     """A call answered by ``wiki serve`` renders the server's answer: it imports what a
     result is (mnemosyne_core.results), not the search, folding or frontmatter modules."""

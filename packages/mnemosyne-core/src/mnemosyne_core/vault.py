@@ -767,9 +767,30 @@ class _IgnoreSpec:
         return self.spec.check_file(path).include  # type: ignore[attr-defined,no-any-return]
 
 
+def _names_only_hidden(line: str) -> bool:
+    """Whether the gitignore line ``line`` is blank, a comment, or a rule that can match
+    only a path through a hidden name (a part of the pattern is a literal name starting
+    with '.', as ``.obsidian/``, ``/.trash`` or ``**/.DS_Store``). Each part of a pattern
+    matches one part of a path (``**`` apart), so such a rule finds only a path with a
+    hidden part, and the walk never meets one: the searched dirs are never hidden
+    (``config.check_dir_name``) and hidden names are skipped before any rule is asked."""
+    pattern = line.rstrip()
+    if not pattern or pattern.startswith("#"):
+        return True
+    parts = pattern.removeprefix("!").removeprefix("/").removesuffix("/").split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return False
+    return any(part.startswith(".") for part in parts)
+
+
 def _spec(lines: list[str]) -> _IgnoreSpec | None:
     """The gitignore-style spec of ``lines``, a line pathspec cannot read dropped (git
-    ignores such a line too); None when no rule is left."""
+    ignores such a line too); None when no rule is left, or when every rule names only
+    hidden paths, which the walk skips anyway: an Obsidian vault's .gitignore lists
+    ``.obsidian/`` files and ``.DS_Store``, and pathspec's import costs tens of
+    milliseconds."""
+    if all(_names_only_hidden(line) for line in lines):
+        return None
     import pathspec  # only a tree walk that meets an ignore file, or an exclude, pays for it
 
     try:
