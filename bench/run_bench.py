@@ -247,6 +247,10 @@ LIMITS: dict[str, list[str]] = {
         "  search, and the frontmatter of the pages it shows. Two processes share the pages",
         "  from `PARALLEL_MIN_PAGES` (500) on. At 1,000 pages the interpreter's start-up alone",
         "  (fixture table) is about twice rg's whole run.",
+        "  A miss costs more than a match: the note that names markdown files the layout leaves",
+        "  out lists every searched dir once more, in one process (on plain 40k, `zyzzyva` took",
+        "  393 ms before that note existed and 589 ms with it, the two installs timed in one",
+        "  hyperfine run). Gathering those files in the search's own listing would remove it.",
     ],
     "rg-rich-yaml": [
         "- **Rich YAML against ripgrep.** Whether a page matches is decided without YAML, even",
@@ -269,16 +273,18 @@ LIMITS: dict[str, list[str]] = {
     "rg-nested": [
         "- **A nested vault against ripgrep.** Before any page is read, the walk lists every",
         "  folder of the tree and checks each name against the `.gitignore` rules (pathspec,",
-        "  imported for the purpose), in one process; rg walks the tree with several threads",
-        "  in compiled code. Pages are then searched as in a flat vault.",
+        "  imported when a rule can match a name that is not hidden), in one process; rg walks",
+        "  the tree with several threads in compiled code. Pages are then searched as in a",
+        "  flat vault.",
     ],
     "rg-served": [
         "- **The served nested vault against ripgrep.** A served call still starts the",
         "  interpreter and the command line, resolves its vault and layout and asks the server",
         "  over its socket; the search itself is answered from memory, but the server still",
         "  judges every page holding all the keywords in Python (thousands for a common word).",
-        "  On a miss, the caller walks the tree itself for the miss note (the markdown files",
-        "  the layout leaves out, which the server does not keep): a scan's walk, without reads.",
+        "  A miss costs least: the server also keeps the markdown files the layout leaves out,",
+        "  so the caller writes the miss note without walking the tree; what is left is the",
+        "  interpreter's start-up and a search of the folded text held in memory.",
     ],
     "commands": [
         "- **lint and recall against find.** lint validates and recall ranks every page's",
