@@ -65,6 +65,9 @@ def run_probe(target: int, words: list[str]) -> subprocess.CompletedProcess[str]
         check=False,
         # No server answers: the whole call runs here.
         env={**os.environ, "XDG_RUNTIME_DIR": "/nonexistent-runtime-dir", "NO_COLOR": "1"},
+        # An interrupted call ends within console_script.INTERRUPTED_GRACE; one still
+        # running long after is stuck, and fails here instead of holding the suite.
+        timeout=60,
     )
 
 
@@ -90,6 +93,41 @@ def test_ctrl_c_anywhere_in_a_call_exits_130_adding_at_most_an_empty_line(words:
             target,
             done.stderr,
         )
+
+
+#: A call whose cleanup, once interrupted, waits on a lock nobody will release: what
+#: importlib does when the interrupt lands between taking a module's lock and the ``with``
+#: that releases it (the cleanup's next import of that module then waits forever).
+STUCK_CLEANUP_PROBE = """
+import _signal, _thread, sys
+from mnemosyne_cli import console_script
+def answer_then_stick(words):
+    lock = _thread.allocate_lock()
+    lock.acquire()
+    try:
+        sys.stdout.write("printed before the interrupt\\n")
+        _signal.raise_signal(_signal.SIGINT)
+    finally:
+        lock.acquire()
+    return 0
+console_script._answer = answer_then_stick
+console_script.run()
+"""
+
+
+def test_a_call_stuck_after_ctrl_c_still_exits_130_keeping_what_it_printed() -> None:
+    """The watchdog every interrupt arms ends a call whose cleanup cannot finish: exit 130,
+    stdout's buffered lines written, the ^C line ended, as an interrupt that ran its
+    course would leave them."""
+    done = subprocess.run(
+        [sys.executable, "-c", STUCK_CLEANUP_PROBE],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env={**os.environ, "XDG_RUNTIME_DIR": "/nonexistent-runtime-dir", "NO_COLOR": "1"},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "printed before the interrupt\n", "\n")
 
 
 def installed_console_script() -> str:
@@ -120,7 +158,7 @@ def test_a_timed_ctrl_c_never_shows_our_code_in_a_traceback() -> None:
         )
         time.sleep(delay)
         process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate()
+        _, stderr = process.communicate(timeout=60)
         outcomes.append((delay, process.returncode, stderr))
     for delay, code, stderr in outcomes:
         if (code, stderr) in ((130, ""), (130, "\n"), (0, ""), (-signal.SIGINT, "")):

@@ -15,6 +15,7 @@ from __future__ import annotations
 # signal module would import enum, and every millisecond before run() takes SIGINT is one
 # in which a Ctrl-C ends in a traceback.
 import _signal  # type: ignore[import-not-found]
+import os  # already imported by the interpreter's start-up: costs nothing here
 import sys
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -153,16 +154,44 @@ _line_ended = False
 _interrupted = False
 
 
+#: Seconds a call may take to end once a Ctrl-C came, before the watchdog ends it.
+INTERRUPTED_GRACE = 2.0
+#: Whether the next SIGALRM is ``_on_unraisable``'s second try (else it is the watchdog's).
+_retry_pending = False
+
+
 def _on_interrupt(signum: int, frame: object) -> None:
     """SIGINT in the console script. While main answers: Python's own KeyboardInterrupt.
     Before (the imports of start-up) and after (the exit): exit 130 at once, as main would,
-    instead of a traceback from whatever import or statement it cut short."""
-    global _interrupted
+    instead of a traceback from whatever import or statement it cut short.
+
+    The interrupt can land inside the import system between taking a module's lock and
+    the ``with`` that would release it; the cleanup's next import of that module then
+    waits on the lock forever. So every interrupt also arms a watchdog (SIGALRM, which
+    ends a wait on a lock), and a call still running when it fires exits 130 at once."""
+    global _interrupted, _retry_pending
+    if signum == _signal.SIGALRM and not _retry_pending:
+        _end_at_once()
+    _retry_pending = False
     _interrupted = True
+    _signal.setitimer(_signal.ITIMER_REAL, INTERRUPTED_GRACE)
     if _answering:
         raise KeyboardInterrupt
     _end_interrupted_line()
     raise SystemExit(INTERRUPTED)
+
+
+def _end_at_once() -> NoReturn:
+    """The watchdog's end of an interrupted call: what stdout holds is written, the ``^C``
+    line ended, and the process exits 130 without running any more of the call's code."""
+    for finish in (getattr(sys.stdout, "flush", None), _end_interrupted_line):
+        # No contextlib.suppress: its import could wait on the very lock that is stuck.
+        try:
+            if finish is not None:
+                finish()
+        except Exception:  # noqa: S110 - the stuck code may hold the stream: exit regardless
+            pass
+    os._exit(INTERRUPTED)
 
 
 def _on_unraisable(unraisable: Any) -> None:
@@ -170,7 +199,9 @@ def _on_unraisable(unraisable: Any) -> None:
     ``__del__`` included (the import system has such callbacks), and there it prints the
     handler's exception as "Exception ignored" and goes on. Such a dropped interrupt is
     raised again a millisecond later, where it ends the call as any other (cleanups run)."""
+    global _retry_pending
     if _interrupted and isinstance(unraisable.exc_value, (KeyboardInterrupt, SystemExit)):
+        _retry_pending = True
         _signal.setitimer(_signal.ITIMER_REAL, 0.001)
         return
     sys.__unraisablehook__(unraisable)
@@ -191,6 +222,6 @@ def run() -> NoReturn:
     moment exits 130 with at most an empty line on stderr (docs/reliability.md says what
     comes before: the interpreter's own start-up)."""
     _signal.signal(_signal.SIGINT, _on_interrupt)
-    _signal.signal(_signal.SIGALRM, _on_interrupt)  # _on_unraisable's second try
+    _signal.signal(_signal.SIGALRM, _on_interrupt)  # _on_unraisable's second try, the watchdog
     sys.unraisablehook = _on_unraisable
     sys.exit(main())
