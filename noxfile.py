@@ -66,7 +66,9 @@ PACKAGES = [
     "packages/mnemosyne-ingest",
     "packages/mnemosyne-cli",
 ]
-TEST_REQUIREMENTS = ["pytest>=8", "pyfakefs>=5.4", "hypothesis>=6.100", "jsonschema>=4.20"]
+#: pytest-timeout is required wherever pytest runs on this repo: pyproject's pytest options
+#: set its timeout, and --strict-config rejects an option no plugin knows.
+TEST_REQUIREMENTS = ["pytest>=8", "pytest-timeout>=2.3", "pyfakefs>=5.4", "hypothesis>=6.100", "jsonschema>=4.20"]
 #: The benchmarks' own unit tests (their metrics and vault generators), fast like the rest.
 BENCH_TEST_DIR = "bench/tests"
 UNIT_TEST_DIRS = [f"{package}/tests" for package in PACKAGES]
@@ -194,6 +196,7 @@ def bench_serve(session: nox.Session) -> None:
 def serve_soak(session: nox.Session) -> None:
     """The server's differential property test with many more examples (default 500) than
     the default run's: `nox -s serve-soak -- 2000`."""
+    session.install(*TEST_REQUIREMENTS)
     install_editable(session)
     examples = session.posargs[0] if session.posargs else "500"
     session.run(

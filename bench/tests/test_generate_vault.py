@@ -25,7 +25,10 @@ def test_the_nested_vault_searches_exactly_its_page_count_of_notes(tmp_path: Pat
     vault = tmp_path / "nested"
     generate_vault.generate(300, str(vault), profile="nested")
     listed = subprocess.run(
-        ["git", "-C", str(vault), "ls-files", "-co", "--exclude-standard"], capture_output=True, text=True, check=True
+        ["git", "-C", str(vault), "ls-files", "-co", "--exclude-standard"], capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     ).stdout.splitlines()
     # git does not hide dot dirs as rg and fd do: the walk leaves .trash/ and .obsidian/ out too.
     searched = [path for path in listed if not any(part.startswith(".") for part in path.split("/"))]

@@ -222,6 +222,7 @@ def test_a_list_dirs_call_imports_no_argparse(vault: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
+        timeout=60,
     )
     modules = set(completed.stderr.split())
     assert completed.stdout.splitlines() == VAULT_DIRS

@@ -409,7 +409,7 @@ def test_concurrent_recalls_log_whole_entries(harness: Path, tmp_path: Path) -> 
         )
         for topic in topics
     ]
-    assert [process.wait(timeout=120) for process in processes] == [0] * len(topics)
+    assert [process.wait(timeout=60) for process in processes] == [0] * len(topics)
     days = list(memory.iterdir())
     assert len(days) == 1  # unless the test straddles UTC midnight
     entries = (days[0] / "log.md").read_text(encoding="utf-8").split("\n\n")

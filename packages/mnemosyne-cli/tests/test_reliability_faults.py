@@ -164,11 +164,13 @@ def test_reader_closing_stdout_early_ends_quietly(wide_vault: Path, extra: list[
         stderr=subprocess.PIPE,
     ) as process:
         assert process.stdout is not None
-        assert process.stderr is not None
-        first_line = process.stdout.readline()
-        process.stdout.close()
-        stderr = process.stderr.read()
-        code = process.wait()
+        try:
+            first_line = process.stdout.readline()
+            process.stdout.close()
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()  # a child still running would hang the with block's wait
+    code = process.returncode
     assert first_line.startswith(b"atlas/page-0000.md" if not extra else b'[{"path": "atlas/page-0000.md"')
     assert (code, stderr) == (0, b"")
 
@@ -181,16 +183,20 @@ def test_reader_closing_stdout_before_cat_ends_quietly(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
     ) as process:
         assert process.stdout is not None
-        assert process.stderr is not None
-        process.stdout.close()
-        stderr = process.stderr.read()
-        code = process.wait()
-    assert (code, stderr) == (0, b"")
+        try:
+            process.stdout.close()
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()  # a child still running would hang the with block's wait
+    assert (process.returncode, stderr) == (0, b"")
 
 
 # The child signals that the search has started, then blocks inside it until interrupted.
+# It takes SIGINT as Python does when started from a terminal: a test run started in the
+# background of a non-interactive shell (as a CI runner may start it) passes SIGINT on ignored.
 SIGINT_CHILD = """
-import sys, threading
+import signal, sys, threading
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import mnemosyne_core.find as find
 real_open_page = find.open_page
 def open_page_after_waiting(read_path):
@@ -213,10 +219,12 @@ def test_sigint_during_a_search_exits_130_without_traceback(tmp_path: Path) -> N
         stderr=subprocess.PIPE,
     ) as process:
         assert process.stderr is not None
-        assert process.stdout is not None
-        assert process.stderr.readline() == b"searching\n"
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=60)
+        try:
+            assert process.stderr.readline() == b"searching\n"
+            process.send_signal(signal.SIGINT)
+            stdout, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()  # a child still running would hang the with block's wait
     assert (process.returncode, stdout, stderr) == (130, b"", b"\n")
 
 
@@ -263,14 +271,9 @@ def test_two_ingests_racing_for_one_slug(tmp_path: Path) -> None:
             subprocess.Popen([*command, str(source)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for source in sources
         ]
-        codes = sorted(process.wait() for process in processes)
-        for process in processes:
-            assert process.stdout is not None
-            assert process.stderr is not None
-            process.stdout.close()
-            assert b"Traceback" not in process.stderr.read()
-            process.stderr.close()
-        assert codes == [0, 4]
+        errors = [process.communicate(timeout=60)[1] for process in processes]
+        assert [error for error in errors if b"Traceback" in error] == []
+        assert sorted(process.returncode for process in processes) == [0, 4]
         page = (vault / "analyses" / "race.md").read_text(encoding="utf-8")
         winner = "A" if "title: Race A" in page else "B"
         loser = "B" if winner == "A" else "A"
@@ -304,10 +307,8 @@ def test_concurrent_recall_log_appends_stay_whole(tmp_path: Path) -> None:
         for number in range(callers)
     ]
     for process in processes:
-        assert process.wait() == 0
-        assert process.stderr is not None
-        assert process.stderr.read() == b""
-        process.stderr.close()
+        _, stderr = process.communicate(timeout=60)
+        assert (process.returncode, stderr) == (0, b"")
     (log,) = memory.glob("*/log.md")
     entries = log.read_text(encoding="utf-8").split("\n\n")
     assert len(entries) == callers

@@ -448,7 +448,7 @@ def test_the_client_path_imports_no_heavy_module(tmp_path: Path, runtime_dir: Pa
 
     def modules(*flags: str) -> set[str]:
         argv = [sys.executable, "-c", probe, "wiki", "find", "alpha", "--vault", str(vault), *flags]
-        completed = subprocess.run(argv, capture_output=True, text=True, check=True)
+        completed = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=60)
         assert completed.stdout == "atlas/alpha.md — Alpha GitHub auth\n"
         return set(completed.stderr.split())
 

@@ -178,6 +178,7 @@ def test_no_request_writes_to_the_servers_own_streams(tmp_path: Path, runtime_di
                 [sys.executable, "-m", "mnemosyne_cli", "wiki", "find", "alpha", *flags, "--vault", str(vault)],
                 capture_output=True,
                 check=False,
+                timeout=60,
             )
             assert completed.returncode == 0
     finally:
@@ -377,7 +378,7 @@ def test_a_caller_without_the_servers_groups_is_told_to_scan(tmp_path: Path) -> 
         try:
             probe = [*NOBODY, sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--status", "--vault", str(vault)]
             deadline = time.monotonic() + 30
-            while subprocess.run(probe, env=env, capture_output=True, check=False).returncode != 0:
+            while subprocess.run(probe, env=env, capture_output=True, check=False, timeout=60).returncode != 0:
                 assert time.monotonic() < deadline
                 assert server.poll() is None
                 time.sleep(0.05)
@@ -385,8 +386,10 @@ def test_a_caller_without_the_servers_groups_is_told_to_scan(tmp_path: Path) -> 
             for flags in ([], ["--cat"]):
                 # Listed by a server that read it with its own groups, the page would show
                 # here without the scan's warning; --cat would print it.
-                served = subprocess.run([*find, *flags], env=env, capture_output=True, check=False)
-                scanned = subprocess.run([*find, *flags, "--no-server"], env=env, capture_output=True, check=False)
+                served = subprocess.run([*find, *flags], env=env, capture_output=True, check=False, timeout=60)
+                scanned = subprocess.run(
+                    [*find, *flags, "--no-server"], env=env, capture_output=True, check=False, timeout=60
+                )
                 assert (served.returncode, served.stdout, served.stderr) == (
                     scanned.returncode,
                     scanned.stdout,
@@ -394,7 +397,7 @@ def test_a_caller_without_the_servers_groups_is_told_to_scan(tmp_path: Path) -> 
                 )
                 assert b"kestrel secret" not in served.stdout
                 assert b"atlas/secret.md: cannot read (Permission denied); skipped" in served.stderr
-            status = subprocess.run(probe, env=env, capture_output=True, check=False)
+            status = subprocess.run(probe, env=env, capture_output=True, check=False, timeout=60)
             assert b"requests" in status.stdout
         finally:
             server.terminate()
@@ -464,7 +467,7 @@ def _require_privilege_drop() -> None:
 
 @functools.cache
 def _nobody_can_run_this_python() -> bool:
-    completed = subprocess.run([*NOBODY, sys.executable, "-c", "pass"], capture_output=True, check=False)
+    completed = subprocess.run([*NOBODY, sys.executable, "-c", "pass"], capture_output=True, check=False, timeout=60)
     return completed.returncode == 0
 
 

@@ -80,6 +80,7 @@ def test_a_find_call_imports_no_heavy_module(words: list[str], vault_flag: bool)
         capture_output=True,
         text=True,
         check=False,
+        timeout=60,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "AION_VAULT": "" if vault_flag else str(FIXTURE_VAULT)},
     )
     modules = set(completed.stderr.splitlines()[-1].split())
@@ -98,6 +99,7 @@ def test_a_miss_on_ascii_pages_imports_no_re(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
+        timeout=60,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )
     assert completed.stderr.splitlines()[0] == "no wiki page matches 'zyzzyva'"
@@ -126,6 +128,7 @@ def test_a_tree_imports_pathspec_only_for_a_rule_that_can_match_what_it_walks(
         capture_output=True,
         text=True,
         check=False,
+        timeout=60,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )
     pages = ["Notes/Kestrel.md"] if imports_pathspec else ["Notes/Kestrel.md", "Notes/drafts/Kestrel draft.md"]
@@ -138,7 +141,7 @@ def test_a_find_a_server_answers_imports_no_search(runtime_dir: Path) -> None:
     result is (mnemosyne_core.results), not the search, folding or frontmatter modules."""
     argv = ["wiki", "find", "mastra", "--vault", str(FIXTURE_VAULT)]
     scanned = subprocess.run(
-        [sys.executable, "-c", PROBE, *argv, "--no-server"], capture_output=True, text=True, check=False
+        [sys.executable, "-c", PROBE, *argv, "--no-server"], capture_output=True, text=True, check=False, timeout=60
     )
     process = start_subprocess_server(FIXTURE_VAULT)
     try:
@@ -148,6 +151,7 @@ def test_a_find_a_server_answers_imports_no_search(runtime_dir: Path) -> None:
             capture_output=True,
             text=True,
             check=False,
+            timeout=60,
             env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
         )
         after = client.status(str(FIXTURE_VAULT))

@@ -239,12 +239,13 @@ def test_the_tree_walk_lists_what_git_lists(
     empty.write_text("", encoding="utf-8")
     environment = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(empty)}
     run = ["git", "-c", f"core.excludesFile={empty}", "-c", "core.quotePath=false"]
-    subprocess.run([*run, "init", "-q", str(root)], check=True, env=environment)
+    subprocess.run([*run, "init", "-q", str(root)], check=True, env=environment, timeout=60)
     answer = subprocess.run(
         [*run, "-C", str(root), "ls-files", "-co", "--exclude-standard", "-z"],
         check=True,
         env=environment,
         capture_output=True,
+        timeout=60,
     ).stdout.decode("utf-8")
     by_git = sorted(
         path

@@ -528,7 +528,7 @@ def test_concurrent_appends_never_interleave(tmp_path: Path) -> None:
         for writer in writers
     ]
     go.touch()
-    assert [process.wait(timeout=120) for process in processes] == [0] * len(writers)
+    assert [process.wait(timeout=60) for process in processes] == [0] * len(writers)
     expected = {
         format_log_entry(
             ok=True,
