@@ -25,7 +25,8 @@ def test_the_nested_vault_searches_exactly_its_page_count_of_notes(tmp_path: Pat
     vault = tmp_path / "nested"
     generate_vault.generate(300, str(vault), profile="nested")
     listed = subprocess.run(
-        ["git", "-C", str(vault), "ls-files", "-co", "--exclude-standard"], capture_output=True,
+        ["git", "-C", str(vault), "ls-files", "-co", "--exclude-standard"],
+        capture_output=True,
         text=True,
         check=True,
         timeout=60,

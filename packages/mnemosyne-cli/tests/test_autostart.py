@@ -127,6 +127,17 @@ def wait_for_server(vault: Path) -> client.Status:
     raise AssertionError(f"no server answered for {vault} in {WAIT_SECONDS} s")
 
 
+def recorded_pid(vault: Path) -> int:
+    """The pid in the vault's auto-start record, once there: the started process writes it
+    itself, between fork and exec, so it may come after the call that started it returned."""
+    path = Path(autostart.record_path(str(vault)))
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not (fields := path.read_text(encoding="ascii").split()):
+        assert time.monotonic() < deadline, f"no pid in {path} after {WAIT_SECONDS} s"
+        time.sleep(0.02)
+    return int(fields[0])
+
+
 def wait_for_log(vault: Path, start: str) -> list[str]:
     """The auto-start log's lines once one starts with ``start``."""
     path = Path(autostart.log_path(str(vault)))
@@ -278,7 +289,7 @@ def test_a_server_that_cannot_start_changes_no_answer_and_is_not_retried_at_once
     scanned = run_cli(capsys, [*argv, "--no-server"])
     assert run_cli(capsys, argv) == scanned
     record_path = Path(autostart.record_path(str(vault)))
-    pid = int(record_path.read_text(encoding="ascii").split()[0])
+    pid = recorded_pid(vault)
     assert wait_gone(pid)
     log = autostart.log_path(str(vault))
     assert Path(log).read_text(encoding="utf-8").splitlines()[1:] == [logged]
@@ -301,7 +312,7 @@ def test_a_call_never_waits_for_the_server_it_starts(
     took = time.monotonic() - began
     assert (code, out, err) == (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
     assert took < 60, took  # the "server" runs for 120 s
-    pid = int(Path(autostart.record_path(str(vault))).read_text(encoding="ascii").split()[0])
+    pid = recorded_pid(vault)
     wait_for_log(vault, "ready")  # past its own start-up's files
     assert Path(f"/proc/{pid}").exists()
     # The stand-in runs in a session of its own (not as its leader, so it can never take

@@ -29,7 +29,9 @@ def tracker_references(text: str) -> list[str]:
 
 
 def tracked_files() -> list[Path]:
-    listing = subprocess.run(["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True, timeout=60).stdout
+    listing = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=REPO_ROOT, capture_output=True, check=True, timeout=60
+    ).stdout
     return [REPO_ROOT / name for name in listing.decode("utf-8", "surrogateescape").split("\0") if name]
 
 
