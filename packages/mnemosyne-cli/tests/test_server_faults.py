@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import select
 import shutil
 import signal
 import socket
@@ -201,10 +202,11 @@ def test_a_stalled_server_never_adds_a_second_log_entry(
     argv = ["wiki", "recall", "github", "--vault", str(vault), "--memory-dir", str(memory)]
     with ThreadServer(vault) as running:
         real = running.index.recall_in_memory
+        scanned = threading.Event()
         answered = threading.Event()
 
         def stalled(*args: object, **kwargs: object) -> object:
-            time.sleep(1.0)
+            scanned.wait(10)  # answers only once the caller has given up on it and scanned
             try:
                 return real(*args, **kwargs)  # type: ignore[arg-type]
             finally:
@@ -213,6 +215,7 @@ def test_a_stalled_server_never_adds_a_second_log_entry(
         monkeypatch.setattr(running.index, "recall_in_memory", stalled)
         monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "0.2")
         code, out, _err = run_cli(capsysbinary, argv)
+        scanned.set()
         assert code == 0
         assert b"wiki/alpha.md" in out
         assert answered.wait(5)  # the server did answer, after the caller had scanned
@@ -252,21 +255,26 @@ server.stop()
 
 class FakeServer:
     """A socket at ``path`` that records whatever a client sends it and answers with a
-    forged page line."""
+    forged page line. ``close()`` ends it at once, without a wait for a client that never
+    comes: a connection the client made before then is still taken and read."""
 
     def __init__(self, path: str):
         self.received = b""
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(path)
         self.sock.listen(8)
-        self.sock.settimeout(5)
+        self._wake_reader, self._wake_writer = os.pipe()
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
 
     def _serve(self) -> None:
+        # Until a client connects or close() is called. A connect on a Unix socket is done
+        # once it is queued, so a client that connected before close() is in the queue now.
+        select.select([self.sock.fileno(), self._wake_reader], [], [], 30)
+        self.sock.setblocking(False)
         try:
             connection, _ = self.sock.accept()
-        except OSError:
+        except OSError:  # none queued
             return
         with connection:
             connection.settimeout(2)
@@ -278,8 +286,11 @@ class FakeServer:
                 pass
 
     def close(self) -> None:
-        self.sock.close()
+        os.write(self._wake_writer, b"x")
         self.thread.join(10)
+        self.sock.close()
+        os.close(self._wake_reader)
+        os.close(self._wake_writer)
 
 
 @pytest.mark.parametrize("kind", ["shared runtime dir", "socket dir of another user", "open socket dir", "ours"])
@@ -317,15 +328,19 @@ def test_the_client_sends_nothing_to_a_server_of_another_uid(
     theirs = Path(tempfile.mkdtemp(prefix="mnemosyne-other-"))
     try:
         os.chown(theirs, 65534, 65534)
+        # Listens until a client connects or the test closes its stdin (after the calls: a
+        # connection made by then is queued), then takes what is queued.
         listen = (
-            "import socket, sys, time\n"
+            "import select, socket, sys\n"
             "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(sys.argv[1]); s.listen(8)\n"
-            "print('ready', flush=True); s.settimeout(5)\n"
+            "print('ready', flush=True)\n"
+            "select.select([s, sys.stdin], [], [], 30); s.setblocking(False)\n"
             "try:\n    c, _ = s.accept(); c.settimeout(2); print('GOT', len(c.recv(65536)), flush=True)\n"
             "except OSError:\n    print('NOTHING', flush=True)\n"
         )
         process = subprocess.Popen(
             [*NOBODY, sys.executable, "-c", listen, str(theirs / "s.sock")],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
