@@ -26,6 +26,9 @@ import mnemosyne_cli.client  # noqa: F401
 # reproducible, never a new random draw.
 settings.register_profile("default", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True)
+# `nox -s properties` (--hypothesis-profile=thorough): every property test tries ten times
+# the examples of the default run (property_examples.py scales the counts the tests state).
+settings.register_profile("thorough", deadline=None, max_examples=1000)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 

@@ -1,7 +1,7 @@
 """Sessions of the mnemosyne monorepo. Plain ``nox`` runs tests, lint, typecheck and
-acceptance (which builds the wheels it tests). build, bench and retrieval (slow),
-readme-install (installs with pipx and uv) and ingest-report (writes into a vault) run only
-when named."""
+acceptance (which builds the wheels it tests). build, bench, bench-serve, properties,
+serve-soak and retrieval (slow), readme-install (installs with pipx and uv) and
+ingest-report (writes into a vault) run only when named."""
 
 from __future__ import annotations
 
@@ -192,10 +192,30 @@ def bench_serve(session: nox.Session) -> None:
     session.run("python", "bench/serve_bench.py", "--mnemosyne", mnemosyne, *session.posargs)
 
 
+@nox.session(default=False)
+def properties(session: nox.Session) -> None:
+    """Every property test (hypothesis) with the thorough profile: ten times the examples of
+    the default run, drawn anew on each run (CI's default run draws the same ones every time).
+    Minutes, not seconds; pytest arguments after --: `nox -s properties -- -k fast_paths`."""
+    session.install(*TEST_REQUIREMENTS)
+    install_editable(session)
+    session.run(
+        "pytest",
+        *UNIT_TEST_DIRS,
+        BENCH_TEST_DIR,
+        "-m",
+        "hypothesis",
+        "--hypothesis-profile=thorough",
+        # Ten times the examples: pyproject's 120 s a test would cut the longest short.
+        "--timeout=1800",
+        *session.posargs,
+    )
+
+
 @nox.session(name="serve-soak", default=False)
 def serve_soak(session: nox.Session) -> None:
-    """The server's differential property test with many more examples (default 500) than
-    the default run's: `nox -s serve-soak -- 2000`."""
+    """The server's differential property tests with many more examples (default 500) than
+    the default run's 15: `nox -s serve-soak -- 2000`."""
     session.install(*TEST_REQUIREMENTS)
     install_editable(session)
     examples = session.posargs[0] if session.posargs else "500"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 from reliability_vault import build_edge_vault
 
 from mnemosyne_cli.app import main
@@ -117,7 +118,7 @@ argvs = st.one_of(
 DOCUMENTED_CODES = {int(code) for code in ExitCode}
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(70), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(argv=argvs)
 def test_random_argv_never_tracebacks(
     argv: list[str],

@@ -15,6 +15,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 from reference_order import plain_aliases, plain_fold, reference_sort_key
 
 from mnemosyne_core import search
@@ -200,7 +201,11 @@ def _write_vault(root: str, layout: dict[tuple[str, str], bytes]) -> None:
             handle.write(data)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@settings(
+    max_examples=examples(50),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example],
+)
 @given(data=st.data(), layout=vault_layouts, limit=st.integers(0, 4))
 def test_search_equals_brute_force_reference(
     data: st.DataObject, layout: dict[tuple[str, str], bytes], limit: int

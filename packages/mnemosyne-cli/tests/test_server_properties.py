@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 from server_harness import ThreadServer, run_cli, spy_on_the_miss_note_walk, use_runtime_dir
 
 from mnemosyne_core.config import vault_layout
@@ -198,8 +199,8 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
 
 
-#: A few seconds by default; ``nox -s serve-soak`` runs many more.
-EXAMPLES = int(os.environ.get("MNEMOSYNE_SERVE_EXAMPLES", "25"))
+#: A few seconds in the default run; ``nox -s serve-soak`` (or ``properties``) runs many more.
+EXAMPLES = int(os.environ.get("MNEMOSYNE_SERVE_EXAMPLES") or examples(15))
 
 
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

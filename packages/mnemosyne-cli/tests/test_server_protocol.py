@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 from server_harness import ThreadServer
 
 from mnemosyne_cli import client, protocol
@@ -42,13 +43,13 @@ def _check_reply(reply: bytes) -> str:
     return status
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(payload=st.binary(max_size=300))
 def test_any_bytes_get_a_reply_never_an_exception(served: Server, payload: bytes) -> None:
     _check_reply(served.reply(payload))
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     cut=st.integers(0, 200),
     splice=st.sampled_from(
@@ -82,7 +83,7 @@ def test_requests_close_to_valid_get_a_reply_never_an_exception(
     _check_reply(served.reply(payload))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(frames=st.lists(st.binary(max_size=64), min_size=1, max_size=4), close_early=st.booleans())
 def test_any_bytes_on_the_socket_get_an_error_reply_or_a_closed_connection(
     frames: list[bytes], close_early: bool, socket_server: tuple[Server, dict[str, str]]

@@ -20,6 +20,7 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 from reference_order import matched, plain_aliases, plain_fold, reference_sort_key
 
 import mnemosyne_core.find as find_module
@@ -109,7 +110,7 @@ UTF8_PIECES = st.lists(
 ).map(b"".join)
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(UTF8_PIECES)
 def test_the_bytes_check_equals_the_character_set_on_any_bytes(data: bytes) -> None:
     block = data + b"\n"
@@ -183,7 +184,7 @@ def test_fast_fields_leave_the_rest_to_yaml(block: str, subset_check: None) -> N
     assert fast_string_fields(block.encode()) is None
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(BLOCKS)
 def test_fast_fields_equal_yamls_whenever_they_answer(subset_check: None, block: str) -> None:
     fields = fast_string_fields(block.encode("utf-8", "surrogatepass"))
@@ -273,7 +274,7 @@ def test_fast_mapping_of_common_blocks_equals_yamls(block: str, subset_check: No
     assert mapping == parse_block(block)[0]
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(BLOCKS)
 def test_fast_mapping_equals_yamls_whenever_it_answers(subset_check: None, block: str) -> None:
     mapping = fast_mapping(block.encode("utf-8", "surrogatepass"))
@@ -300,7 +301,7 @@ KEY_SETS = st.sampled_from(
 )
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(BLOCKS, KEY_SETS)
 def test_the_fast_mapping_of_some_keys_equals_yamls_entries_of_them(
     subset_check: None, block: str, keys: frozenset[str]
@@ -318,7 +319,7 @@ def test_the_fast_mapping_of_some_keys_equals_yamls_entries_of_them(
         assert {key: type(value) for key, value in mapping.items()} == {key: type(value) for key, value in some.items()}
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=80))
 def test_parse_block_bytes_on_any_bytes_equals_yamls(subset_check: None, data: bytes) -> None:
     assert parse_block_bytes(data) == parse_block(data.decode("utf-8", "replace"))
@@ -339,7 +340,7 @@ LIST_BLOCKS = st.lists(
 ).map(b"".join)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.one_of(BLOCKS.map(lambda block: block.encode("utf-8", "surrogatepass")), BLOCK_BYTES, LIST_BLOCKS))
 @example(b"title: a\n")
 @example(b'title: "\n')  # a lone quote is no quoted string
@@ -373,7 +374,7 @@ def locate_by_regex(data: bytes) -> tuple[int, int, int] | None:
     return opening.end(), closing.start(), body_start
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(PAGE_PIECES)
 @example(b"---\n---")
 @example(b"---\r\n---\r")
@@ -400,7 +401,7 @@ TEXT_ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.text(TEXT_ALPHABET, max_size=20),
     st.binary(max_size=4),
@@ -428,7 +429,7 @@ def test_text_matcher_equals_the_plain_path(
 LINE_ALPHABET = TEXT_ALPHABET | st.sampled_from(["\n", "\r", "\ufeff"])
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.text(LINE_ALPHABET, max_size=20),
     st.binary(max_size=4),
@@ -461,7 +462,7 @@ def test_text_position_of_the_scan_and_the_index_equal_the_plain_path(
     assert _record_position(page.record, page.text_start, folded_keyword) == plain
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(TEXT_ALPHABET, max_size=20), st.binary(max_size=4), st.text(TEXT_ALPHABET, min_size=1, max_size=3))
 def test_the_folding_search_by_needles_equals_the_regex(text: str, junk: bytes, keyword: str) -> None:
     search = folding_search(fold(keyword))
@@ -489,7 +490,7 @@ ESCAPE_PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(st.lists(ESCAPE_PIECES, max_size=10), st.sampled_from(["", "path: C:\\dir\\\n", "x: a\\\n", "x: \\\\\n"]))
 def test_unescaped_holds_every_word_of_a_double_quoted_string(pieces: list[str], before: str) -> None:
     block = f'{before}title: "{"".join(pieces)}"\n'
@@ -632,7 +633,9 @@ def write_vault(root: str, pages: list[dict[str, object]]) -> None:
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+    max_examples=examples(100),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(st.lists(PAGES, min_size=1, max_size=8), KEYWORD_LISTS, st.sampled_from([0, 1, 3]), st.booleans())
 # A title that holds the keyword only once its escapes are read, with the keyword in the text:

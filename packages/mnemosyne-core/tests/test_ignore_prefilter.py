@@ -5,6 +5,7 @@ from __future__ import annotations
 import pathspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 
 from mnemosyne_core.vault import _names_only_hidden, _spec
 
@@ -22,7 +23,7 @@ PATHS = st.tuples(st.lists(PARTS, min_size=1, max_size=4), st.booleans()).map(
 )
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(st.lists(RULES, min_size=1, max_size=5), st.lists(PATHS, min_size=1, max_size=8))
 def test_the_fast_answer_is_pathspecs(rules: list[str], paths: list[str]) -> None:
     spec = _spec(rules)
@@ -44,7 +45,7 @@ HIDDEN_PARTS = st.sampled_from(
 )
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(st.lists(HIDDEN_RULES, min_size=1, max_size=5), st.lists(HIDDEN_PARTS, min_size=1, max_size=4), st.booleans())
 def test_rules_naming_only_hidden_paths_match_no_path_the_walk_meets(
     rules: list[str], parts: list[str], is_dir: bool

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 
 from mnemosyne_core import VaultError, search
 from mnemosyne_core.config import (
@@ -222,7 +223,7 @@ GIT = shutil.which("git")
 
 
 @pytest.mark.skipif(GIT is None, reason="git is not installed")
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tree=trees())
 def test_the_tree_walk_lists_what_git_lists(
     tmp_path_factory: pytest.TempPathFactory, tree: tuple[list[str], dict[str, list[str]]]

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 from reference_order import plain_fold, reference_sort_key
 
 import mnemosyne_core.find as find_module
@@ -67,7 +68,7 @@ def reference_order(vault: str, keywords: list[str]) -> list[str]:
     return [rel_path for _, rel_path in sorted(found)]
 
 
-@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(35), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pages=PAGES, keywords=KEYWORDS)
 def test_order_equals_a_plain_sort_by_the_specs_keys(pages: list[dict[str, Any]], keywords: list[str]) -> None:
     with tempfile.TemporaryDirectory() as vault:
@@ -92,7 +93,7 @@ class _ShuffledScandir:
         return None
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(15), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     pages=PAGES, keywords=KEYWORDS, seeds=st.lists(st.integers(0, 2**32), min_size=2, max_size=2), split=st.booleans()
 )

@@ -6,8 +6,9 @@ import datetime
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_examples import examples
 
 from mnemosyne_core.frontmatter import loads_bytes, parse_block, title_of
 from mnemosyne_ingest import BadSourceError, IngestArgumentError, build_page, split_source
@@ -227,6 +228,7 @@ def test_render_matches_yaml_safe_load_exactly() -> None:
     }
 
 
+@settings(max_examples=examples(35))
 @given(
     st.dictionaries(
         st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12),
