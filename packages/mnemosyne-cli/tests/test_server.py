@@ -147,8 +147,11 @@ def _raw_exchange(path: str, data: bytes) -> bytes:
 
 
 def test_malformed_and_oversized_requests_get_an_error_and_the_server_goes_on(
-    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The peer that stops mid-frame is dropped at its deadline: 2 s, not 5, still ample for
+    # each whole request to arrive (test_server_faults holds the deadline itself).
+    monkeypatch.setattr(server, "CONNECTION_DEADLINE", 2.0)
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     real = str(vault.resolve())
     with ThreadServer(vault) as running:
