@@ -135,16 +135,20 @@ VALUES = st.one_of(
     TRICKY_TEXT.map(lambda text: f"'{text}'"),
     st.sampled_from(["yes", "No", "null", "~", "2026-02-14", "2026-02-29", "2025-02-29", "2026-04-31", "2026-13-01"]),
     st.sampled_from(["0000-01-01", "1999-12-31", "12", "3.5", "[]", "[a, b]", "[a,b]", "[yes, x.y]", "[a, 1]"]),
-    st.lists(st.sampled_from(["x", "b-c", "yes", "q.r"]), min_size=1, max_size=3).map(
-        lambda items: "[" + ", ".join(items) + "]"
-    ),
+    # Items of several words (Obsidian's aliases), and near misses: spaces doubled or at an
+    # end, a word that does not start with a letter, boolean words inside an item.
+    st.lists(
+        st.sampled_from(["x", "b-c", "yes", "q.r", "No as", "yes no", "a  b", "a b ", " a", "x 1", "a -b", "a b.c"]),
+        min_size=1,
+        max_size=3,
+    ).map(lambda items: "[" + ", ".join(items) + "]"),
 )
 LINES = st.one_of(
     st.tuples(KEYS, VALUES).map(lambda pair: f"{pair[0]}: {pair[1]}"),
     st.tuples(
         KEYS,
         st.sampled_from(["", " ", "  "]),
-        st.lists(st.sampled_from(["a", "b-c", "yes", "1"]), min_size=1, max_size=3),
+        st.lists(st.sampled_from(["a", "b-c", "yes", "1", "Off on", "a b", "a  b", "a "]), min_size=1, max_size=3),
     ).map(lambda triple: f"{triple[0]}:\n" + "\n".join(f"{triple[1]}- {item}" for item in triple[2])),
     st.sampled_from(["# comment", "", "  - stray", "key:", "key:value", "title: a: b", "title: a #b"]),
 )
@@ -265,6 +269,8 @@ def test_fast_fields_on_any_bytes_equal_yamls_whenever_they_answer(subset_check:
         "title: It's fine — café\ntags: [a, b-c, yes]\ndraft: no\nowner: null\n",
         "title: 'single'\ntags:\n  - one\n  - two\nupdated: 2026-01-31\n",
         "tags:\n- off\n- x.y\ntags: []\n",
+        "title: Plain\naliases: [No as, For with, Other name]\ncreated: 2026-03-05\n",
+        "aliases:\n  - Two words\n  - yes no\n",
         "title: First\ntitle: [not, a, string]\n",
     ],
 )
@@ -331,7 +337,8 @@ LIST_BLOCKS = st.lists(
     st.sampled_from(
         [
             *[b"tags:\n", b"- a\n", b"  - b-c\n", b" - x\n", b"  - \n", b"-  a\n", b"  -a\n", b"title: T\n"],
-            *[b"t: [a]\n", b"t: [a, b]\n"],
+            *[b"t: [a]\n", b"t: [a, b]\n", b"t: [No as, b c]\n", b"t: [a  b]\n", b"t: [a ]\n", b"t: [a 1]\n"],
+            *[b"  - a b\n", b"- a  b\n", b"  - a \n"],
             *[b"k:\n", b"k: \n", b"k:x\n", b"_k: 2026-02-28\n", b"\n", b"  - a", b"k: x", b"k: [a,b]\n", b"k: [a, ]\n"],
         ]
     ),

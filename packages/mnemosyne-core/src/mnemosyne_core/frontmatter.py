@@ -259,8 +259,11 @@ _WORD_BYTES = frozenset(word.encode("ascii") for word in _WORDS)
 #   - a quoted string without controls, and without escapes in double quotes;
 #   - a date that exists in every year, so YAML's date constructor never raises on it
 #     (February 29th goes the plain path);
-#   - a flow list of words (`[a, b-c]`, `[]`), a word a letter then letters, digits, `. _ / -`;
-# - `key:` then its items one per line (`  - word`), all at the indentation of the first;
+#   - a flow list of items (`[a, b-c, Two words]`, `[]`), an item words joined by single
+#     spaces, a word a letter then letters, digits, `. _ / -` (an item starting with a
+#     letter and holding no `,:#` is a plain string unless it is a boolean or null word;
+#     Obsidian writes `aliases: [Other name, Old name]`);
+# - `key:` then its items one per line (`  - item`), all at the indentation of the first;
 # - every line ending in LF, and outside ASCII none of the characters YAML rejects or reads
 #   as a line break (U+0080-U+009F, U+2028, U+2029), or reads differently by build (U+FEFF:
 #   older libyaml rejects it), nor U+FFFE, U+FFFF.
@@ -276,7 +279,8 @@ _FAST_QUOTED = rb"\"[^\x00-\x1f\x7f\"\\]*\"|'[^\x00-\x1f\x7f']*'"
 _FAST_DATE = (
     rb"[1-9][0-9]{3}-(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)"
 )
-_FAST_ITEM = rb"[A-Za-z][A-Za-z0-9._/-]*"
+_FAST_WORD = rb"[A-Za-z][A-Za-z0-9._/-]*"
+_FAST_ITEM = _FAST_WORD + rb"(?: " + _FAST_WORD + rb")*"
 _FAST_LIST = rb"\[(?:" + _FAST_ITEM + rb"(?:, " + _FAST_ITEM + rb")*)?\]"
 _FAST_VALUE = rb"(?:" + rb"|".join((_FAST_PLAIN, _FAST_QUOTED, _FAST_DATE, _FAST_LIST)) + rb")"
 _FAST_BLOCK_LIST = rb":\n( *)- " + _FAST_ITEM + rb"\n(?:\1- " + _FAST_ITEM + rb"\n)*"
@@ -331,7 +335,7 @@ def _lines_in_subset(block: bytes) -> list[bytes] | None:
                 list_opened = False
             elif indent != list_indent:
                 return None
-            if item[:2] != b"- " or not _is_list_word(item[2:]):
+            if item[:2] != b"- " or not _is_list_item(item[2:]):
                 return None
             continue
         if list_opened:
@@ -356,8 +360,14 @@ def _is_fast_value(value: bytes) -> bool:
         return len(value) > 1 and value[-1:] == first and not value[1:-1].translate(None, allowed)
     if first == b"[":
         inside = value[1:-1]
-        return value[-1:] == b"]" and (not inside or all(map(_is_list_word, inside.split(b", "))))
+        return value[-1:] == b"]" and (not inside or all(map(_is_list_item, inside.split(b", "))))
     return _is_date_in_every_year(value)
+
+
+def _is_list_item(item: bytes) -> bool:
+    if b" " not in item:
+        return _is_list_word(item)
+    return all(map(_is_list_word, item.split(b" ")))  # an empty word: a double or end space
 
 
 def _is_list_word(word: bytes) -> bool:
