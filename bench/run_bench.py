@@ -264,7 +264,9 @@ LIMITS: dict[str, list[str]] = {
     "rg-multilang": [
         "- **Many languages against ripgrep.** On a page outside ASCII, an ASCII keyword costs",
         "  one `bytes.translate` that lowers the bytes and marks the first byte of every",
-        "  character folding into ASCII (ſ, K, ligatures), then a memchr for the mark; a",
+        "  character folding into ASCII (ſ, K, ß, ligatures), then a memchr for the mark and a",
+        "  search for the characters whose fold can make part of the keyword (ß for `mass`,",
+        "  never for `kestrel`: German and Turkish pages were folded whole for any s); a",
         "  keyword outside ASCII first looks for the bytes of the characters whose fold can",
         "  hold its own (`fold_sources.py`), and only the pages holding them are decoded and",
         "  folded in full. For a Cyrillic keyword that is every Russian and Ukrainian page,",

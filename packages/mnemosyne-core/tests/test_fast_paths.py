@@ -420,6 +420,12 @@ TEXT_ALPHABET = st.sampled_from(
 @example("x", b"\xc5", "\u00bf", "s")  # half of ſ, then a character whose UTF-8 ends like it
 @example("\ufb00", b"", "", "ff")
 @example("\u212a", b"\xff", "elvin", "kelvin")
+@example("stra\u00dfe", b"", "", "asse")  # ß folds into part of the keyword
+@example("\u00df", b"", "", "es")  # but never between two letters it cannot give
+@example("e\u00dft", b"", "", "est")
+@example("\ufb05", b"", "rel", "strel")
+@example("\u0130x", b"", "", "ix")  # İ folds to i and a mark: i must end the keyword
+@example("x\u0130", b"", "", "xi")
 @example("\uf900", b"", "", "\u8c48")  # a compatibility ideograph folds to its unified one
 @example("\u1c80", b"", "", "В")
 @example("\u1100\u1161", b"", "", "가")  # conjoining jamo compose into the syllable
@@ -430,6 +436,27 @@ def test_text_matcher_equals_the_plain_path(
     data = text.encode() + junk + tail.encode()  # junk: invalid UTF-8 as well, mid-page
     folded_keyword = fold(keyword)
     assert TextMatcher(data).contains(folded_keyword) is (folded_keyword in plain_fold(decode(data)))
+
+
+#: Few letters, the characters folding into them, marks: ASCII keywords of several letters
+#: that a folding character makes part of (or cannot) come up often.
+FOLDING_ALPHABET = st.sampled_from([*"aeskntilf ", *ASCII_FOLDING_CHARS, "\u0301", "\u0307", "\u02bc", "\u02be"])
+
+
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(FOLDING_ALPHABET, max_size=14), st.text(st.sampled_from("aeskntilf"), min_size=2, max_size=5))
+@example("ta\u00dfe", "asse")
+@example("e\u00dft", "est")
+def test_an_ascii_keyword_beside_folding_characters_is_matched_as_by_the_plain_fold(
+    folding_check: None, text: str, keyword: str
+) -> None:
+    """Only the folding characters whose fold can make part of the keyword send a page to
+    the plain fold (``fold_overlaps``): the others cannot change the answer."""
+    data = text.encode()
+    assert TextMatcher(data).contains(keyword) is (keyword in plain_fold(text))
+    found = plain_fold(text).find(keyword)
+    lines = plain_fold(text)[:found].split("\n")
+    assert TextMatcher(data).position(keyword) == ((len(lines) - 1, len(lines[-1])) if found >= 0 else None)
 
 
 #: The text alphabet with line ends and a BOM: a match's position is (line, column).
