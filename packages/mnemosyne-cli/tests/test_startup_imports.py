@@ -143,6 +143,27 @@ def test_a_tree_imports_pathspec_only_for_a_rule_that_can_match_what_it_walks(
     assert ("pathspec" in completed.stderr.splitlines()[-1].split()) is imports_pathspec
 
 
+def test_a_page_with_aliases_and_dates_is_shown_without_yaml_or_datetime(tmp_path: Path) -> None:
+    """Obsidian's other names, several words each, are read without PyYAML, and the dates
+    beside them, which find never reads, are not built (datetime)."""
+    (tmp_path / "atlas").mkdir()
+    (tmp_path / "atlas" / "kestrel.md").write_text(
+        "---\ntitle: Kestrel notes\naliases: [Falcon field guide, Old name]\ncreated: 2026-03-05\n---\nbody\n",
+        encoding="ascii",
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, "wiki", "find", "falcon", "--vault", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert (completed.returncode, completed.stdout) == (0, "atlas/kestrel.md \u2014 Kestrel notes\n")
+    modules = set(completed.stderr.splitlines()[-1].split())
+    assert sorted(modules & {"yaml", "datetime"}) == []
+
+
 def test_a_find_a_server_answers_imports_no_search(runtime_dir: Path) -> None:
     """A call answered by ``wiki serve`` renders the server's answer: it imports what a
     result is (mnemosyne_core.results), not the search, folding or frontmatter modules."""

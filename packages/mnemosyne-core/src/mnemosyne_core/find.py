@@ -538,11 +538,17 @@ def page_fields(data: bytes) -> dict[Any, Any] | None:
 
 
 def _block_fields(block: bytes) -> dict[Any, Any] | None:
-    """The mapping a raw frontmatter block holds (None when unusable); only its string
-    fields when the fast path reads it."""
+    """The mapping a raw frontmatter block holds (None when unusable); when the fast path
+    reads it, only its string fields, or the entries of ``FIELD_KEYS``."""
     # Only a page with aliases needs a list read; the rest keep the string-only fast path.
-    fast = fast_mapping(block) if b"aliases:" in block else fast_string_fields(block)
+    # The keys: the block's dates are never built (a date would import datetime, milliseconds
+    # of each process that meets one).
+    fast = fast_mapping(block, FIELD_KEYS) if b"aliases:" in block else fast_string_fields(block)
     return fast if fast is not None else parse_block(block.decode("utf-8", "replace"))[0]
+
+
+#: The frontmatter keys find and the index read (``title_of``, ``aliases_of``, ``_shown``).
+FIELD_KEYS = frozenset(("title", "aliases", "constellation", "type"))
 
 
 def _fields_of_long_page(fd: int, head: bytes) -> tuple[bytes, dict[Any, Any] | None]:
