@@ -143,6 +143,71 @@ def test_a_find_miss_says_what_the_layout_leaves_out(flat: Path, capsys: pytest.
     )
 
 
+def count_listings(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many times each dir is listed (os.scandir) in this process from now on."""
+    listings: dict[str, int] = {}
+    real_scandir = os.scandir
+
+    def scandir(path: str) -> object:
+        listings[os.fspath(path)] = listings.get(os.fspath(path), 0) + 1
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    return listings
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_a_flat_miss_lists_each_dir_once(
+    flat: Path, split: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The note's files are found in the search's own listing, whether one process or two
+    search the pages (find), and in recall: only the sub-dir the flat layout never enters
+    is listed, once."""
+    import mnemosyne_core.find
+
+    monkeypatch.setattr(mnemosyne_core.find, "PARALLEL_MIN_PAGES", 1 if split else 10**9)
+    vault = os.path.realpath(flat)
+    listings = count_listings(monkeypatch)
+    assert run(capsys, "wiki", "find", "zyzzyva", "--vault", str(flat)) == (
+        1,
+        "",
+        "no wiki page matches 'zyzzyva'\n" + NOTE,
+    )
+    assert listings == {vault: 1, f"{vault}/atlas": 1, f"{vault}/atlas/sub": 1}
+    listings.clear()
+    assert run(capsys, "wiki", "recall", "zyzzyva", "--vault", str(flat)) == (
+        0,
+        "No wiki entries matched zyzzyva\n",
+        NOTE,
+    )
+    assert listings == {vault: 1, f"{vault}/atlas": 1, f"{vault}/atlas/sub": 1}
+
+
+def test_a_tree_miss_lists_what_a_match_lists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = write(
+        tmp_path / "v",
+        {
+            ".mnemosyne.toml": 'depth = "tree"\nsuffixes = [".md"]\n',
+            "notes/a.md": "alpha",
+            "notes/deep/b.markdown": "alpha",
+            "notes/deep/er/c.md": "alpha",
+        },
+    )
+    listings = count_listings(monkeypatch)
+    assert run(capsys, "wiki", "find", "alpha", "--vault", str(vault), "--paths")[0] == 0
+    found = dict(listings)
+    listings.clear()
+    assert run(capsys, "wiki", "find", "zyzzyva", "--vault", str(vault)) == (
+        1,
+        "",
+        "no wiki page matches 'zyzzyva'\nnot searched: 1 markdown file in the searched dirs: "
+        '1 ending in .markdown (set suffixes = [".md", ".markdown"] in .mnemosyne.toml); wiki lint lists them\n',
+    )
+    assert listings == found
+
+
 def test_a_find_miss_with_two_keywords_puts_the_note_after_the_counts(
     flat: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

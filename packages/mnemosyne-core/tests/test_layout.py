@@ -24,7 +24,7 @@ from mnemosyne_core.config import (
     vault_layout,
 )
 from mnemosyne_core.layout import miss_note
-from mnemosyne_core.vault import scan
+from mnemosyne_core.vault import left_out_files, scan
 
 
 def build(root: Path, files: dict[str, str]) -> str:
@@ -291,6 +291,95 @@ def test_a_miss_note_counts_nested_files_and_other_suffixes(tmp_path: Path) -> N
 def test_a_miss_note_leaves_out_what_is_left_out_on_purpose(tmp_path: Path) -> None:
     vault = build(tmp_path, {".gitignore": "old/\n", "old/a.md": "", ".trash/b.md": "", "c.md": "", "d.txt": ""})
     assert miss_note(vault) is None
+
+
+# --- a miss finds what the layout leaves out in the search's own listing ---------------------
+
+LEFT_OUT_DIRS = st.sampled_from(
+    [
+        "atlas",
+        "notes",
+        "atlas/sub",
+        "atlas/sub/deep",
+        "notes/x y",
+        "docs/en",
+        ".hidden",
+        "atlas/.h",
+        "atlas/mem",
+        "k.md",
+        "atlas/p.md",
+    ]
+)
+LEFT_OUT_FILES = st.sampled_from(["n.md", "m.mdx", "k.markdown", "t.txt", "Z.MD", ".h.md", "d.draft.md", "e.Markdown"])
+LEFT_OUT_CONFIGS = st.sampled_from(
+    [
+        None,
+        'dirs = ["atlas", "docs"]\n',
+        'depth = "tree"\n',
+        'dirs = ["."]\ndepth = "flat"\nsuffixes = [".md", ".mdx"]\n',
+        'dirs = ["docs/en", "atlas"]\ndepth = "tree"\nsuffixes = [".markdown"]\n',
+        'dirs = ["."]\ndepth = "tree"\nexclude = ["*.draft.md", "deep/"]\n',
+        'exclude = ["*.draft.md", "sub/", "atlas/t.txt"]\nmemory_dir = "atlas/mem"\n',
+        'dirs = ["atlas", "k.md"]\nmemory_dir = "atlas/mem"\n',
+        'exclude = ["*.txt"]\n',
+        'dirs = ["atlas", "notes"]\nsuffixes = [".md", ".markdown"]\nexclude = ["/atlas/sub/"]\n',
+    ]
+)
+LEFT_OUT_RULES = st.sampled_from(["*.mdx", "sub/", "!m.mdx", "deep/", "*.markdown", "/n.md", "x y/"])
+
+
+@st.composite
+def left_out_vaults(draw: st.DrawFn) -> tuple[dict[str, str], str | None, bool]:
+    """Files (vault-relative path: text), a .mnemosyne.toml or None, and whether to add a
+    symlinked dir and a symlinked page of another suffix in atlas."""
+    dirs = ["", "atlas", *draw(st.lists(LEFT_OUT_DIRS, max_size=5))]
+    files = {f"{d}/{name}" if d else name: "x" for d in dirs for name in draw(st.lists(LEFT_OUT_FILES, max_size=3))}
+    for rel_dir in draw(st.lists(st.sampled_from(dirs), max_size=2)):
+        files[f"{rel_dir}/.gitignore" if rel_dir else ".gitignore"] = "".join(
+            f"{rule}\n" for rule in draw(st.lists(LEFT_OUT_RULES, min_size=1, max_size=3))
+        )
+    return files, draw(LEFT_OUT_CONFIGS), draw(st.booleans())
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(vault_shape=left_out_vaults(), split=st.booleans())
+def test_a_miss_finds_in_its_own_listing_what_a_second_listing_finds(
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    vault_shape: tuple[dict[str, str], str | None, bool],
+    split: bool,
+) -> None:
+    """The plain path lists the searched dirs once more with ``scan(left_out=...)``; the
+    scan's own listing, in one process or two, must find the same files, so the note reads
+    the same."""
+    import mnemosyne_core.find as find_module
+
+    files, toml, links = vault_shape
+    root = tmp_path_factory.mktemp("miss")
+    (root / "atlas").mkdir()
+    for rel_path, text in files.items():
+        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        if not (root / rel_path).is_dir():
+            (root / rel_path).write_text(text, encoding="utf-8")
+    if toml is not None:
+        (root / ".mnemosyne.toml").write_text(toml, encoding="utf-8")
+    if links:
+        (root / "atlas" / "lnk.mdx").symlink_to(root / "atlas" / "target.txt")
+        (root / "atlas" / "target.txt").write_text("x", encoding="utf-8")
+        (root / "atlas" / "linked").symlink_to(root / "atlas")
+    vault = os.path.realpath(root)
+    try:
+        reference: list[tuple[str, str]] = []
+        scan(vault, left_out=reference)
+    except VaultError:
+        return  # no searched dir there: no miss to tell about
+    monkeypatch.setattr(find_module, "PARALLEL_MIN_PAGES", 1 if split else 10**9)
+    result = search(vault, ["zyzzyva"])
+    assert result.total == 0
+    assert result.left_out is not None
+    assert sorted(result.left_out) == sorted(reference)
+    assert sorted(left_out_files(scan(vault))) == sorted(reference)
+    assert miss_note(vault, None, result.left_out) == miss_note(vault)
 
 
 # --- the server's index serves every layout as the scan lists it -------------------------------

@@ -36,7 +36,7 @@ from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's A
     Match,
     check_query,
 )
-from mnemosyne_core.vault import open_page, read_to_end, resolve_vault, scan, unreadable_warning
+from mnemosyne_core.vault import left_out_files, open_page, read_to_end, resolve_vault, scan, unreadable_warning
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -197,7 +197,12 @@ def search(
     task = _Task(pages, folded, limit, keep_content)
     count = len(pages)
     tally = _run_split(task, count) if count >= PARALLEL_MIN_PAGES and _can_fork() else task.run(0, count)
-    return tally.result(pages, keywords)
+    result = tally.result(pages, keywords)
+    if result.total == 0 and not result.incomplete:
+        # The scan listed every searched dir before any split, in this process: the files
+        # the miss note counts are among what it passed over, so none is listed again.
+        result.left_out = left_out_files(pages)
+    return result
 
 
 #: Vaults this large are searched by two processes when the machine has two cores. The

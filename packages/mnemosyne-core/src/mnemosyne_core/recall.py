@@ -29,7 +29,14 @@ from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
 from mnemosyne_core.fold import decode, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
-from mnemosyne_core.vault import read_as_judged, read_page_bytes, resolve_vault, scan, unreadable_warning
+from mnemosyne_core.vault import (
+    left_out_files,
+    read_as_judged,
+    read_page_bytes,
+    resolve_vault,
+    scan,
+    unreadable_warning,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -231,6 +238,8 @@ def recall(
             continue
         take_page(result, page, recall_fields(data), folded_terms, data)
     rank(result)
+    if not result.matches and not result.unreadable:
+        result.left_out = left_out_files(pages)
     return result
 
 

@@ -91,8 +91,10 @@ class FindResult:
         #: Pages (or dirs) in scope that could not be read.
         self.unreadable = 0
         #: On a miss, the markdown files the layout leaves out, as ``vault.scan(left_out=...)``
-        #: lists them, when the answer knows them (a server keeps them for a tree); None
-        #: when it does not: the miss note then lists the vault for them.
+        #: lists them, when the answer knows them (the scan finds them in its own listing,
+        #: ``vault.left_out_files``; a server keeps them for a tree); None when it does not
+        #: (a served flat layout, an incomplete search): the miss note then lists the vault
+        #: for them.
         self.left_out: list[tuple[str, str]] | None = None
 
     @property

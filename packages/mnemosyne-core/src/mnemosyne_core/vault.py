@@ -257,6 +257,8 @@ class Scan:
         "layout",
         "links",
         "listing",
+        "memory_dir",
+        "passed_over",
         "skipped",
         "symlinks",
         "vault",
@@ -288,6 +290,14 @@ class Scan:
         #: The walk that listed a tree layout or one with an exclude (None for a flat
         #: listing): it decides what a name met later would be (the index asks it).
         self.walk: TreeWalk | None = None
+        #: The config's memory dir (recall's logs), which no walk enters.
+        self.memory_dir: str | None = None
+        #: What the listing met and neither took as a page nor entered nor skipped as
+        #: hidden, per listed dir: (vault-relative dir, the ignore rules in force there, the
+        #: entries). A miss finds the markdown files the layout leaves out among them
+        #: (``left_out_files``) instead of listing the searched dirs again. Kept only when
+        #: ``scan`` was not given a ``left_out`` list.
+        self.passed_over: list[tuple[str, tuple[IgnoreRules, ...], list[os.DirEntry[str]]]] = []
         self._pages: list[PageRef] | None = None
 
     def __len__(self) -> int:
@@ -325,7 +335,9 @@ def scan(
     ``left_out``: a list to add the markdown files (``config.MARKDOWN_SUFFIXES``, any case)
     the layout leaves out in the searched dirs to, as (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX,
     vault-relative path): what a miss tells about. Hidden, ignored and excluded files are
-    left out on purpose and not added.
+    left out on purpose and not added. Without it, the scan keeps what its listing passed
+    over (``Scan.passed_over``), and ``left_out_files`` finds the same files there later,
+    listing only the dirs this scan did not enter.
 
     ``before_listing(dir_rel, dir_path)`` is called for every dir the layout lists, just
     before it is listed (``wiki serve`` watches it there: a change made after the call is
@@ -341,6 +353,7 @@ def scan(
     if layout.source == LAYOUT_FROM_ZERO_CONFIG and not dirs:
         refuse_non_vault(vault)
     result = Scan(vault, layout.dirs, layout)
+    result.memory_dir = config.memory_dir
     walk = None
     if layout.tree or layout.exclude or left_out is not None:
         walk = result.walk = TreeWalk(result, layout, config.memory_dir, left_out, before_listing)
@@ -518,19 +531,25 @@ def _its_dirs(top: Mapping[str, os.DirEntry[str]]) -> str:
 def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
     """List the pages directly in one searched dir (a flat layout without exclude)."""
     names: list[str] = []
+    passed: list[os.DirEntry[str]] = []
     suffixes = result.layout.suffixes if result.layout is not None else PAGE_SUFFIX
     # Listed first, so the pages met before a failure mid-listing are still searched.
     result.listing.append((dir_name, dir_path, names))
+    result.passed_over.append((dir_name, (), passed))
     try:
         with os.scandir(dir_path) as entries:
             for entry in entries:
                 name = entry.name
-                if not name.endswith(suffixes) or name.startswith("."):
+                if name.startswith("."):
                     continue
-                if entry.is_symlink():
+                if not name.endswith(suffixes):
+                    passed.append(entry)
+                elif entry.is_symlink():
                     _take_symlink(result, dir_name, name, entry.path, names)
                 elif entry.is_file(follow_symlinks=False):
                     names.append(name)
+                else:
+                    passed.append(entry)  # a dir named like a page: a miss looks inside
     except OSError as error:
         result.incomplete += 1
         result.warnings.append(Diagnostic(dir_name or ".", CANNOT_LIST, str(error.strerror), is_dir=True))
@@ -599,18 +618,36 @@ class TreeWalk:
         self.rules_by_dir: dict[str, tuple[IgnoreRules, ...]] = {}
 
     def walk(self, dir_rel: str, dir_path: str) -> None:
+        """List the pages of the searched dir ``dir_rel`` (at ``dir_path``), and in a tree
+        of every dir below it."""
         rules = self.ancestor_rules(dir_rel) if self.tree else ()
-        # (vault-relative dir, its path, the ignore rules in force, whether it lies below a
-        # flat layout's dir: then it is walked only to count what the layout leaves out)
-        stack = [(dir_rel, dir_path, rules, False)]
+        self._walk([(dir_rel, dir_path, rules, False)], self.left_out)
+
+    def add_left_out(
+        self,
+        passed_over: Sequence[tuple[str, tuple[IgnoreRules, ...], list[os.DirEntry[str]]]],
+        left_out: list[tuple[str, str]],
+    ) -> None:
+        """Add to ``left_out`` the markdown files the layout leaves out, judged among the
+        entries a listing passed over (``Scan.passed_over``) as the walk judges the entries
+        it lists with a ``left_out`` list; the dirs below a flat layout's dirs, which that
+        listing did not enter, are listed now."""
+        stack: list[tuple[str, str, tuple[IgnoreRules, ...], bool]] = []
+        for rel, rules, entries in passed_over:
+            self._sort_entries(rel, rules, False, entries, [], stack, left_out, None)
+        self._walk(stack, left_out)
+
+    def _walk(
+        self, stack: list[tuple[str, str, tuple[IgnoreRules, ...], bool]], left_out: list[tuple[str, str]] | None
+    ) -> None:
+        """List the dirs on ``stack`` and every dir the walk enters below them. Each is
+        (vault-relative dir, its path, the ignore rules in force, whether it lies below a
+        flat layout's dir: then it is walked only to find what the layout leaves out)."""
         result = self.result
-        suffixes = self.suffixes
-        exclude = self.exclude
-        left_out = self.left_out
-        descend = self.tree or left_out is not None
         while stack:
             rel, path, rules, below = stack.pop()
             names: list[str] = []
+            passed: list[os.DirEntry[str]] | None = None
             if not below:
                 if self.before_listing is not None:
                     self.before_listing(rel, path)
@@ -623,33 +660,61 @@ class TreeWalk:
                     result.incomplete += 1
                     result.warnings.append(Diagnostic(rel or ".", CANNOT_LIST, str(error.strerror), is_dir=True))
                 continue
-            prefix = f"{rel}/" if rel else ""
             if self.tree:
-                rules = self.with_rules(rules, prefix, path, entries)
-            if self.before_listing is not None and not below:
-                self.rules_by_dir[rel] = rules
-            for entry in entries:
-                name = entry.name
-                if name.startswith("."):
+                rules = self.with_rules(rules, f"{rel}/" if rel else "", path, entries)
+            if not below:
+                if self.before_listing is not None:
+                    self.rules_by_dir[rel] = rules
+                if left_out is None:
+                    passed = []
+                    result.passed_over.append((rel, rules, passed))
+            self._sort_entries(rel, rules, below, entries, names, stack, left_out, passed)
+
+    def _sort_entries(
+        self,
+        rel: str,
+        rules: tuple[IgnoreRules, ...],
+        below: bool,
+        entries: Sequence[os.DirEntry[str]],
+        names: list[str],
+        stack: list[tuple[str, str, tuple[IgnoreRules, ...], bool]],
+        left_out: list[tuple[str, str]] | None,
+        passed: list[os.DirEntry[str]] | None,
+    ) -> None:
+        """Sort the entries of the dir ``rel``: a page's name to ``names``, a dir the walk
+        enters to ``stack``, a markdown file the layout leaves out to ``left_out`` (when a
+        list), and, without one, what a miss would judge later to ``passed``."""
+        prefix = f"{rel}/" if rel else ""
+        suffixes = self.suffixes
+        filtering = self.exclude is not None or bool(rules)
+        descend = self.tree or left_out is not None
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            child = prefix + name
+            if entry.is_dir(follow_symlinks=False):
+                if not descend:
+                    if passed is not None:
+                        passed.append(entry)
                     continue
-                child = prefix + name
-                if entry.is_dir(follow_symlinks=False):
-                    if not descend or child == self.memory_rel:
-                        continue
-                    if (exclude is not None or rules) and self.ignored(child + "/", rules):
-                        continue
-                    stack.append((child, entry.path, rules, below or not self.tree))
-                elif not below and name.endswith(suffixes):
-                    if (exclude is not None or rules) and self.ignored(child, rules):
-                        continue
-                    if entry.is_symlink():
-                        _take_symlink(result, rel, name, entry.path, names)
-                    elif entry.is_file(follow_symlinks=False):
-                        names.append(name)
-                elif left_out is not None and name.lower().endswith(self.markdown_like):
-                    if (exclude is not None or rules) and self.ignored(child, rules):
-                        continue
+                if child == self.memory_rel:
+                    continue
+                if filtering and self.ignored(child + "/", rules):
+                    continue
+                stack.append((child, entry.path, rules, below or not self.tree))
+            elif not below and name.endswith(suffixes):
+                if filtering and self.ignored(child, rules):
+                    continue
+                if entry.is_symlink():
+                    _take_symlink(self.result, rel, name, entry.path, names)
+                elif entry.is_file(follow_symlinks=False):
+                    names.append(name)
+            elif left_out is not None:
+                if name.lower().endswith(self.markdown_like) and not (filtering and self.ignored(child, rules)):
                     left_out.append((LEFT_OUT_NESTED if below else LEFT_OUT_SUFFIX, child))
+            elif passed is not None:
+                passed.append(entry)
 
     def enters_dir(self, dir_rel: str, name: str) -> bool:
         """Whether the walk would enter a dir named ``name`` met in the listed dir ``dir_rel``."""
@@ -731,6 +796,19 @@ class TreeWalk:
             self.result.warnings.append(Diagnostic(rel_path, IGNORE_FILE_UNUSED, detail))
             return []
         return data.decode("utf-8", "replace").splitlines()
+
+
+def left_out_files(pages: Scan) -> list[tuple[str, str]]:
+    """The markdown files the layout leaves out in the searched dirs, as ``scan(left_out=...)``
+    adds them (in another order), found among what the listing of ``pages`` passed over:
+    only the dirs below a flat layout's dirs, which it never entered, are listed. What a
+    miss tells about, without listing the searched dirs a second time."""
+    left_out: list[tuple[str, str]] = []
+    if pages.layout is None or not any(entries for _, _, entries in pages.passed_over):
+        return left_out
+    walk = pages.walk if pages.walk is not None else TreeWalk(pages, pages.layout, pages.memory_dir)
+    walk.add_left_out(pages.passed_over, left_out)
+    return left_out
 
 
 class _IgnoreSpec:

@@ -228,8 +228,9 @@ def _print_keyword_counts(console: Console, keyword_counts: dict[str, int], limi
 def say_miss_note(console: Console, result: FindResult | RecallResult, dirs: list[str] | None) -> None:
     """After a miss (``result``: find's or recall's): one stderr line when the searched dirs
     hold markdown files the layout leaves out, so "no match" is never read as "no such
-    page" (docs/agents.md). A served result on a tree brings those files along; any
-    other lists the vault for them here."""
+    page" (docs/agents.md). A scan's result brings those files along (found in its own
+    listing), and so does a served result on a tree; a served one on a flat layout does
+    not, and the vault is listed for them here."""
     from mnemosyne_core import VaultError
     from mnemosyne_core.layout import miss_note
 
