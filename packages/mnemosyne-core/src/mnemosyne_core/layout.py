@@ -44,8 +44,9 @@ def miss_note(
     when there are none.
 
     ``left_out``: those files as ``scan(left_out=...)`` lists them, when the answer knows
-    them already (a server keeps them for a tree); None lists the vault once more for
-    them, so only a miss pays for it."""
+    them already (the scan's own listing found them, or a server keeps them for a tree);
+    None (a served flat layout) lists the vault once more for them, so only a miss pays
+    for it."""
     if left_out is None:
         found: list[tuple[str, str]] = []
         pages = scan(vault_real, dirs, left_out=found)
