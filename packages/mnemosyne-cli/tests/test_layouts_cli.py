@@ -166,6 +166,14 @@ def test_a_flat_miss_lists_each_dir_once(
     import mnemosyne_core.find
 
     monkeypatch.setattr(mnemosyne_core.find, "PARALLEL_MIN_PAGES", 1 if split else 10**9)
+    splits: list[int] = []
+    run_split = mnemosyne_core.find._run_split
+
+    def counted_split(task: object, count: int) -> object:
+        splits.append(count)
+        return run_split(task, count)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mnemosyne_core.find, "_run_split", counted_split)
     vault = os.path.realpath(flat)
     listings = count_listings(monkeypatch)
     assert run(capsys, "wiki", "find", "zyzzyva", "--vault", str(flat)) == (
@@ -173,6 +181,8 @@ def test_a_flat_miss_lists_each_dir_once(
         "",
         "no wiki page matches 'zyzzyva'\n" + NOTE,
     )
+    # Two processes searched the one page when asked to and the machine has two cores.
+    assert splits == ([1] if split and mnemosyne_core.find._can_fork() else [])
     assert listings == {vault: 1, f"{vault}/atlas": 1, f"{vault}/atlas/sub": 1}
     listings.clear()
     assert run(capsys, "wiki", "recall", "zyzzyva", "--vault", str(flat)) == (
