@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from property_examples import examples
 
@@ -328,6 +328,19 @@ LEFT_OUT_CONFIGS = st.sampled_from(
 LEFT_OUT_RULES = st.sampled_from(["*.mdx", "sub/", "!m.mdx", "deep/", "*.markdown", "/n.md", "x y/"])
 
 
+#: Nested files, a dir named like a page, other suffixes, the memory dir, an ignored file.
+LEFT_OUT_EXAMPLE = {
+    "atlas/n.md": "x",
+    "atlas/m.mdx": "x",
+    "atlas/Z.MD": "x",
+    "atlas/sub/k.markdown": "x",
+    "atlas/p.md/n.md": "x",
+    "atlas/mem/n.md": "x",
+    "atlas/.h/n.md": "x",
+    "atlas/.gitignore": "*.markdown\n",
+}
+
+
 @st.composite
 def left_out_vaults(draw: st.DrawFn) -> tuple[dict[str, str], str | None, bool]:
     """Files (vault-relative path: text), a .mnemosyne.toml or None, and whether to add a
@@ -341,8 +354,13 @@ def left_out_vaults(draw: st.DrawFn) -> tuple[dict[str, str], str | None, bool]:
     return files, draw(LEFT_OUT_CONFIGS), draw(st.booleans())
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(vault_shape=left_out_vaults(), split=st.booleans())
+# Every way a listing passes over a file or dir, whatever the drawn examples: a flat
+# layout's own listing, one with an exclude (the walk's), and a tree.
+@example(vault_shape=(LEFT_OUT_EXAMPLE, None, True), split=True)
+@example(vault_shape=(LEFT_OUT_EXAMPLE, 'exclude = ["*.txt"]\nmemory_dir = "atlas/mem"\n', False), split=False)
+@example(vault_shape=(LEFT_OUT_EXAMPLE, 'depth = "tree"\n', True), split=True)
 def test_a_miss_finds_in_its_own_listing_what_a_second_listing_finds(
     tmp_path_factory: pytest.TempPathFactory,
     monkeypatch: pytest.MonkeyPatch,
