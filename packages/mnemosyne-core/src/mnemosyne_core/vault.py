@@ -590,8 +590,7 @@ class TreeWalk:
     holds recall's logs. A path is ignored when the deepest ignore file with a rule
     matching it says so (a ``!`` rule re-includes), as git decides; a dir once ignored is
     not entered, so nothing below it comes back. ``exclude`` is checked first and always
-    wins. pathspec is imported only when an ignore file or an exclude holds a rule
-    ``_NameRules`` does not read.
+    wins. pathspec is imported only when an ignore file or an exclude is met.
     """
 
     def __init__(
@@ -862,144 +861,14 @@ def _names_only_hidden(line: str) -> bool:
     return any(part.startswith(".") for part in parts)
 
 
-class _NameRules:
-    """Gitignore rules that each name one file or dir by its name, with ``*`` for any run
-    of characters (``drafts/``, ``/Archive/``, ``*.excalidraw.md``, ``node_modules``),
-    answered without pathspec: its import (pathlib, dataclasses, typing and more) is tens
-    of milliseconds of every find on a tree whose ignore file holds only such rules. With
-    no ``!`` rule, the order of the rules does not matter: a path is ignored when any of
-    them matches a part of it. tests/test_ignore_prefilter.py holds the answers equal to
-    pathspec's, and tests/test_layout.py the walk's to git's."""
-
-    __slots__ = ("anywhere", "anywhere_dirs", "parents_seen", "top", "top_dirs")
-
-    #: How many dirs' answers ``parents_seen`` keeps before it starts over (a server's
-    #: walks meet the same dirs again; a vault's dirs come and go).
-    MAX_PARENTS_SEEN = 1 << 14
-
-    def __init__(self) -> None:
-        #: Names that match in any dir, dir names that do, and the same for the ignore
-        #: file's own dir (a leading ``/``).
-        self.anywhere = _NameGlobs()
-        self.anywhere_dirs = _NameGlobs()
-        self.top = _NameGlobs()
-        self.top_dirs = _NameGlobs()
-        #: Per dir path met (its parts joined by ``/``): whether a rule matches one of its
-        #: parts. The walk asks about every name in a dir: the dir's parts are judged once.
-        self.parents_seen: dict[str, bool] = {}
-
-    @classmethod
-    def of(cls, lines: list[str]) -> _NameRules | None:
-        """The rules of ``lines`` when every line is blank, a comment or such a rule; else None."""
-        rules = cls()
-        for line in lines:
-            if not line or line.startswith("#"):
-                continue
-            anchored = line.startswith("/")
-            dir_only = line.endswith("/")
-            name = line[1 if anchored else 0 : -1 if dir_only else None]
-            if (
-                not name
-                or name in (".", "..")
-                or name != name.strip()
-                or name.startswith("!")
-                or "**" in name
-                or any(char in name for char in "/\\?[]")
-            ):
-                return None
-            if anchored:
-                kept = rules.top_dirs if dir_only else rules.top
-            else:
-                kept = rules.anywhere_dirs if dir_only else rules.anywhere
-            kept.add(name)
-        return rules
-
-    def __len__(self) -> int:
-        return sum(len(globs) for globs in (self.anywhere, self.anywhere_dirs, self.top, self.top_dirs))
-
-    def include_of(self, path: str) -> bool | None:
-        """As ``_IgnoreSpec.include_of``: True when a rule matches a part of ``path`` (a
-        dir's ends in ``/``), None otherwise (there is no ``!`` rule to say False)."""
-        is_dir = path.endswith("/")
-        parents, _, name = (path[:-1] if is_dir else path).rpartition("/")
-        if self.anywhere.matches(name) or (is_dir and self.anywhere_dirs.matches(name)):
-            return True
-        if not parents:
-            return True if self.top.matches(name) or (is_dir and self.top_dirs.matches(name)) else None
-        matched = self.parents_seen.get(parents)
-        if matched is None:
-            parts = parents.split("/")
-            matched = (
-                any(self.anywhere.matches(part) or self.anywhere_dirs.matches(part) for part in parts)
-                or self.top.matches(parts[0])
-                or self.top_dirs.matches(parts[0])
-            )
-            if len(self.parents_seen) >= self.MAX_PARENTS_SEEN:
-                self.parents_seen.clear()
-            self.parents_seen[parents] = matched
-        return True if matched else None
-
-
-class _NameGlobs:
-    """Names given as globs whose only wildcard is ``*`` (any run of characters), sorted
-    by shape so that most checks are one set lookup and one ``endswith``/``startswith``."""
-
-    __slots__ = ("globs", "literals", "prefixes", "suffixes")
-
-    def __init__(self) -> None:
-        self.literals: set[str] = set()
-        self.suffixes: tuple[str, ...] = ()  # `*.md`, `*` (the empty suffix)
-        self.prefixes: tuple[str, ...] = ()  # `tmp*`
-        #: The rest, as the pieces between their ``*``s (``a*b``, ``*x*``).
-        self.globs: list[tuple[str, ...]] = []
-
-    def add(self, glob: str) -> None:
-        pieces = tuple(glob.split("*"))
-        if len(pieces) == 1:
-            self.literals.add(glob)
-        elif len(pieces) == 2 and not pieces[0]:
-            self.suffixes += (pieces[1],)
-        elif len(pieces) == 2 and not pieces[1]:
-            self.prefixes += (pieces[0],)
-        else:
-            self.globs.append(pieces)
-
-    def __len__(self) -> int:
-        return len(self.literals) + len(self.suffixes) + len(self.prefixes) + len(self.globs)
-
-    def matches(self, name: str) -> bool:
-        if name in self.literals or name.endswith(self.suffixes) or name.startswith(self.prefixes):
-            return True
-        return bool(self.globs) and any(_name_matches(pieces, name) for pieces in self.globs)
-
-
-def _name_matches(pieces: tuple[str, ...], name: str) -> bool:
-    """Whether ``name`` matches the glob whose literal pieces between ``*``s are ``pieces``."""
-    first, last = pieces[0], pieces[-1]
-    end = len(name) - len(last)
-    if end < len(first) or not name.startswith(first) or not name.endswith(last):
-        return False
-    position = len(first)
-    for piece in pieces[1:-1]:  # each as early as it occurs: a later match leaves less room
-        found = name.find(piece, position, end)
-        if found < 0:
-            return False
-        position = found + len(piece)
-    return True
-
-
-def _spec(lines: list[str]) -> _IgnoreSpec | _NameRules | None:
+def _spec(lines: list[str]) -> _IgnoreSpec | None:
     """The gitignore-style spec of ``lines``, a line pathspec cannot read dropped (git
     ignores such a line too); None when no rule is left, or when every rule names only
     hidden paths, which the walk skips anyway: an Obsidian vault's .gitignore lists
     ``.obsidian/`` files and ``.DS_Store``, and pathspec's import costs tens of
-    milliseconds. Rules that only name files and dirs (``_NameRules``) need no pathspec
-    either."""
+    milliseconds."""
     if all(_names_only_hidden(line) for line in lines):
         return None
-    names = _NameRules.of(lines)
-    if names is not None:
-        return names if len(names) else None
     import pathspec  # only a tree walk that meets an ignore file, or an exclude, pays for it
 
     try:
