@@ -154,10 +154,18 @@ _line_ended = False
 _interrupted = False
 
 
-#: Seconds a call may take to end once a Ctrl-C came, before the watchdog ends it.
+#: Seconds a call may take to end after its first Ctrl-C, before the watchdog ends it.
 INTERRUPTED_GRACE = 2.0
+#: Seconds the watchdog's own end may take (a flush into a pipe nobody reads) before the
+#: process exits without it.
+ENDING_GRACE = 0.5
 #: Whether the next SIGALRM is ``_on_unraisable``'s second try (else it is the watchdog's).
+#: One flag suffices: ITIMER_REAL is a single timer, so the retry's replaces the watchdog's.
 _retry_pending = False
+#: What was left of the watchdog's time when the retry's timer replaced it.
+_watchdog_left = 0.0
+#: Whether the watchdog has begun ending the call.
+_ending = False
 
 
 def _on_interrupt(signum: int, frame: object) -> None:
@@ -167,14 +175,18 @@ def _on_interrupt(signum: int, frame: object) -> None:
 
     The interrupt can land inside the import system between taking a module's lock and
     the ``with`` that would release it; the cleanup's next import of that module then
-    waits on the lock forever. So every interrupt also arms a watchdog (SIGALRM, which
-    ends a wait on a lock), and a call still running when it fires exits 130 at once."""
+    waits on the lock forever. So the first interrupt also arms a watchdog (SIGALRM, which
+    ends a wait on a lock), and a call still running when it fires exits 130 at once.
+    Later interrupts and retries keep its deadline: pressing Ctrl-C again never delays it."""
     global _interrupted, _retry_pending
     if signum == _signal.SIGALRM and not _retry_pending:
         _end_at_once()
-    _retry_pending = False
+    if _retry_pending:
+        _retry_pending = False
+        _signal.setitimer(_signal.ITIMER_REAL, _watchdog_left if _watchdog_left > 0 else INTERRUPTED_GRACE)
+    elif not _interrupted:
+        _signal.setitimer(_signal.ITIMER_REAL, INTERRUPTED_GRACE)
     _interrupted = True
-    _signal.setitimer(_signal.ITIMER_REAL, INTERRUPTED_GRACE)
     if _answering:
         raise KeyboardInterrupt
     _end_interrupted_line()
@@ -184,6 +196,11 @@ def _on_interrupt(signum: int, frame: object) -> None:
 def _end_at_once() -> NoReturn:
     """The watchdog's end of an interrupted call: what stdout holds is written, the ``^C``
     line ended, and the process exits 130 without running any more of the call's code."""
+    global _ending
+    if _ending:  # the end itself is stuck (a full pipe): exit without it
+        os._exit(INTERRUPTED)
+    _ending = True
+    _signal.setitimer(_signal.ITIMER_REAL, ENDING_GRACE)
     for finish in (getattr(sys.stdout, "flush", None), _end_interrupted_line):
         # No contextlib.suppress: its import could wait on the very lock that is stuck.
         try:
@@ -199,8 +216,10 @@ def _on_unraisable(unraisable: Any) -> None:
     ``__del__`` included (the import system has such callbacks), and there it prints the
     handler's exception as "Exception ignored" and goes on. Such a dropped interrupt is
     raised again a millisecond later, where it ends the call as any other (cleanups run)."""
-    global _retry_pending
+    global _retry_pending, _watchdog_left
     if _interrupted and isinstance(unraisable.exc_value, (KeyboardInterrupt, SystemExit)):
+        if not _retry_pending:
+            _watchdog_left = _signal.getitimer(_signal.ITIMER_REAL)[0]
         _retry_pending = True
         _signal.setitimer(_signal.ITIMER_REAL, 0.001)
         return
