@@ -193,6 +193,30 @@ def test_a_flat_miss_lists_each_dir_once(
     assert listings == {vault: 1, f"{vault}/atlas": 1, f"{vault}/atlas/sub": 1}
 
 
+def test_a_flat_miss_counts_no_page_of_a_searched_dir_inside_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With ``dirs = [".", "atlas"]`` and one level each, atlas's pages are searched (not
+    "in sub-dirs" of the root) and the page below atlas is counted once, not once per
+    searched dir above it."""
+    vault = write(
+        tmp_path / "v",
+        {
+            ".mnemosyne.toml": 'dirs = [".", "atlas"]\n',
+            "root.md": "alpha",
+            "atlas/a.md": "alpha",
+            "atlas/sub/b.md": "alpha",
+        },
+    )
+    assert run(capsys, "wiki", "find", "alpha", "--vault", str(vault), "--paths") == (0, "atlas/a.md\nroot.md\n", "")
+    assert run(capsys, "wiki", "find", "zyzzyva", "--vault", str(vault)) == (
+        1,
+        "",
+        "no wiki page matches 'zyzzyva'\nnot searched: 1 markdown file in the searched dirs: "
+        '1 in sub-dirs (set depth = "tree" in .mnemosyne.toml); wiki lint lists them\n',
+    )
+
+
 def test_a_tree_miss_lists_what_a_match_lists(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -377,6 +377,9 @@ class VaultIndex:
         if listing.dirs != self.dirs:
             self._stale = True  # the config changed under us: its event rebuilds again
         self.layout = layout
+        # A flat miss lists the vault in the caller (no left-out files kept here), so what
+        # the listing passed over would only sit in memory for the server's whole life.
+        listing.passed_over = []
         self._walk = listing.walk
         skipped = {}
         for dir_rel, name in listing.symlinks:

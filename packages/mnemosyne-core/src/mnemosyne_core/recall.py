@@ -238,7 +238,7 @@ def recall(
             continue
         take_page(result, page, recall_fields(data), folded_terms, data)
     rank(result)
-    if not result.matches and not result.unreadable:
+    if not result.matches and not result.incomplete:
         result.left_out = left_out_files(pages)
     return result
 

@@ -615,6 +615,9 @@ class TreeWalk:
         #: listed dir, so that a name met there later is judged as the walk would.
         self.before_listing = before_listing
         self.rules_by_dir: dict[str, tuple[IgnoreRules, ...]] = {}
+        #: The searched dirs, vault-relative: in a flat layout one may lie inside another
+        #: (``dirs = [".", "atlas"]``), and its pages are searched, not left out.
+        self.searched_rels = frozenset("" if name == VAULT_ROOT_DIR else name for name in layout.dirs)
 
     def walk(self, dir_rel: str, dir_path: str) -> None:
         """List the pages of the searched dir ``dir_rel`` (at ``dir_path``), and in a tree
@@ -693,6 +696,8 @@ class TreeWalk:
                 continue
             child = prefix + name
             if entry.is_dir(follow_symlinks=False):
+                if not self.tree and child in self.searched_rels:
+                    continue  # listed as a searched dir of its own
                 if not descend:
                     if passed is not None:
                         passed.append(entry)
@@ -797,16 +802,20 @@ class TreeWalk:
         return data.decode("utf-8", "replace").splitlines()
 
 
-def left_out_files(pages: Scan) -> list[tuple[str, str]]:
+def left_out_files(pages: Scan) -> list[tuple[str, str]] | None:
     """The markdown files the layout leaves out in the searched dirs, as ``scan(left_out=...)``
     adds them (in another order), found among what the listing of ``pages`` passed over:
     only the dirs below a flat layout's dirs, which it never entered, are listed. What a
-    miss tells about, without listing the searched dirs a second time."""
+    miss tells about, without listing the searched dirs a second time. None when the vault
+    failed under that walk: the miss stands, and its note is the caller's to try or drop."""
     left_out: list[tuple[str, str]] = []
     if pages.layout is None or not any(entries for _, _, entries in pages.passed_over):
         return left_out
     walk = pages.walk if pages.walk is not None else TreeWalk(pages, pages.layout, pages.memory_dir)
-    walk.add_left_out(pages.passed_over, left_out)
+    try:
+        walk.add_left_out(pages.passed_over, left_out)
+    except OSError:
+        return None
     return left_out
 
 
