@@ -61,6 +61,19 @@ print(" ".join(sorted(sys.modules)), file=sys.stderr)
 """
 
 
+def run_probe(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``mnemosyne *argv`` through the console script's main, the names of the modules it
+    imported on stderr's last line (bytecode not written: each call is a user's first)."""
+    return subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **env},
+    )
+
+
 @pytest.mark.parametrize(
     ("words", "vault_flag"),
     [
@@ -75,14 +88,7 @@ print(" ".join(sorted(sys.modules)), file=sys.stderr)
 def test_a_find_call_imports_no_heavy_module(words: list[str], vault_flag: bool) -> None:
     """With --vault or AION_VAULT, find reads no user config, so it needs no tomllib."""
     flag = ["--vault", str(FIXTURE_VAULT)] if vault_flag else []
-    completed = subprocess.run(
-        [sys.executable, "-c", PROBE, "wiki", "find", *words, *flag],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "AION_VAULT": "" if vault_flag else str(FIXTURE_VAULT)},
-    )
+    completed = run_probe("wiki", "find", *words, *flag, AION_VAULT="" if vault_flag else str(FIXTURE_VAULT))
     modules = set(completed.stderr.splitlines()[-1].split())
     assert "mnemosyne_core.find" in modules  # the probe really searched
     assert sorted(modules & set(HEAVY_MODULES)) == []
@@ -94,14 +100,7 @@ def test_a_miss_on_ascii_pages_imports_no_re(tmp_path: Path) -> None:
     for dir_name, text in (("atlas", "plain ascii text\n"), ("hermes", "---\ntitle: Relay\n---\nrelay\n")):
         (tmp_path / dir_name).mkdir()
         (tmp_path / dir_name / "page.md").write_text(text, encoding="ascii")
-    completed = subprocess.run(
-        [sys.executable, "-c", PROBE, "wiki", "find", "zyzzyva", "--vault", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-    )
+    completed = run_probe("wiki", "find", "zyzzyva", "--vault", str(tmp_path))
     assert completed.stderr.splitlines()[0] == "no wiki page matches 'zyzzyva'"
     modules = set(completed.stderr.splitlines()[-1].split())
     assert "mnemosyne_core.find" in modules
@@ -123,14 +122,7 @@ def test_a_tree_imports_pathspec_only_for_a_rule_that_can_match_what_it_walks(
     (tmp_path / "Notes" / "Kestrel.md").write_text("kestrel\n", encoding="ascii")
     (tmp_path / "Notes" / "drafts" / "Kestrel draft.md").write_text("kestrel\n", encoding="ascii")
     (tmp_path / ".gitignore").write_text(gitignore, encoding="ascii")
-    completed = subprocess.run(
-        [sys.executable, "-c", PROBE, "wiki", "find", "kestrel", "--paths", "--vault", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-    )
+    completed = run_probe("wiki", "find", "kestrel", "--paths", "--vault", str(tmp_path))
     pages = ["Notes/Kestrel.md"] if imports_pathspec else ["Notes/Kestrel.md", "Notes/drafts/Kestrel draft.md"]
     assert (completed.returncode, completed.stdout.splitlines()) == (0, pages)
     assert ("pathspec" in completed.stderr.splitlines()[-1].split()) is imports_pathspec
@@ -144,14 +136,7 @@ def test_a_page_with_aliases_and_dates_is_shown_without_yaml_or_datetime(tmp_pat
         "---\ntitle: Kestrel notes\naliases: [Falcon field guide, Old name]\ncreated: 2026-03-05\n---\nbody\n",
         encoding="ascii",
     )
-    completed = subprocess.run(
-        [sys.executable, "-c", PROBE, "wiki", "find", "falcon", "--vault", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-    )
+    completed = run_probe("wiki", "find", "falcon", "--vault", str(tmp_path))
     assert (completed.returncode, completed.stdout) == (0, "atlas/kestrel.md \u2014 Kestrel notes\n")
     modules = set(completed.stderr.splitlines()[-1].split())
     assert sorted(modules & {"yaml", "datetime"}) == []

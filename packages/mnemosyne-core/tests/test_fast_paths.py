@@ -513,6 +513,16 @@ def test_folding_needles_name_every_character_that_can_fold_into_the_keyword() -
         assert expected <= set(folding_needles(letter.lower()))
 
 
+def test_a_folding_character_is_a_needle_only_where_its_fold_fits_the_keyword() -> None:
+    """ß folds to ``ss``: it can make part of ``mass`` and ``st``, never of ``kestrel``,
+    whose one ``s`` stands between ``e`` and ``t``; so a German page is not folded whole for
+    a ``kestrel`` find, as it was when any shared letter counted."""
+    sharp_s = "ß".encode()
+    assert sharp_s in folding_needles("mass")
+    assert sharp_s in folding_needles("st")
+    assert sharp_s not in folding_needles("kestrel")
+
+
 # --- unescaped against YAML's double-quoted strings -------------------------------------------
 
 ESCAPE_PIECES = st.sampled_from(
