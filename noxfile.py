@@ -228,13 +228,16 @@ def properties(session: nox.Session) -> None:
 @nox.session(name="serve-soak", default=False)
 def serve_soak(session: nox.Session) -> None:
     """The server's differential property tests with many more examples (default 500) than
-    the default run's 15: `nox -s serve-soak -- 2000`."""
+    the default run's 15: `nox -s serve-soak -- 2000`; further options go to pytest."""
     install_editable(session, *TEST_REQUIREMENTS)
-    examples = session.posargs[0] if session.posargs else "500"
+    examples, *pytest_options = session.posargs or ["500"]
     session.run(
         "pytest",
         "packages/mnemosyne-cli/tests/test_server_properties.py",
         "-q",
+        # Hundreds of examples outlast the default run's per-test limit (pyproject.toml).
+        "--timeout=3600",
+        *pytest_options,
         env={"MNEMOSYNE_SERVE_EXAMPLES": examples},
     )
 
