@@ -84,9 +84,9 @@ def build_requirements() -> list[str]:
 
 
 def install_editable(session: nox.Session, *requirements: str) -> None:
-    """``requirements``, then every package, editable, in one pip call so local packages
-    satisfy each other. The build backend is installed with ``requirements`` and used from
-    this venv: pip's fresh build venv per package took about 30 s of every session."""
+    """``requirements`` and the build backend, then every package, editable, in one pip
+    call so local packages satisfy each other. The backend is used from this venv: pip's
+    fresh build venv per package took about 30 s of every session."""
     # editables: what hatchling asks for to build an editable (get_requires_for_build_editable).
     session.install(*requirements, *build_requirements(), "editables")
     session.install("--no-build-isolation", *(arg for package in PACKAGES for arg in ("-e", package)))
