@@ -34,13 +34,14 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 @pytest.fixture(scope="session", autouse=True)
 def _no_user_config_nor_enclosing_vault(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """HOME and XDG_CONFIG_HOME point at empty dirs, and the tests run from an empty dir: no
+    """HOME, XDG_CONFIG_HOME and XDG_CACHE_HOME point at empty dirs, and the tests run from an empty dir: no
     test reads the developer's ~/.config/mnemosyne/config.toml, nor finds a .mnemosyne.toml
     above the checkout. A test that needs either sets it up itself (monkeypatch)."""
     home = tmp_path_factory.mktemp("home")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOME", str(home))
         patch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+        patch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
         patch.chdir(tmp_path_factory.mktemp("cwd"))
         yield
 

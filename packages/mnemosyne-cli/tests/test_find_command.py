@@ -342,16 +342,26 @@ def test_a_failure_says_when_options_came_after_the_separator(
     assert AFTER_SEPARATOR not in run(capsys, "wiki", "find", "--vault", vault, "--", "--verbose")[2]
 
 
+#: The two ways a find reads its pages, and the flags that choose each: the plain scan
+#: (find.py) and the scan through the page cache (cache.py), each with its own open_page.
+READERS = pytest.mark.parametrize(("reader", "flags"), [("find", ["--no-cache"]), ("cache", [])])
+
+
+@READERS
 def test_incomplete_search_with_no_match_exits_3(
-    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    fake_vault: FakeVault,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    reader: str,
+    flags: list[str],
 ) -> None:
     vault = fake_vault({"atlas/locked.md": "needle", "atlas/open.md": "hay"})
 
     def deny(path: str) -> int:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("mnemosyne_core.find.open_page", deny)
-    assert run(capsys, "wiki", "find", "needle", "--vault", vault) == (
+    monkeypatch.setattr(f"mnemosyne_core.{reader}.open_page", deny)
+    assert run(capsys, "wiki", "find", "needle", "--vault", vault, *flags) == (
         3,
         "",
         "no wiki page matches 'needle' among the pages that could be read\n"
@@ -400,7 +410,9 @@ def test_ctrl_c_exits_130_without_traceback(
         raise KeyboardInterrupt
 
     monkeypatch.setattr("mnemosyne_core.find.search", interrupted)
+    monkeypatch.setattr("mnemosyne_core.cache.CachedScan.search", interrupted)
     assert run(capsys, "wiki", "find", "mastra", "--vault", vault) == (130, "", "\n")
+    assert run(capsys, "wiki", "find", "mastra", "--vault", vault, "--no-cache") == (130, "", "\n")
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

@@ -52,7 +52,7 @@ def test_a_narrow_usage_breaks_between_words_on_every_python(
     monkeypatch.setenv("COLUMNS", "40")
     usage = help_text(capsys, ["wiki", "find", "--help"]).partition("\n\n")[0]
     indent = " " * len("usage: mnemosyne wiki find ")
-    assert usage.splitlines()[-3:] == [f"{indent}[--no-server]", f"{indent}KEYWORD", f"{indent}[KEYWORD ...]"]
+    assert usage.splitlines()[-3:] == [f"{indent}[--no-cache]", f"{indent}KEYWORD", f"{indent}[KEYWORD ...]"]
 
 
 def test_a_wide_terminal_gets_long_lines(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,6 +21,7 @@ from vault_pages import no_vault_message
 
 from mnemosyne_cli.app import main
 from mnemosyne_contract import load_schema
+from mnemosyne_core import cache as cache_module
 from mnemosyne_core import recall as recall_module
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, VAULT_ENV_VAR
 from mnemosyne_core.vault import read_page_bytes
@@ -273,21 +274,31 @@ def test_usage_errors_exit_64(harness: Path, capsys: pytest.CaptureFixture[str],
     assert capsys.readouterr() == ("", f"mnemosyne: error: {message}\n")
 
 
+@pytest.mark.parametrize("cached", [False, True], ids=["plain", "cached"])
 def test_an_unreadable_page_with_no_match_exits_3(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cached: bool
 ) -> None:
     vault = wiki_vault(tmp_path)
     write_page(vault, "wiki/locked.md", "tags: [auth]")
     write_page(vault, "wiki/open.md", "tags: [other]")
     real_read = read_page_bytes
+    real_open_page = cache_module.open_page
 
     def read(page: PageRef) -> bytes:
         if page.name == "locked.md":
             raise PermissionError(errno.EACCES, "Permission denied")
         return real_read(page)
 
+    def open_page(read_path: str) -> int:
+        if read_path.endswith("/locked.md"):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open_page(read_path)
+
+    # The plain scan reads each page whole; the cached one through the cache's reader.
+    flags = [] if cached else ["--no-cache"]
     monkeypatch.setattr(recall_module, "read_page_bytes", read)
-    assert main(["wiki", "recall", "auth", "--vault", str(vault)]) == 3
+    monkeypatch.setattr(cache_module, "open_page", open_page)
+    assert main(["wiki", "recall", "auth", "--vault", str(vault), *flags]) == 3
     assert capsys.readouterr() == (
         "",
         "no wiki entry matched 'auth' among the pages that could be read\n"
@@ -295,7 +306,7 @@ def test_an_unreadable_page_with_no_match_exits_3(
         "mnemosyne: warning: wiki/locked.md: cannot read (Permission denied); skipped\n",
     )
     write_page(vault, "wiki/open.md", "tags: [auth]")
-    assert main(["wiki", "recall", "auth", "--vault", str(vault)]) == 0
+    assert main(["wiki", "recall", "auth", "--vault", str(vault), *flags]) == 0
     out, err = capsys.readouterr()
     assert out.startswith("wiki/open.md\n")
     assert err == "mnemosyne: warning: wiki/locked.md: cannot read (Permission denied); skipped\n"

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from pyfakefs.fake_filesystem_unittest import Patcher
 
+import mnemosyne_core.cache
 import mnemosyne_core.find
 import mnemosyne_core.vault
 from mnemosyne_cli.app import main
@@ -100,8 +101,9 @@ def test_unreadable_dir_makes_the_search_incomplete(non_root_fs: Any, capsys: py
 # --- things vanishing during the scan ---------------------------------------------------------
 
 
+@pytest.mark.parametrize(("reader", "flags"), [(mnemosyne_core.find, ["--no-cache"]), (mnemosyne_core.cache, [])])
 def test_page_vanishing_mid_scan_is_a_warning(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, reader: Any, flags: list[str]
 ) -> None:
     write_pages(tmp_path, {"atlas/gone.md": "kestrel\n", "atlas/stays.md": "kestrel\n"})
     real_open_page = mnemosyne_core.vault.open_page
@@ -111,8 +113,8 @@ def test_page_vanishing_mid_scan_is_a_warning(
             os.remove(read_path)
         return real_open_page(read_path)
 
-    monkeypatch.setattr(mnemosyne_core.find, "open_page", open_after_deleting_gone)
-    assert run_cli(capsys, "wiki", "find", "kestrel", "--vault", str(tmp_path)) == (
+    monkeypatch.setattr(reader, "open_page", open_after_deleting_gone)
+    assert run_cli(capsys, "wiki", "find", "kestrel", "--vault", str(tmp_path), *flags) == (
         0,
         "atlas/stays.md — stays\n",
         f"{WARNING}atlas/gone.md: cannot read (vanished during the search); skipped\n",
@@ -197,14 +199,14 @@ def test_reader_closing_stdout_before_cat_ends_quietly(tmp_path: Path) -> None:
 SIGINT_CHILD = """
 import signal, sys, threading
 signal.signal(signal.SIGINT, signal.default_int_handler)
-import mnemosyne_core.find as find
+import mnemosyne_core.cache as cache, mnemosyne_core.find as find
 real_open_page = find.open_page
 def open_page_after_waiting(read_path):
     sys.stderr.write("searching\\n")
     sys.stderr.flush()
     threading.Event().wait()
     return real_open_page(read_path)
-find.open_page = open_page_after_waiting
+find.open_page = cache.open_page = open_page_after_waiting
 from mnemosyne_cli.app import run
 sys.argv = ["mnemosyne", *sys.argv[1:]]
 run()

@@ -243,12 +243,12 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
 
 
 def backend_for(args: Any, ask_server: bool) -> Backend:
-    """Where a call's pages come from: the vault's server for find and recall (unless
-    --no-server), which scans whenever it cannot answer; else the scan."""
-    if ask_server and getattr(args, "command", None) in ("find", "recall") and not args.no_server:
-        from mnemosyne_cli.client import RemoteBackend
+    """Where a call's pages come from: for find and recall, as ``client.backend_for``
+    says (the server is asked only when ``ask_server``); else the scan."""
+    if getattr(args, "command", None) in ("find", "recall"):
+        from mnemosyne_cli.client import backend_for as pages_for
 
-        return RemoteBackend()
+        return pages_for(no_cache=args.no_cache, no_server=args.no_server or not ask_server)
     from mnemosyne_core.backend import SCAN
 
     return SCAN

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from mnemosyne_cli.options import COLOR, DIR, NO_SERVER, VAULT, Option
+from mnemosyne_cli.options import COLOR, DIR, NO_CACHE, NO_SERVER, VAULT, Option
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -81,5 +81,7 @@ def add_color_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_no_server_argument(parser: argparse.ArgumentParser) -> None:
-    """--no-server, for the commands a ``wiki serve`` answers (find, recall)."""
+    """--no-server and --no-cache, for the commands the page cache and a ``wiki serve``
+    answer (find, recall)."""
     add_option(parser, NO_SERVER)
+    add_option(parser, NO_CACHE)

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from mnemosyne_core.backend import Backend, Scanner
+    from mnemosyne_core.backend import Backend
+    from mnemosyne_core.cache import CachedScan
     from mnemosyne_core.recall import RecallResult
     from mnemosyne_core.results import FindResult
 
@@ -114,6 +115,21 @@ def _recv_exactly(sock: Any, count: int, deadline: float) -> bytes | None:
         chunks.append(chunk)
         count -= len(chunk)
     return b"".join(chunks)
+
+
+def backend_for(*, no_cache: bool, no_server: bool) -> Backend:
+    """Where find's and recall's pages come from: with --no-cache, the plain scan; with
+    --no-server, the scan through the page cache; else the vault's server when one runs,
+    which falls back to the cached scan."""
+    if no_cache:
+        from mnemosyne_core.backend import SCAN
+
+        return SCAN
+    if no_server:
+        from mnemosyne_core.cache import CachedScan
+
+        return CachedScan()
+    return RemoteBackend()
 
 
 class RemoteBackend:
@@ -227,12 +243,11 @@ class RemoteBackend:
 
         autostart.start_if_wanted(vault_real, self.environ)
 
-    @staticmethod
-    def _scan() -> Scanner:
-        """What answers when no server does: the scan."""
-        from mnemosyne_core.backend import SCAN
+    def _scan(self) -> CachedScan:
+        """What answers when no server does: the scan, through the page cache."""
+        from mnemosyne_core.cache import CachedScan
 
-        return SCAN
+        return CachedScan(self.environ)
 
 
 class Status:

@@ -122,17 +122,13 @@ def _answer(words: list[str]) -> int:
     assert args is not None
     console.color_mode = args.color
     # A running 'wiki serve' for the vault answers it when it can (docs/server.md).
-    return guarded(console, lambda: int(args.handler(args, console, _backend(args.no_server))))
+    return guarded(console, lambda: int(args.handler(args, console, _backend(args))))
 
 
-def _backend(no_server: bool) -> Backend:
-    if no_server:
-        from mnemosyne_core.backend import SCAN
+def _backend(args: SimpleNamespace) -> Backend:
+    from mnemosyne_cli.client import backend_for
 
-        return SCAN
-    from mnemosyne_cli.client import RemoteBackend
-
-    return RemoteBackend()
+    return backend_for(no_cache=args.no_cache, no_server=args.no_server)
 
 
 def _end_interrupted_line() -> None:

@@ -138,5 +138,11 @@ NO_SERVER = Option(
     ("--no-server",), "no_server", "scan the vault even when a 'wiki serve' runs for it (the answer is the same)"
 )
 
+NO_CACHE = Option(
+    ("--no-cache",),
+    "no_cache",
+    "read every page from disk, without the page cache or a 'wiki serve' (the answer is the same)",
+)
+
 #: Every option of ``wiki find``, in --help's order.
-FIND_OPTIONS = (CAT, JSON, MATCHED, PATHS, ABSOLUTE, NULL, LIMIT, VAULT, DIR, COLOR, NO_SERVER)
+FIND_OPTIONS = (CAT, JSON, MATCHED, PATHS, ABSOLUTE, NULL, LIMIT, VAULT, DIR, COLOR, NO_SERVER, NO_CACHE)

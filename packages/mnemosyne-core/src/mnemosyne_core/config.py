@@ -39,7 +39,7 @@ DEFAULT_SCANNED_DIRS: tuple[str, ...] = CONSTELLATIONS + CROSS_CUTTING_DIRS
 VAULT_CONFIG_FILE = ".mnemosyne.toml"
 #: The keys a vault config file may hold. ``dirs``, ``depth``, ``suffixes`` and ``exclude``
 #: make up its layout (``Layout``); docs/commands.md, "Layouts", describes each.
-VAULT_CONFIG_KEYS: tuple[str, ...] = ("dirs", "depth", "suffixes", "exclude", "memory_dir", "lint", "serve")
+VAULT_CONFIG_KEYS: tuple[str, ...] = ("dirs", "depth", "suffixes", "exclude", "memory_dir", "lint", "serve", "cache")
 LAYOUT_KEYS: tuple[str, ...] = ("dirs", "depth", "suffixes", "exclude")
 
 # --- layouts: which files of a vault are its pages ---------------------------------------
@@ -82,9 +82,22 @@ class VaultConfig:
 
     ``serve_auto`` is ``[serve] auto``: the first find or recall with no server to ask
     starts ``wiki serve`` for the vault (mnemosyne_cli.autostart). Off unless true.
+
+    ``cache_enabled`` is ``[cache] enabled``: find and recall keep what they read of each
+    page in the page cache on disk (mnemosyne_core.cache). On unless false.
     """
 
-    __slots__ = ("depth", "dirs", "exclude", "lint_ignore", "memory_dir", "path", "serve_auto", "suffixes")
+    __slots__ = (
+        "cache_enabled",
+        "depth",
+        "dirs",
+        "exclude",
+        "lint_ignore",
+        "memory_dir",
+        "path",
+        "serve_auto",
+        "suffixes",
+    )
 
     def __init__(
         self,
@@ -97,8 +110,10 @@ class VaultConfig:
         depth: str | None = None,
         suffixes: tuple[str, ...] | None = None,
         exclude: tuple[str, ...] | None = None,
+        cache_enabled: bool = True,
     ):
         self.dirs = dirs
+        self.cache_enabled = cache_enabled
         self.memory_dir = memory_dir
         self.lint_ignore = lint_ignore
         self.serve_auto = serve_auto
@@ -114,7 +129,16 @@ class VaultConfig:
         return any(value is not None for value in (self.dirs, self.depth, self.suffixes, self.exclude))
 
     def _key(self) -> tuple[object, ...]:
-        return (self.dirs, self.memory_dir, self.lint_ignore, self.serve_auto, self.depth, self.suffixes, self.exclude)
+        return (
+            self.dirs,
+            self.memory_dir,
+            self.lint_ignore,
+            self.serve_auto,
+            self.depth,
+            self.suffixes,
+            self.exclude,
+            self.cache_enabled,
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, VaultConfig):
@@ -124,7 +148,8 @@ class VaultConfig:
     def __repr__(self) -> str:
         return (
             f"VaultConfig(dirs={self.dirs!r}, memory_dir={self.memory_dir!r}, "
-            f"lint_ignore={self.lint_ignore!r}, serve_auto={self.serve_auto!r})"
+            f"lint_ignore={self.lint_ignore!r}, serve_auto={self.serve_auto!r}, depth={self.depth!r}, "
+            f"suffixes={self.suffixes!r}, exclude={self.exclude!r}, cache_enabled={self.cache_enabled!r})"
         )
 
 
@@ -278,7 +303,7 @@ def load_vault_config(vault: str) -> VaultConfig:
     the wrong shape.
     """
     path = os.path.join(vault, VAULT_CONFIG_FILE)
-    data = _load_toml(path, VAULT_CONFIG_KEYS, "dirs, depth, suffixes, exclude, memory_dir, [lint], [serve]")
+    data = _load_toml(path, VAULT_CONFIG_KEYS, "dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache]")
     if data is None:
         return VaultConfig()
     dirs = data.get("dirs")
@@ -325,6 +350,7 @@ def load_vault_config(vault: str) -> VaultConfig:
         depth=depth if isinstance(depth, str) else None,
         suffixes=suffixes,
         exclude=exclude,
+        cache_enabled=_cache_enabled(path, data.get("cache")),
     )
 
 
@@ -376,21 +402,36 @@ def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(ignore))
 
 
+def _cache_enabled(path: str, table: object) -> bool:
+    """``[cache] enabled``: true or false, true when absent."""
+    return _boolean_table_key(path, "cache", "enabled", table, default=True)
+
+
 def _serve_auto(path: str, table: object) -> bool:
     """``[serve] auto``: true or false, false when absent."""
+    return _boolean_table_key(path, "serve", "auto", table, default=False)
+
+
+def _boolean_table_key(path: str, table_name: str, key: str, table: object, *, default: bool) -> bool:
+    """The one key ``key`` of the config table ``[table_name]``: true or false."""
     if table is None:
-        return False
+        return default
     if not isinstance(table, dict):
-        raise VaultError(f"{path}: serve must be a table, e.g. [serve] then auto = true")
-    unknown = sorted(set(table) - {"auto"})
+        raise VaultError(
+            f"{path}: {table_name} must be a table, e.g. [{table_name}] then {key} = {str(not default).lower()}"
+        )
+    unknown = sorted(set(table) - {key})
     if unknown:
         raise VaultError(
-            f"{path} has unknown key(s) {', '.join(f'serve.{key}' for key in unknown)}; allowed: serve.auto"
+            f"{path} has unknown key(s) {', '.join(f'{table_name}.{name}' for name in unknown)}; "
+            f"allowed: {table_name}.{key}"
         )
-    auto = table.get("auto", False)
-    if not isinstance(auto, bool):
-        raise VaultError(f"{path}: serve.auto must be true or false (no quotes), e.g. auto = true")
-    return auto
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise VaultError(
+            f"{path}: {table_name}.{key} must be true or false (no quotes), e.g. {key} = {str(not default).lower()}"
+        )
+    return value
 
 
 #: Where the scanned dirs came from (``scanned_dirs_and_source``).

@@ -250,6 +250,7 @@ class Scan:
 
     __slots__ = (
         "_pages",
+        "cache_enabled",
         "dir_warnings",
         "dirs",
         "error",
@@ -292,6 +293,8 @@ class Scan:
         self.walk: TreeWalk | None = None
         #: The config's memory dir (recall's logs), which no walk enters.
         self.memory_dir: str | None = None
+        #: The config's ``[cache] enabled``: whether find and recall may use the page cache.
+        self.cache_enabled = True
         #: What the listing met and neither took as a page nor entered nor skipped as
         #: hidden, per listed dir: (vault-relative dir, the ignore rules in force there, the
         #: entries). A miss finds the markdown files the layout leaves out among them
@@ -354,6 +357,7 @@ def scan(
         refuse_non_vault(vault)
     result = Scan(vault, layout.dirs, layout)
     result.memory_dir = config.memory_dir
+    result.cache_enabled = config.cache_enabled
     walk = None
     if layout.tree or layout.exclude or left_out is not None:
         walk = result.walk = TreeWalk(result, layout, config.memory_dir, left_out, before_listing)

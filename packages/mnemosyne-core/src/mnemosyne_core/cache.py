@@ -1,0 +1,754 @@
+"""The page cache on disk: what find and recall need of each page, kept between calls and
+validated on every call the way git validates its index.
+
+Every call still lists the vault itself (``vault.scan``: the one listing), then stats each
+listed page. A page whose size, mtime_ns, ctime_ns, inode and device are those the cache
+holds is taken from the cache; any other is read again by this process, with its own
+rights, exactly as the scan reads it (``read_page``). The one matcher (``find.judge``)
+and recall's one rule decide, as in the scan.
+
+Racily clean pages (git's rule): a page whose mtime or ctime is within ``RACY_NS`` of the
+moment it was read may be written again within the same timestamp tick without its stat
+changing. Such an entry is marked racy and read again on every call until it is older.
+
+Each cache file is per user (below ``$XDG_CACHE_HOME/mnemosyne``, mode 0700, files 0600),
+per vault, and per set of rights: uid, gids, capabilities and mount namespace are part of
+its name, so a process with other rights never takes another's reads as its own. A dir
+that is a symlink, not ours, or open to others' writes is never used. The file is written
+whole to a temporary name and renamed over the old one, so a reader sees the old file or
+the new one, never part of one; concurrent writers each rename a whole file, and the last
+one wins. Its header holds the payload's length and CRC-32: a truncated or corrupt file,
+one from another version of this code or another Python, is ignored and rebuilt.
+
+The format is made for a query that few pages answer: every page's record (its folded
+title, path and aliases, then its folded text, as ``read_page`` builds it) is one buffer,
+so finding the pages that hold a keyword is a loop of ``bytes.find`` over that buffer,
+one step per page that holds it, not per page.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import stat
+import sys
+import time
+import zlib
+from bisect import bisect_right
+from functools import partial
+
+from mnemosyne_core.config import stem_of
+from mnemosyne_core.errors import MnemosyneError
+from mnemosyne_core.fold import decode, fold
+from mnemosyne_core.frontmatter import locate, string_field, title_of
+from mnemosyne_core.vault import (
+    left_out_files,
+    open_page,
+    read_as_judged,
+    read_to_end,
+    resolve_vault,
+    scan,
+    unreadable_warning,
+)
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from mnemosyne_core.recall import RecallFields, RecallResult
+    from mnemosyne_core.results import FindResult
+    from mnemosyne_core.vault import Identity, Scan
+
+    #: What the cache holds of a page's file: (size, mtime_ns, ctime_ns, inode, device).
+    StatKey = tuple[int, int, int, int, int]
+
+#: The first bytes of every cache file; a file that starts otherwise is not ours.
+MAGIC = b"MNEMPC\x00\x01"
+#: Bumped whenever what a record holds changes, so older files are ignored.
+FORMAT = 1
+#: A page changed this recently may change again without its stat showing it: the
+#: coarsest timestamps of the file systems vaults live on (FAT's 2 s) and then some.
+RACY_NS = 3_000_000_000
+#: Where the cache dir lives below ``$XDG_CACHE_HOME`` (default ``~/.cache``).
+CACHE_DIR_NAME = "mnemosyne"
+CACHE_SUFFIX = ".pages"
+_HEADER_BYTES = len(MAGIC) + 12
+
+
+class CacheUnusable(MnemosyneError):
+    """The cache cannot be used for this call: the caller searches without it."""
+
+
+# --- one page's inputs -----------------------------------------------------------------
+
+
+class Page:
+    """One listed page as find and recall need it, or why it could not be read."""
+
+    __slots__ = (
+        "constellation",
+        "error",
+        "folded_aliases",
+        "folded_path",
+        "folded_title",
+        "head",
+        "key",
+        "racy",
+        "recall",
+        "record",
+        "text_start",
+        "title",
+        "type",
+    )
+
+    def __init__(self) -> None:
+        #: UTF-8 of folded title, NUL, folded vault-relative path, NUL, each folded alias
+        #: and a NUL, then the folded text: ``keyword in record`` is judge's ``holds`` for
+        #: every keyword (no keyword holds a NUL).
+        self.record = b""
+        #: Where the text starts in ``record``.
+        self.text_start = 0
+        #: judge's inputs besides the text, kept as they are given to it (a title may hold
+        #: a NUL, so they are not split out of the record).
+        self.folded_title = ""
+        self.folded_path = ""
+        self.folded_aliases: tuple[str, ...] = ()
+        self.title = ""
+        self.constellation: str | None = None
+        self.type: str | None = None
+        #: The page's bytes up to the end of its frontmatter (recall parses them), or None.
+        self.head: bytes | None = None
+        #: Recall's fields, made on the first recall (False: not made yet; None: none).
+        self.recall: RecallFields | bool | None = False
+        #: The file as it was read (``stat_key``).
+        self.key: StatKey = (0, 0, 0, 0, 0)
+        #: Changed too recently to trust its stat next time (see the module's docstring).
+        self.racy = False
+        #: Why the page could not be read; then nothing else is set.
+        self.error: OSError | None = None
+
+    @property
+    def identity(self) -> Identity:
+        """The page as ``vault.identity_of`` tells versions apart."""
+        size, mtime_ns, _ctime_ns, inode, device = self.key
+        return device, inode, size, mtime_ns
+
+
+def stat_key(info: os.stat_result) -> StatKey:
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+
+
+def read_page(read_path: str, rel_path: str, now_ns: int | None = None) -> Page:
+    """Read one page whole, as the scan reads it, and keep its inputs; a failure is kept
+    as the page's error. The stat is taken before the read and checked after it: a page
+    written while it was read is kept racy, so it is read again next time."""
+    from mnemosyne_core.find import aliases_of, page_fields
+
+    page = Page()
+    try:
+        fd = open_page(read_path)
+        try:
+            before = os.fstat(fd)
+            data = read_to_end(fd)
+            after = os.fstat(fd)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        page.error = error
+        return page
+    page.key = stat_key(before)
+    now_ns = time.time_ns() if now_ns is None else now_ns
+    page.racy = (
+        stat_key(after) != page.key
+        or max(before.st_mtime_ns, before.st_ctime_ns) >= now_ns - RACY_NS
+        or not stat.S_ISREG(before.st_mode)
+    )
+    name = rel_path.rpartition("/")[2]
+    fields = page_fields(data)
+    page.title = title_of(fields, stem_of(name))
+    page.constellation = string_field(fields, "constellation")
+    page.type = string_field(fields, "type")
+    span = locate(data)
+    page.head = data[: span[2]] if span is not None else None
+    folded_text = data.lower() if data.isascii() else fold(decode(data)).encode("utf-8")
+    page.folded_title = fold(page.title)
+    page.folded_path = fold(rel_path)
+    page.folded_aliases = tuple(fold(alias) for alias in aliases_of(fields))
+    names = (page.folded_title, page.folded_path, *page.folded_aliases)
+    prefix = b"".join(utf8(name) + b"\0" for name in names)
+    page.text_start = len(prefix)
+    page.record = prefix + folded_text
+    return page
+
+
+def utf8(text: str) -> bytes:
+    # File names may hold lone surrogates (undecodable bytes); keywords too. surrogatepass
+    # keeps UTF-8's property that a byte match is a character match.
+    return text.encode("utf-8", "surrogatepass")
+
+
+def record_contains(record: bytes, text_start: int, folded_keyword: str) -> bool:
+    """``text_contains`` for judge: whether the keyword is in the page's folded text."""
+    return record.find(utf8(folded_keyword), text_start) >= 0
+
+
+def record_position(record: bytes, text_start: int, folded_keyword: str) -> tuple[int, int] | None:
+    """``text_position`` for judge: where the keyword first occurs in the page's folded
+    text, (line, column in characters), as the scan's ``TextMatcher.position`` counts it."""
+    found = record.find(utf8(folded_keyword), text_start)
+    if found < 0:
+        return None
+    line_start = max(record.rfind(b"\n", text_start, found) + 1, text_start)
+    # A match of whole UTF-8 characters starts on a character boundary: the bytes of its
+    # line before it decode whole.
+    column = len(record[line_start:found].decode("utf-8", "surrogatepass"))
+    return record.count(b"\n", text_start, found), column
+
+
+# --- where the cache lives ---------------------------------------------------------------
+
+
+def cache_dir_path(environ: Mapping[str, str]) -> str | None:
+    """``$XDG_CACHE_HOME/mnemosyne`` (a relative XDG_CACHE_HOME is ignored, as the XDG spec
+    says), else ``~/.cache/mnemosyne``; None when there is no home to put it in."""
+    base = environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = environ.get("HOME", "")
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".cache")
+    return os.path.join(os.path.normpath(base), CACHE_DIR_NAME)
+
+
+def unsafe_dir_reason(path: str) -> str | None:
+    """Why the cache dir at ``path`` must not be used (a symlink, not a dir, owned by
+    another user, writable by others), or None."""
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symlink"
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a directory"
+    if info.st_uid != os.geteuid():
+        return "is owned by another user"
+    if info.st_mode & 0o022:
+        return "is writable by other users"
+    return None
+
+
+def usable_cache_dir(environ: Mapping[str, str], *, create: bool) -> tuple[str | None, str | None]:
+    """(the cache dir, None) when it may be used, made 0700 if ``create``; (None, why not)
+    otherwise. A dir that cannot be made (no home, a read-only one) is no cache, quietly:
+    the reason is for ``wiki info``."""
+    path = cache_dir_path(environ)
+    if path is None:
+        return None, "no cache dir: neither XDG_CACHE_HOME nor HOME is an absolute path"
+    try:
+        reason = unsafe_dir_reason(path)
+    except FileNotFoundError:
+        if not create:
+            return None, f"{path} does not exist yet"
+        try:
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            os.mkdir(path, 0o700)
+            reason = unsafe_dir_reason(path)
+        except FileExistsError:
+            reason = unsafe_dir_reason(path)
+        except OSError as error:
+            return None, f"cannot make {path}: {error.strerror}"
+    except OSError as error:
+        return None, f"cannot use {path}: {error.strerror}"
+    if reason is not None:
+        return None, f"{path} {reason}: it is never used"
+    return path, None
+
+
+def rights_key() -> bytes:
+    """What decides which files this process can read: effective uid and gids, the
+    capabilities in force, and the mount namespace (which mounts it sees)."""
+    parts = [f"{os.geteuid()}:{os.getegid()}:{sorted(os.getgroups())}".encode()]
+    try:
+        with open("/proc/self/status", "rb") as status:
+            parts += [line.strip() for line in status if line.startswith(b"CapEff:")]
+        parts.append(str(os.stat("/proc/self/ns/mnt").st_ino).encode())
+    except OSError:
+        pass
+    return repr(parts).encode()
+
+
+def code_key() -> bytes:
+    """What decides what a record holds besides the page: this format, the Python (its
+    Unicode tables fold), and the modules that read pages, by their files' stat."""
+    parts: list[object] = [FORMAT, sys.version]
+    package = os.path.dirname(__file__)
+    for module in READING_MODULES:
+        try:
+            info = os.stat(os.path.join(package, module))
+            parts.append((info.st_size, info.st_mtime_ns))
+        except OSError:
+            parts.append(None)
+    return repr(parts).encode()
+
+
+#: The modules whose code decides what a record holds: a change to any (a new install, an
+#: edit) makes every cache file written before it one that is ignored.
+READING_MODULES = ("cache.py", "find.py", "fold.py", "fold_sources.py", "frontmatter.py", "recall.py", "vault.py")
+
+
+def cache_file_path(cache_dir: str, vault_real: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(utf8(vault_real) + b"\0" + rights_key()).hexdigest()
+    return os.path.join(cache_dir, digest[:32] + CACHE_SUFFIX)
+
+
+# --- the file ----------------------------------------------------------------------------
+
+
+class Stored:
+    """A cache file as read: the pages by vault-relative path, their records sliced from one
+    buffer only when used."""
+
+    __slots__ = ("index", "keys", "metas", "offsets", "racy", "records", "token")
+
+    def __init__(self, payload: tuple[Any, ...]):
+        paths_text, self.keys, self.racy, offsets, self.metas, self.records, self.token = payload[2:]
+        paths = paths_text.split("\0") if paths_text else []
+        self.index = dict(zip(paths, range(len(paths)), strict=True))
+        self.offsets: list[int] = offsets
+        if len(self.offsets) != len(paths) + 1 or len(self.keys) != len(paths) or len(self.metas) != len(paths):
+            raise CacheUnusable("inconsistent")
+
+    def page(self, position: int) -> Page:
+        # A NUL follows each record in the buffer (``save``).
+        record = self.records[self.offsets[position] : self.offsets[position + 1] - 1]
+        return _page_from((self.keys[position], bool(self.racy[position]), self.metas[position], record))
+
+
+def load(path: str, code: bytes) -> Stored | None:
+    """The cache file at ``path``, or None when there is none or it is not one this code
+    wrote whole (truncated, corrupt, another version, not ours, not a regular file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+            return None
+        data = read_to_end(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) < _HEADER_BYTES or not data.startswith(MAGIC):
+        return None
+    length = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+    checksum = int.from_bytes(data[len(MAGIC) + 8 : _HEADER_BYTES], "little")
+    payload = memoryview(data)[_HEADER_BYTES:]
+    if len(payload) != length or zlib.crc32(payload) != checksum:
+        return None
+    try:
+        fields = marshal.loads(payload)  # noqa: S302 - our own file, 0600, checksummed
+        if not isinstance(fields, tuple) or len(fields) != 9 or fields[0] != FORMAT or fields[1] != code:
+            return None
+        return Stored(fields)
+    except (ValueError, EOFError, TypeError, CacheUnusable):
+        return None
+
+
+def save(path: str, code: bytes, pages: Sequence[tuple[str, Page]], token: object = None) -> None:
+    """Write the cache file at ``path`` whole, to a temporary name first, then renamed over
+    the old one. Raises OSError (the caller goes on without it); leaves no temporary file."""
+    paths = []
+    keys = []
+    racy = bytearray()
+    metas = []
+    offsets = [0]
+    records = []
+    for rel_path, page in pages:
+        key, page_racy, meta, record = _page_fields(page)
+        paths.append(rel_path)
+        keys.append(key)
+        racy.append(page_racy)
+        metas.append(meta)
+        records.append(record)
+        offsets.append(offsets[-1] + len(record) + 1)
+    # Each record ends in a NUL, so the buffer can be searched as it is (``Snapshot.holding``).
+    buffer = b"\0".join(records) + b"\0" if records else b""
+    fields: Any = (FORMAT, code, "\0".join(paths), keys, bytes(racy), offsets, metas, buffer, token)
+    payload = marshal.dumps(fields)
+    header = MAGIC + len(payload).to_bytes(8, "little") + zlib.crc32(payload).to_bytes(4, "little")
+    temporary = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    try:
+        try:
+            with open(fd, "wb", closefd=False) as out:
+                out.write(header)
+                out.write(payload)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _recall_to(recall: RecallFields | bool | None) -> object:
+    """Recall's fields as marshal keeps them: False (not made yet), None, or a tuple with
+    its date as an ordinal."""
+    if recall is None or isinstance(recall, bool):
+        return recall
+    updated = recall.updated.toordinal() if recall.updated is not None else None
+    return (recall.folded, recall.slug, recall.tags, recall.title, updated)
+
+
+def _recall_from(stored: object) -> RecallFields | bool | None:
+    if stored is None or isinstance(stored, bool):
+        return stored
+    import datetime
+
+    from mnemosyne_core.recall import RecallFields
+
+    assert isinstance(stored, tuple)
+    fields = RecallFields.__new__(RecallFields)
+    fields.folded, fields.slug, fields.tags, fields.title, updated = stored
+    fields.updated = datetime.date.fromordinal(updated) if updated is not None else None
+    return fields
+
+
+# --- a call's view of the pages ----------------------------------------------------------
+
+
+class Snapshot:
+    """The listed pages of one call, each fresh, in scan order: their records in one
+    buffer (``buffer``, a NUL after each) for the keyword loop, their other fields taken
+    from the cache only for the pages a query looks at."""
+
+    __slots__ = ("buffer", "changed", "refs", "sources", "starts", "stored", "unreadable")
+
+    def __init__(self, stored: Stored | None) -> None:
+        self.stored = stored
+        #: (vault-relative path, dir) of each readable listed page, in scan order.
+        self.refs: list[tuple[str, str]] = []
+        #: Each page read anew, or its position in ``stored``.
+        self.sources: list[Page | int] = []
+        #: Where each page's record starts in ``buffer``.
+        self.starts: list[int] = []
+        self.buffer = b""
+        #: (vault-relative path, error) of each listed page that could not be read.
+        self.unreadable: list[tuple[str, OSError]] = []
+        #: Whether any page was read anew, or the cache held pages no longer listed.
+        self.changed = False
+
+    def __len__(self) -> int:
+        return len(self.refs)
+
+    def page(self, index: int) -> Page:
+        """The page at ``index`` (scan order), made from the cache on first use."""
+        source = self.sources[index]
+        if isinstance(source, Page):
+            return source
+        assert self.stored is not None
+        page = self.sources[index] = self.stored.page(source)
+        return page
+
+    def pages(self) -> list[Page]:
+        return [self.page(index) for index in range(len(self.refs))]
+
+    def holding(self, needle: bytes) -> list[int]:
+        """The positions of the pages whose record holds ``needle``, in scan order: one
+        ``find`` a page that holds it, none for the pages that do not."""
+        found: list[int] = []
+        buffer, starts = self.buffer, self.starts
+        position = buffer.find(needle)
+        while position >= 0:
+            index = bisect_right(starts, position) - 1
+            found.append(index)
+            following = starts[index + 1] if index + 1 < len(starts) else len(buffer)
+            position = buffer.find(needle, following)
+        return found
+
+
+def fresh_snapshot(pages: Scan, stored: Stored | None, *, part: bool = False) -> Snapshot:
+    """Every listed page, from ``stored`` where its stat is the one held and it is not racy,
+    read anew otherwise (by two processes when there are many to read). ``part``: the
+    listing is part of the vault's (--dir), so the cache's other pages are not gone."""
+    snapshot = Snapshot(stored)
+    links = pages.links
+    listed: list[tuple[str, str, int | str | OSError]] = []
+    to_read: list[tuple[str, str]] = []
+    for dir_name, dir_path, names in pages.listing:
+        prefix = f"{dir_name}/" if dir_name else ""
+        for name in names:
+            rel_path = prefix + name
+            read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
+            position = stored.index.get(rel_path) if stored is not None else None
+            if position is not None and stored is not None and not stored.racy[position]:
+                try:
+                    # Not followed: a page swapped for a symlink is read, and refused, anew.
+                    info = os.lstat(read_path)
+                except OSError as error:
+                    listed.append((rel_path, dir_name, error))
+                    continue
+                if stat_key(info) == stored.keys[position] and stat.S_ISREG(info.st_mode):
+                    listed.append((rel_path, dir_name, position))
+                    continue
+            listed.append((rel_path, dir_name, read_path))
+            to_read.append((read_path, rel_path))
+    read = iter(read_pages(to_read))
+    sources = snapshot.sources
+    for rel_path, dir_name, entry in listed:
+        if isinstance(entry, OSError):
+            snapshot.unreadable.append((rel_path, entry))
+            continue
+        source: Page | int = next(read) if isinstance(entry, str) else entry
+        if isinstance(source, Page) and source.error is not None:
+            snapshot.unreadable.append((rel_path, source.error))
+            continue
+        snapshot.refs.append((rel_path, dir_name))
+        sources.append(source)
+    every_stored = stored is not None and not to_read and len(sources) == len(stored.index)
+    if every_stored and stored is not None and sources == list(range(len(sources))):
+        # Nothing changed and the listing's order is the cache's: its buffer as it is.
+        snapshot.buffer = stored.records
+        snapshot.starts = stored.offsets[:-1]
+        return snapshot
+    snapshot.changed = stored is None or bool(to_read) or (not part and len(sources) != len(stored.index))
+    records = [snapshot.page(index).record for index in range(len(sources))]
+    offset = 0
+    for record in records:
+        snapshot.starts.append(offset)
+        offset += len(record) + 1
+    snapshot.buffer = b"\0".join(records)
+    return snapshot
+
+
+#: Reading a page whole costs 50-300 microseconds (a YAML parse is most of it), a fork and
+#: its pipe about a millisecond: from this many pages to read, the second core reads half.
+SPLIT_MIN_PAGES = 200
+
+
+def read_pages(to_read: Sequence[tuple[str, str]]) -> list[Page]:
+    """``read_page`` of each (read path, vault-relative path), in order; the second half in
+    a forked child when there are many and the machine has a second core. A child that
+    fails has its half read here, so the answer never depends on it."""
+    from mnemosyne_core.find import _can_fork
+
+    now_ns = time.time_ns()
+    if len(to_read) < SPLIT_MIN_PAGES or not _can_fork():
+        return [read_page(read_path, rel_path, now_ns) for read_path, rel_path in to_read]
+    half = len(to_read) // 2
+    reader, writer = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(reader)
+        os.close(writer)
+        return [read_page(read_path, rel_path, now_ns) for read_path, rel_path in to_read]
+    if pid == 0:  # the child: never returns, never runs the caller's code
+        code = 1
+        try:
+            os.close(reader)
+            pages = [_page_fields(read_page(read_path, rel_path, now_ns)) for read_path, rel_path in to_read[half:]]
+            with open(writer, "wb", closefd=True) as pipe:
+                pipe.write(marshal.dumps(pages))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writer)
+    with open(reader, "rb", closefd=True) as pipe:
+        try:
+            first = [read_page(read_path, rel_path, now_ns) for read_path, rel_path in to_read[:half]]
+            payload = pipe.read()
+            _, status = os.waitpid(pid, 0)
+        except BaseException:
+            from mnemosyne_core.find import _end_child
+
+            _end_child(pid)
+            raise
+    if os.waitstatus_to_exitcode(status) == 0:
+        try:
+            # From our own child, through a pipe only it and we hold.
+            return first + [_page_from(fields) for fields in marshal.loads(payload)]  # noqa: S302
+        except (ValueError, EOFError, TypeError):
+            pass  # a child that died mid-write: read its half here
+    return first + [read_page(read_path, rel_path, now_ns) for read_path, rel_path in to_read[half:]]
+
+
+def _page_fields(page: Page) -> tuple[Any, ...]:
+    """A page as marshal takes it (``_page_from`` makes it again)."""
+    if page.error is not None:
+        return (page.error.errno, page.error.strerror, page.error.filename)
+    names = (page.folded_title, page.folded_path, page.folded_aliases)
+    meta = (page.text_start, page.title, page.constellation, page.type, page.head, _recall_to(page.recall), names)
+    return (page.key, page.racy, meta, page.record)
+
+
+def _page_from(fields: tuple[Any, ...]) -> Page:
+    page = Page()
+    if len(fields) == 3:
+        page.error = OSError(*fields) if fields[0] is not None else OSError(fields[1])
+        return page
+    page.key, page.racy, meta, page.record = fields
+    page.text_start, page.title, page.constellation, page.type, page.head, recall, names = meta
+    page.folded_title, page.folded_path, page.folded_aliases = names
+    page.recall = _recall_from(recall)
+    return page
+
+
+class CachedScan:
+    """The Backend that lists the vault on every call and takes each unchanged page from
+    the cache on disk; it answers exactly as the scan (``backend.SCAN``) does, and falls
+    back to it whenever the cache cannot be used."""
+
+    def __init__(self, environ: Mapping[str, str] = os.environ):
+        self.environ = environ
+        #: Why the last call could not use the cache (a dir that is unsafe), for a warning.
+        self.unsafe: str | None = None
+
+    def search(
+        self,
+        vault: str | os.PathLike[str] | None,
+        keywords: Sequence[str],
+        *,
+        limit: int = 20,
+        dirs: Sequence[str] | None = None,
+        keep_content: bool = False,
+    ) -> FindResult:
+        """``find.search``'s answer; raises what it raises."""
+        from mnemosyne_core.find import Tally, judge, prepare_query, search
+
+        folded = prepare_query(keywords, limit)
+        vault_real = resolve_vault(vault)
+        pages = scan(vault_real, dirs)
+        snapshot = self._snapshot(pages, bool(dirs))
+        if snapshot is None:
+            return search(vault_real, keywords, limit=limit, dirs=dirs, keep_content=keep_content)
+        tally = Tally(len(folded), limit)
+        for rel_path, error in snapshot.unreadable:
+            tally.unreadable_page(rel_path, error)
+        tally.searched = len(snapshot)
+        holding = [snapshot.holding(utf8(keyword)) for keyword in folded]
+        tally.counts = [len(found) for found in holding]
+        fewest: list[int] = min(holding, key=len)
+        candidates = set(fewest).intersection(*holding)
+        for index in sorted(candidates):
+            rel_path, dir_name = snapshot.refs[index]
+            page = snapshot.page(index)
+            _holds, key = judge(
+                folded,
+                rel_path,
+                page.folded_path,
+                page.folded_title,
+                partial(record_contains, page.record, page.text_start),
+                partial(record_position, page.record, page.text_start),
+                page.folded_aliases,
+            )
+            if key is not None:
+                fields = {"constellation": page.constellation, "type": page.type}
+                tally.add_match(rel_path, dir_name, page.title, fields, key)
+        result = tally.result(pages, keywords)
+        if result.total == 0 and not result.incomplete:
+            result.left_out = left_out_files(pages)
+        if keep_content and result.total == 1:
+            match = result.matches[0]
+            at = next(index for index, (rel_path, _) in enumerate(snapshot.refs) if rel_path == match.path)
+            identity = snapshot.page(at).identity
+            content = read_as_judged(vault_real, match.path, identity)
+            if content is None:  # it changed since it was judged: the plain path decides
+                return search(vault_real, keywords, limit=limit, dirs=dirs, keep_content=keep_content)
+            match.content = content
+        return result
+
+    def recall(
+        self,
+        vault: str | os.PathLike[str] | None,
+        topic: str | Sequence[str],
+        *,
+        dirs: Sequence[str] | None = None,
+    ) -> RecallResult:
+        """``recall.recall``'s answer; raises what it raises."""
+        from mnemosyne_core.recall import (
+            RecallResult,
+            fill_read_entries,
+            fold_terms,
+            rank,
+            recall,
+            recall_fields,
+            split_topic,
+            take_page,
+        )
+        from mnemosyne_core.vault import PageRef
+
+        terms = split_topic(topic)
+        vault_real = resolve_vault(vault)
+        pages = scan(vault_real, dirs)
+        snapshot = self._snapshot(pages, bool(dirs), fill_recall=True)
+        if snapshot is None:
+            return recall(vault_real, topic, dirs=dirs)
+        result = RecallResult(vault_real, topic if isinstance(topic, str) else " ".join(topic), terms)
+        result.warnings.extend(pages.warnings)
+        result.unreadable = pages.incomplete
+        for rel_path, error in snapshot.unreadable:
+            result.unreadable += 1
+            result.warnings.append(unreadable_warning(rel_path, error))
+        folded_terms = fold_terms(terms)
+        identities = {}
+        for (rel_path, dir_name), page in zip(snapshot.refs, snapshot.pages(), strict=True):
+            if page.recall is False:
+                page.recall = recall_fields(page.head) if page.head is not None else None
+            fields = page.recall if not isinstance(page.recall, bool) else None
+            identities[rel_path] = page.identity
+            take_page(result, PageRef(dir_name, rel_path.rpartition("/")[2], ""), fields, folded_terms, b"")
+        rank(result)
+        if not result.matches and not result.incomplete:
+            result.left_out = left_out_files(pages)
+        if not fill_read_entries(result, [identities[entry.path] for entry in result.read]):
+            return recall(vault_real, topic, dirs=dirs)  # a read entry changed since it was judged
+        return result
+
+    def _snapshot(self, pages: Scan, dirs_given: bool, *, fill_recall: bool = False) -> Snapshot | None:
+        """The call's fresh pages through the cache, saved back when anything changed; None
+        when the cache is off or cannot be used (the caller takes the plain path)."""
+        if not pages.cache_enabled:
+            return None
+        cache_dir, why_not = usable_cache_dir(self.environ, create=True)
+        if cache_dir is None:
+            if why_not is not None and why_not.endswith("never used"):
+                self.unsafe = why_not
+            return None
+        path = cache_file_path(cache_dir, pages.vault)
+        code = code_key()
+        stored = load(path, code)
+        snapshot = fresh_snapshot(pages, stored, part=dirs_given)
+        if fill_recall:
+            from mnemosyne_core.recall import recall_fields
+
+            for page in snapshot.pages():
+                if page.recall is False:
+                    page.recall = recall_fields(page.head) if page.head is not None else None
+                    snapshot.changed = True
+        if snapshot.changed:
+            kept = list(zip((rel for rel, _ in snapshot.refs), snapshot.pages(), strict=True))
+            if dirs_given and stored is not None:
+                # A --dir call lists part of the vault: the rest of the cache stays.
+                listed = {rel for rel, _ in snapshot.refs} | {rel for rel, _ in snapshot.unreadable}
+                kept += [(rel, stored.page(at)) for rel, at in stored.index.items() if rel not in listed]
+            # A read-only or full disk: this call's answer does not depend on it.
+            with contextlib.suppress(OSError):
+                save(path, code, kept)
+        return snapshot
+
+
+if TYPE_CHECKING:
+    from mnemosyne_core.backend import Backend
+
+    def _cached_scan_is_a_backend(backend: CachedScan) -> Backend:
+        """mypy --strict holds the cached scan to the interface every command asks."""
+        return backend
+
+
+__all__ = ["CachedScan", "Page", "read_page"]
