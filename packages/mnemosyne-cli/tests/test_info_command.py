@@ -5,6 +5,7 @@ against lint's own findings."""
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 from importlib.metadata import version
@@ -16,6 +17,7 @@ from reliability_vault import build_edge_vault
 
 from mnemosyne_cli.app import main
 from mnemosyne_contract import load_schema
+from mnemosyne_core.cache import cache_dir_path, cache_file_path
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "vaults"
 PAGE = "---\ntitle: {title}\nupdated: 2026-01-02\n---\nbody\n"
@@ -36,10 +38,21 @@ UNSEARCHED = {
 }
 
 
-def last_lines() -> str:
-    """The report's last lines: no server runs in these tests, then the versions."""
+def cache_file(vault: Path) -> str:
+    """The vault's page cache file, in the test session's own cache dir."""
+    cache_dir = cache_dir_path(os.environ)
+    assert cache_dir is not None
+    return cache_file_path(cache_dir, os.path.realpath(vault))
+
+
+def last_lines(vault: Path) -> str:
+    """The report's last lines: no find has written the vault's page cache yet, no server
+    runs in these tests, then the versions."""
     packages = ", ".join(f"{name} {version(name)}" for name in PACKAGES)
-    return f"server: none ('wiki serve' starts one)\nversion: mnemosyne {version('mnemosyne-wiki-cli')} ({packages})\n"
+    return (
+        f"cache: {cache_file(vault)}, not written yet (the next find or recall writes it)\n"
+        f"server: none ('wiki serve' starts one)\nversion: mnemosyne {version('mnemosyne-wiki-cli')} ({packages})\n"
+    )
 
 
 @pytest.fixture
@@ -83,7 +96,7 @@ def test_info_describes_the_vault_given_by_the_flag(vault: Path, capsys: pytest.
         "  analyses/: missing\n"
         "pages: 2\n"
         f"skipped: 2 markdown files find never searches; 'mnemosyne wiki lint --vault {vault}' lists them\n"
-        + last_lines(),
+        + last_lines(vault),
         "",
     )
 
@@ -103,7 +116,7 @@ def test_info_names_the_vault_config_found_from_the_cwd(
         "  atlas/: 2 pages\n"
         "  notes/: missing\n"
         "pages: 2\n"
-        "skipped: 2 markdown files find never searches; 'mnemosyne wiki lint' lists them\n" + last_lines(),
+        "skipped: 2 markdown files find never searches; 'mnemosyne wiki lint' lists them\n" + last_lines(vault),
         "",
     )
 
@@ -170,6 +183,14 @@ def test_info_json_is_the_report_and_matches_the_schema(vault: Path, capsys: pyt
         "pages": 2,
         "unsearched": 2,
         "error": None,
+        "cache": {
+            "enabled": True,
+            "path": cache_file(vault),
+            "bytes": 0,
+            "pages": 0,
+            "fresh": 0,
+            "unused": None,
+        },
         "server": None,
         "auto_start": {"enabled": False, "log": None},
         "version": version("mnemosyne-wiki-cli"),
@@ -195,7 +216,7 @@ def test_info_shows_a_vault_find_cannot_search_and_exits_3(home: Path, capsys: p
         "scanned dirs (from .mnemosyne.toml):\n"
         f"  wiki/: skipped: {reason}\n"
         "pages: 0\n"
-        "skipped: none\n" + last_lines(),
+        "skipped: none\n" + last_lines(root),
         f"mnemosyne: error: vault '{root}' has no scanned dir find can read (wiki): wiki/ is {reason}; "
         "move the dir into the vault, or pass the dir that holds it as --vault\n",
     )

@@ -390,10 +390,27 @@ def save(path: str, code: bytes, pages: Sequence[tuple[str, Page]], token: objec
         finally:
             os.close(fd)
         os.replace(temporary, path)
+        _remove_stale_temporaries(path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+#: A temporary file older than this was left by a writer that was killed mid-write.
+STALE_TEMPORARY_NS = 60_000_000_000
+
+
+def _remove_stale_temporaries(path: str) -> None:
+    """Remove what killed writers of the cache file at ``path`` left behind."""
+    directory, name = os.path.split(path)
+    now = time.time_ns()
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.startswith(name + ".") and entry.name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat(follow_symlinks=False).st_mtime_ns > STALE_TEMPORARY_NS:
+                        os.unlink(entry.path)
 
 
 def _recall_to(recall: RecallFields | bool | None) -> object:
@@ -472,10 +489,11 @@ class Snapshot:
         return found
 
 
-def fresh_snapshot(pages: Scan, stored: Stored | None, *, part: bool = False) -> Snapshot:
+def fresh_snapshot(pages: Scan, stored: Stored | None, *, part: bool = False, read: bool = True) -> Snapshot:
     """Every listed page, from ``stored`` where its stat is the one held and it is not racy,
     read anew otherwise (by two processes when there are many to read). ``part``: the
-    listing is part of the vault's (--dir), so the cache's other pages are not gone."""
+    listing is part of the vault's (--dir), so the cache's other pages are not gone.
+    ``read=False``: only what the cache holds fresh, nothing read (``wiki info``)."""
     snapshot = Snapshot(stored)
     links = pages.links
     listed: list[tuple[str, str, int | str | OSError]] = []
@@ -496,15 +514,16 @@ def fresh_snapshot(pages: Scan, stored: Stored | None, *, part: bool = False) ->
                 if stat_key(info) == stored.keys[position] and stat.S_ISREG(info.st_mode):
                     listed.append((rel_path, dir_name, position))
                     continue
-            listed.append((rel_path, dir_name, read_path))
-            to_read.append((read_path, rel_path))
-    read = iter(read_pages(to_read))
+            if read:
+                listed.append((rel_path, dir_name, read_path))
+                to_read.append((read_path, rel_path))
+    pages_read = iter(read_pages(to_read))
     sources = snapshot.sources
     for rel_path, dir_name, entry in listed:
         if isinstance(entry, OSError):
             snapshot.unreadable.append((rel_path, entry))
             continue
-        source: Page | int = next(read) if isinstance(entry, str) else entry
+        source: Page | int = next(pages_read) if isinstance(entry, str) else entry
         if isinstance(source, Page) and source.error is not None:
             snapshot.unreadable.append((rel_path, source.error))
             continue
@@ -606,8 +625,6 @@ class CachedScan:
 
     def __init__(self, environ: Mapping[str, str] = os.environ):
         self.environ = environ
-        #: Why the last call could not use the cache (a dir that is unsafe), for a warning.
-        self.unsafe: str | None = None
 
     def search(
         self,
@@ -715,10 +732,8 @@ class CachedScan:
         when the cache is off or cannot be used (the caller takes the plain path)."""
         if not pages.cache_enabled:
             return None
-        cache_dir, why_not = usable_cache_dir(self.environ, create=True)
+        cache_dir, _why_not = usable_cache_dir(self.environ, create=True)
         if cache_dir is None:
-            if why_not is not None and why_not.endswith("never used"):
-                self.unsafe = why_not
             return None
         path = cache_file_path(cache_dir, pages.vault)
         code = code_key()
@@ -741,6 +756,46 @@ class CachedScan:
             with contextlib.suppress(OSError):
                 save(path, code, kept)
         return snapshot
+
+
+class CacheInfo:
+    """What ``wiki info`` says of a vault's page cache (``describe_cache``)."""
+
+    __slots__ = ("bytes", "enabled", "fresh", "pages", "path", "unused")
+
+    def __init__(self, enabled: bool, path: str | None, unused: str | None):
+        self.enabled = enabled
+        self.path = path
+        #: Why find and recall do not use it, or None when they do.
+        self.unused = unused
+        self.bytes = 0
+        #: The pages the file holds, and how many of the listed pages it holds unchanged.
+        self.pages = 0
+        self.fresh = 0
+
+    def to_dict(self) -> dict[str, object]:
+        return {slot: getattr(self, slot) for slot in ("enabled", "path", "bytes", "pages", "fresh", "unused")}
+
+
+def describe_cache(pages: Scan, environ: Mapping[str, str] = os.environ) -> CacheInfo:
+    """The cache of the vault ``pages`` lists: where it is, its size, and how many of the
+    listed pages a call would take from it unchanged. Makes and writes nothing."""
+    cache_dir, why_not = usable_cache_dir(environ, create=False)
+    unused = None if pages.cache_enabled else "[cache] enabled = false in the vault's .mnemosyne.toml"
+    if cache_dir is None and (why_not or "").endswith("never used"):
+        unused = unused or why_not
+    # A dir not made yet is made by the first find or recall: name the file it will hold.
+    would_be = cache_dir_path(environ) if cache_dir is None and unused is None else cache_dir
+    path = cache_file_path(would_be, pages.vault) if would_be is not None else None
+    info = CacheInfo(pages.cache_enabled, path, unused)
+    stored = load(path, code_key()) if path is not None else None
+    if path is None or stored is None:
+        return info
+    info.bytes = os.stat(path).st_size
+    info.pages = len(stored.index)
+    snapshot = fresh_snapshot(pages, stored, part=True, read=False)
+    info.fresh = sum(isinstance(source, int) for source in snapshot.sources)
+    return info
 
 
 if TYPE_CHECKING:

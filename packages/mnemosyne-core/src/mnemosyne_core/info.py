@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from mnemosyne_core.cache import describe_cache
 from mnemosyne_core.config import VAULT_CONFIG_FILE, VAULT_ROOT_DIR, scanned_dirs_and_source
 from mnemosyne_core.lint import UNREADABLE, unsearched_findings
 from mnemosyne_core.vault import scan
@@ -15,6 +16,7 @@ from mnemosyne_core.vault import scan
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from mnemosyne_core.cache import CacheInfo
     from mnemosyne_core.config import Layout
     from mnemosyne_core.vault import Scan, VaultLocation
 
@@ -72,7 +74,7 @@ class VaultInfo:
     dir at all, else None.
     """
 
-    __slots__ = ("config_files", "dirs", "dirs_source", "error", "layout", "location", "pages", "unsearched")
+    __slots__ = ("cache", "config_files", "dirs", "dirs_source", "error", "layout", "location", "pages", "unsearched")
 
     def __init__(
         self,
@@ -84,6 +86,7 @@ class VaultInfo:
         error: str | None,
         layout: Layout | None = None,
         pages: int | None = None,
+        cache: CacheInfo | None = None,
     ):
         self.location = location
         self.config_files = config_files
@@ -95,6 +98,8 @@ class VaultInfo:
         self.layout = layout
         #: The pages find searches (a tree's dir inside another searched dir counts once).
         self.pages = sum(info.pages for info in dirs) if pages is None else pages
+        #: The vault's page cache (``cache.describe_cache``).
+        self.cache = cache
 
 
 def describe_vault(
@@ -131,6 +136,7 @@ def describe_vault(
         pages.error,
         pages.layout,
         len(pages),
+        describe_cache(pages, environ),
     )
 
 

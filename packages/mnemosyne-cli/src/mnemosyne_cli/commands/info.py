@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from mnemosyne_cli.client import Status
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
+    from mnemosyne_core.cache import CacheInfo
     from mnemosyne_core.info import DirInfo, VaultInfo
 
 
@@ -108,6 +109,7 @@ def to_json(
         "pages": info.pages,
         "unsearched": info.unsearched,
         "error": info.error,
+        "cache": info.cache.to_dict() if info.cache is not None else None,
         "server": server,
         "auto_start": {"enabled": bool(auto and auto.enabled), "log": auto.log if auto else None},
         "version": __version__,
@@ -145,10 +147,25 @@ def report_lines(
         lines.append(f"skipped: {info.unsearched} markdown {files} find never searches; '{lint}' lists them")
     else:
         lines.append("skipped: none")
+    if info.cache is not None:
+        lines.append(f"cache: {cache_state(info.cache)}")
     lines.append(f"server: {server_state(served, auto)}")
     packages = ", ".join(package_version(name, installed) for name, installed in versions.items())
     lines.append(f"version: mnemosyne {__version__} ({packages})")
     return lines
+
+
+def cache_state(cache: CacheInfo) -> str:
+    """The ``cache:`` line's value: the file, its size and how many pages in it are fresh;
+    or why find and recall do not use it."""
+    if cache.unused is not None:
+        return f"not used: {printable(cache.unused)}"
+    if cache.path is None:
+        return "none (no cache dir can be made: every call reads every page)"
+    if not cache.pages:
+        return f"{printable(cache.path)}, not written yet (the next find or recall writes it)"
+    size = f"{cache.bytes / (1 << 20):.1f} MiB"
+    return f"{printable(cache.path)}, {size}, {cache.fresh} of {counted(cache.pages, 'page')} fresh"
 
 
 def server_state(served: Status | None, auto: AutoStarted | None) -> str:
