@@ -56,6 +56,24 @@ def miss_note(
     return _left_out_note(left_out, vault_layout(vault_real, dirs).suffixes)
 
 
+def no_pages_message(vault_real: str, dirs: Sequence[str] | None = None) -> str:
+    """Why a search of the vault at ``vault_real`` (--dir ``dirs``) that listed no page at
+    all is a vault error, not a miss: what was searched (the dirs, how deep, the suffixes)
+    and that it held nothing, with the way out. A wrong path or a typo lands on a folder
+    with no notes, and "no wiki page matches" would read as "no such page"."""
+    layout = vault_layout(vault_real, dirs)
+    present = [name for name in layout.dirs if os.path.isdir(os.path.join(vault_real, name))] or layout.dirs
+    where = ", ".join("./" if name == VAULT_ROOT_DIR else f"{name}/" for name in present)
+    depth = "and every dir below" if layout.tree else "(only the files directly in each)"
+    *others, last = layout.suffixes
+    suffixes = f"{', '.join(others)} or {last}" if others else last
+    return (
+        f"vault {vault_real!r} holds no page: find searched {where} {depth} for files ending in {suffixes} "
+        "and found none; pass --vault the folder that holds your notes, or name its dirs with --dir "
+        "('mnemosyne wiki info' shows what is searched)"
+    )
+
+
 def _left_out_note(left_out: Sequence[tuple[str, str]], layout_suffixes: Sequence[str]) -> str | None:
     """``miss_note``'s line for the files in ``left_out`` (as ``scan(left_out=...)`` lists
     them) under a layout searching ``layout_suffixes``; None when there are none."""
