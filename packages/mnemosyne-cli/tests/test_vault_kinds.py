@@ -77,3 +77,49 @@ def test_a_vault_with_one_page_still_misses_with_exit_1(tmp_path: Path, capsys: 
         "",
         "no wiki page matches 'zzz'\n",
     )
+
+
+# --- a dir merely named like a default dir, and what ignore files exclude ---
+
+LOOK_ALIKE_NOTE = (
+    "not searched: 1 markdown file: 1 outside the default (Aion) dirs, in pages/ (the vault has apollo/, so it is "
+    'searched as an Aion vault; set dirs = ["."] and depth = "tree" in .mnemosyne.toml to search the whole '
+    "folder); wiki lint lists them\n"
+)
+
+
+def test_a_dir_named_like_a_default_dir_never_narrows_a_miss_silently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = write(tmp_path, {"pages/Flashcards.md": "# Flashcards\n", "apollo/setup.md": "# Setup\n"})
+    assert run(capsys, "wiki", "find", "flashcards", "--vault", vault) == (
+        ExitCode.NO_MATCH,
+        "",
+        "no wiki page matches 'flashcards'\n" + LOOK_ALIKE_NOTE,
+    )
+    # info says the same, word for word; the setting it names finds the page.
+    code, out, _ = run(capsys, "wiki", "info", "--vault", vault)
+    assert code == ExitCode.OK
+    assert LOOK_ALIKE_NOTE in out
+    (tmp_path / ".mnemosyne.toml").write_text('dirs = ["."]\ndepth = "tree"\n', encoding="utf-8")
+    assert run(capsys, "wiki", "find", "flashcards", "--vault", vault) == (
+        ExitCode.OK,
+        "pages/Flashcards.md — Flashcards\n",
+        "",
+    )
+
+
+def test_a_miss_counts_what_gitignore_excludes_and_info_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = write(tmp_path, {"Welcome.md": "# Welcome\n", "Private/Passwords.md": "x\n", ".gitignore": "Private/\n"})
+    note = (
+        "not searched: 1 markdown file in the searched dirs: 1 excluded by .gitignore "
+        "(find skips them, as rg does; a '!' rule there takes one back)\n"
+    )
+    assert run(capsys, "wiki", "find", "passwords", "--vault", vault) == (
+        ExitCode.NO_MATCH,
+        "",
+        "no wiki page matches 'passwords'\n" + note,
+    )
+    assert note in run(capsys, "wiki", "info", "--vault", vault)[1]

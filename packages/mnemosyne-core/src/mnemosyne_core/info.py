@@ -72,7 +72,17 @@ class VaultInfo:
     dir at all, else None.
     """
 
-    __slots__ = ("config_files", "dirs", "dirs_source", "error", "layout", "location", "pages", "unsearched")
+    __slots__ = (
+        "config_files",
+        "dirs",
+        "dirs_given",
+        "dirs_source",
+        "error",
+        "layout",
+        "location",
+        "pages",
+        "unsearched",
+    )
 
     def __init__(
         self,
@@ -95,6 +105,8 @@ class VaultInfo:
         self.layout = layout
         #: The pages find searches (a tree's dir inside another searched dir counts once).
         self.pages = sum(info.pages for info in dirs) if pages is None else pages
+        #: The --dir the description was asked with (None: the layout's dirs).
+        self.dirs_given: Sequence[str] | None = None
 
 
 def describe_vault(
@@ -122,7 +134,7 @@ def describe_vault(
     unreadable = {finding.path: finding.message for finding in findings if finding.code == UNREADABLE}
     # A scanned dir that is skipped or unreadable shows in the dir list, not in the count.
     unsearched = len({finding.path for finding in findings} - set(pages.dirs))
-    return VaultInfo(
+    described = VaultInfo(
         location,
         config_files,
         dirs_source,
@@ -132,6 +144,8 @@ def describe_vault(
         pages.layout,
         len(pages),
     )
+    described.dirs_given = dirs
+    return described
 
 
 def _dir_infos(pages: Scan, unreadable: Mapping[str, str]) -> list[DirInfo]:

@@ -145,6 +145,14 @@ def report_lines(
         lines.append(f"skipped: {info.unsearched} markdown {files} find never searches; '{lint}' lists them")
     else:
         lines.append("skipped: none")
+    if info.error is None:
+        # What a miss would say, word for word (the same classifier): the files an ignore
+        # file excludes and those beside the default (Aion) dirs, with the way out.
+        from mnemosyne_core.layout import miss_note
+
+        note = miss_note(info.location.path, info.dirs_given)
+        if note is not None:
+            lines.append(printable(note))
     lines.append(f"server: {server_state(served, auto)}")
     packages = ", ".join(package_version(name, installed) for name, installed in versions.items())
     lines.append(f"version: mnemosyne {__version__} ({packages})")
