@@ -72,3 +72,27 @@ def test_commands_doc_lists_every_exit_code() -> None:
         assert re.search(rf"^\| {int(code)} \| {code.name} \|", text, re.MULTILINE), (
             f"exit code {code} is not documented"
         )
+
+
+def test_the_colour_section_names_exactly_the_commands_that_take_color() -> None:
+    text = COMMANDS_DOC.read_text(encoding="utf-8")
+    section = text.partition("### Colour\n")[2].partition("\n## ")[0]
+    match = re.search(r"bold yellow\. (.*?) take `--color WHEN`; (.*?) do not", section, re.DOTALL)
+    assert match, "the Colour section no longer says which commands take --color"
+    named = set(re.findall(r"\b[a-z]+\b", match.group(1).replace(" and ", ", "))) - {"and"}
+    refused = set(re.findall(r"`([a-z]+)`", match.group(2)))
+    parsers = {**wiki_commands(), "completion": subparsers_of(build_parser())["completion"]}
+    takes = {name for name, parser in parsers.items() if any("--color" in a.option_strings for a in parser._actions)}
+    assert named == takes
+    assert refused == set(parsers) - takes
+
+
+def test_serve_and_every_command_find_the_vault_the_same_way() -> None:
+    """No section says a command's --vault defaults to $AION_VAULT alone: every command
+    finds the vault as docs/commands.md, "Finding the vault", says."""
+    text = COMMANDS_DOC.read_text(encoding="utf-8")
+    assert "default `$AION_VAULT` |" not in text
+    for command in sorted(wiki_commands()):
+        row = re.search(r"^\| `--vault PATH` \| (.*)$", doc_section(command), re.MULTILINE)
+        if row:
+            assert "[found](#finding-the-vault)" in row.group(1), command

@@ -3,6 +3,7 @@ exit-code meanings wrap; example command lines stay whole so they can be copied.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -87,3 +88,24 @@ def test_a_tiny_or_bad_columns_value_still_prints_help(
     assert help_text(capsys, ["wiki", "info", "--help"]) == tiny  # 20 columns is the floor
     monkeypatch.setenv("COLUMNS", "wide")
     assert help_text(capsys, ["wiki", "info", "--help"]).startswith("usage: mnemosyne wiki info ")
+
+
+@pytest.mark.parametrize("columns", [60, 80, 100])
+@pytest.mark.parametrize("argv", HELP_CALLS, ids=" ".join)
+def test_a_description_wraps_as_paragraphs_without_orphans(
+    argv: list[str], columns: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each line of a description's paragraph is filled as far as the next word allows:
+    a source line wrapped on its own left "a" or "it." alone on a line at 80 columns."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    text = help_text(capsys, argv)
+    description = text.split("\n\n")[1:]
+    first_block = next(block for block in description if not block.startswith(("options:", "positional", " ")))
+    width = columns - 2
+    lines = first_block.splitlines()
+    underfilled = [
+        (line, following)
+        for line, following in itertools.pairwise(lines)
+        if len(line) + 1 + len(following.split()[0]) <= width
+    ]
+    assert underfilled == []

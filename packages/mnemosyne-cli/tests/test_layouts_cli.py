@@ -304,6 +304,7 @@ def test_only_other_suffixes_in_a_tree_name_only_suffixes(tmp_path: Path, capsys
 
 
 def test_a_miss_in_a_vault_that_leaves_nothing_out_adds_nothing(docs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (docs / ".gitignore").unlink()  # what it excludes is counted on a miss
     assert run(capsys, "wiki", "find", "zzz", "--vault", str(docs)) == (1, "", "no wiki page matches 'zzz'\n")
 
 

@@ -283,14 +283,56 @@ def test_a_miss_note_counts_nested_files_and_other_suffixes(tmp_path: Path) -> N
         },
     )
     assert miss_note(vault) == (
-        'not searched: 4 markdown files in the searched dirs: 2 in sub-dirs (set depth = "tree" in .mnemosyne.toml), '
-        '2 ending in .MD or .mdx (set suffixes = [".md", ".MD", ".mdx"] in .mnemosyne.toml); wiki lint lists them'
+        'not searched: 5 markdown files: 2 in sub-dirs (set depth = "tree" in .mnemosyne.toml), '
+        '2 ending in .MD or .mdx (set suffixes = [".md", ".MD", ".mdx"] in .mnemosyne.toml), '
+        "1 outside the default (Aion) dirs, in notes/ (the vault has atlas/, so it is searched as an Aion vault; "
+        'set dirs = ["."] and depth = "tree" in .mnemosyne.toml to search the whole folder); wiki lint lists them'
     )
 
 
-def test_a_miss_note_leaves_out_what_is_left_out_on_purpose(tmp_path: Path) -> None:
-    vault = build(tmp_path, {".gitignore": "old/\n", "old/a.md": "", ".trash/b.md": "", "c.md": "", "d.txt": ""})
+def test_a_miss_note_counts_what_ignore_files_exclude_by_the_file_that_does(tmp_path: Path) -> None:
+    """Hidden files and what the config excludes are left out on purpose; what an ignore
+    file excludes is counted, by that file, inside ignored dirs too."""
+    vault = build(
+        tmp_path,
+        {
+            ".gitignore": "old/\n",
+            "old/a.md": "",
+            "old/deep/b.mdx": "",
+            "docs/.ignore": "*.draft.md\n",
+            "docs/x.draft.md": "",
+            ".trash/b.md": "",
+            "c.md": "",
+            "d.txt": "",
+            "skip/e.md": "",
+            ".mnemosyne.toml": 'exclude = ["skip/"]\n',
+        },
+    )
+    assert miss_note(vault) == (
+        "not searched: 3 markdown files in the searched dirs: 3 excluded by ignore files: 2 by .gitignore, "
+        "1 by docs/.ignore (find skips them, as rg does; a '!' rule there takes one back)"
+    )
+
+
+def test_a_miss_note_says_nothing_when_nothing_is_left_out(tmp_path: Path) -> None:
+    vault = build(tmp_path, {".trash/b.md": "", "c.md": "", "d.txt": "", ".gitignore": ".DS_Store\n"})
     assert miss_note(vault) is None
+
+
+def test_dirs_named_like_default_ones_never_narrow_a_miss_silently(tmp_path: Path) -> None:
+    """A Logseq graph with an apollo/ dir: the Aion layout applies, and the miss says what
+    lies beside it, in which dirs, and the setting that searches the whole folder."""
+    vault = build(
+        tmp_path,
+        {"pages/Flashcards.md": "", "journals/2024_01_01.md": "", "apollo/setup.md": "", "README.md": ""},
+    )
+    assert miss_note(vault) == (
+        "not searched: 3 markdown files: 3 outside the default (Aion) dirs, in journals/, pages/, the vault root "
+        '(the vault has apollo/, so it is searched as an Aion vault; set dirs = ["."] and depth = "tree" in '
+        ".mnemosyne.toml to search the whole folder); wiki lint lists them"
+    )
+    # --dir and a config's dirs are the user's own choice: nothing beside them is counted.
+    assert miss_note(vault, ["apollo"]) is None
 
 
 # --- a miss finds what the layout leaves out in the search's own listing ---------------------

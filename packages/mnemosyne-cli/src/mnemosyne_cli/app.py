@@ -72,17 +72,34 @@ class Parser(argparse.ArgumentParser):
         return formatter_class(prog=self.prog, width=_help_width())
 
 
+def _paragraphs(text: str) -> list[str]:
+    """The lines of a help text with each run of prose lines (not blank, not indented)
+    joined into one; blank and indented lines (examples, exit codes) stay as they are."""
+    joined: list[str] = []
+    prose = False
+    for line in text.splitlines():
+        is_prose = bool(line) and not line[0].isspace()
+        if is_prose and prose:
+            joined[-1] += " " + line
+        else:
+            joined.append(line)
+        prose = is_prose
+    return joined
+
+
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """--help wrapped to the terminal's width (``_help_width``): the prose of descriptions
     and each exit code's meaning (under its code) wrap; example command lines stay whole,
-    one per line, so they can be copied."""
+    one per line, so they can be copied. Consecutive prose lines are one paragraph, wrapped
+    as a whole: a description written in lines of its own width would otherwise leave a
+    word or two of each line alone on the next at a narrower terminal."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         import re
         import textwrap
 
         lines: list[str] = []
-        for line in text.splitlines():
+        for line in _paragraphs(text):
             exit_code = re.match(r"(\s+\d+\s+)\S", line)
             if exit_code:
                 hanging = exit_code.group(1)
@@ -153,7 +170,7 @@ def build_parser(only: str | None = None) -> Parser:
     parser = Parser(
         prog=PROG,
         description="Find pages of a markdown wiki vault by keyword, deterministically: "
-        "no LLM, no index, exact exit codes.",
+        "no LLM, answered from the files themselves (nothing kept that could go stale), exact exit codes.",
         epilog=epilog(
             [
                 "mnemosyne wiki find mastra --vault ~/aion",

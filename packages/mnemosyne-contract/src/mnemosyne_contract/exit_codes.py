@@ -14,8 +14,8 @@ class ExitCode(IntEnum):
     #: find --cat: the match count is not exactly one.
     CAT_NEEDS_ONE_MATCH = 2
     #: No vault was found, or it is missing, not a directory or has none of the scanned dirs; its
-    #: config file is invalid; or the search was incomplete (a page could not be read and
-    #: nothing matched).
+    #: config file is invalid; find: its searched dirs hold no page at all (a wrong path, not a
+    #: miss); or the search was incomplete (a page could not be read and nothing matched).
     VAULT_ERROR = 3
     #: ingest: the target page exists with different content (use --force to replace it).
     TARGET_EXISTS = 4

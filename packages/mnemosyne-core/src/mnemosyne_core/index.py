@@ -368,7 +368,9 @@ class VaultIndex:
             return
         self.dirs = layout.dirs
         self._watch_paths_to_dirs(layout)
-        left_out: list[tuple[str, str]] | None = [] if layout.tree else None
+        # No left-out files are kept: those an ignore file excludes lie in dirs no watch
+        # sees, so a served miss lists the vault for its note, as on a flat layout.
+        left_out: list[tuple[str, str]] | None = None
         try:
             listing = scan(self.vault, self.dirs_override, left_out=left_out, before_listing=self._watch_listed_dir)
         except VaultError as error:

@@ -74,7 +74,18 @@ class VaultInfo:
     dir at all, else None.
     """
 
-    __slots__ = ("cache", "config_files", "dirs", "dirs_source", "error", "layout", "location", "pages", "unsearched")
+    __slots__ = (
+        "cache",
+        "config_files",
+        "dirs",
+        "dirs_given",
+        "dirs_source",
+        "error",
+        "layout",
+        "location",
+        "pages",
+        "unsearched",
+    )
 
     def __init__(
         self,
@@ -100,6 +111,8 @@ class VaultInfo:
         self.pages = sum(info.pages for info in dirs) if pages is None else pages
         #: The vault's page cache (``cache.describe_cache``).
         self.cache = cache
+        #: The --dir the description was asked with (None: the layout's dirs).
+        self.dirs_given: Sequence[str] | None = None
 
 
 def describe_vault(
@@ -127,7 +140,7 @@ def describe_vault(
     unreadable = {finding.path: finding.message for finding in findings if finding.code == UNREADABLE}
     # A scanned dir that is skipped or unreadable shows in the dir list, not in the count.
     unsearched = len({finding.path for finding in findings} - set(pages.dirs))
-    return VaultInfo(
+    described = VaultInfo(
         location,
         config_files,
         dirs_source,
@@ -138,6 +151,8 @@ def describe_vault(
         len(pages),
         describe_cache(pages, environ),
     )
+    described.dirs_given = dirs
+    return described
 
 
 def _dir_infos(pages: Scan, unreadable: Mapping[str, str]) -> list[DirInfo]:

@@ -11,6 +11,7 @@ import contextlib
 import os
 
 from mnemosyne_core.config import (
+    DEFAULT_SCANNED_DIRS,
     DEPTH_TREE,
     LAYOUT_FROM_ZERO_CONFIG,
     VAULT_CONFIG_FILE,
@@ -20,11 +21,11 @@ from mnemosyne_core.config import (
     vault_layout,
 )
 from mnemosyne_core.errors import ConfigExistsError, ConfigWriteError, VaultError
-from mnemosyne_core.vault import LEFT_OUT_NESTED, non_vault_reason, scan
+from mnemosyne_core.vault import LEFT_OUT_NESTED, LEFT_OUT_OUTSIDE, non_vault_reason, rule_file_of, scan
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
 
 def _toml_list(items: Sequence[str]) -> str:
@@ -38,33 +39,61 @@ def _toml_list(items: Sequence[str]) -> str:
 def miss_note(
     vault_real: str, dirs: Sequence[str] | None = None, left_out: Sequence[tuple[str, str]] | None = None
 ) -> str | None:
-    """The one line a search that found nothing adds when the searched dirs hold markdown
-    files the layout leaves out (in sub-dirs of a flat layout's dirs, or with a suffix it
-    does not search): how many, of which kind, and the setting that includes them. None
-    when there are none.
+    """The one line a search that found nothing adds when the vault holds markdown files
+    the layout leaves out (in sub-dirs of a flat layout's dirs, with a suffix it does not
+    search, excluded by an ignore file, or beside the default (Aion) dirs): how many, of
+    which kind, and the setting or file that decides it. None when there are none.
 
     ``left_out``: those files as ``scan(left_out=...)`` lists them, when the answer knows
-    them already (the scan's own listing found them, or a server keeps them for a tree);
-    None (a served flat layout) lists the vault once more for them, so only a miss pays
-    for it."""
+    them already (the scan's own listing found them); None (a served answer) lists the
+    vault once more for them, so only a miss pays for it."""
     if left_out is None:
         found: list[tuple[str, str]] = []
         pages = scan(vault_real, dirs, left_out=found)
-        return _left_out_note(found, pages.layout.suffixes if pages.layout is not None else ())
+        return _left_out_note(vault_real, found, pages.layout.suffixes if pages.layout is not None else ())
     if not left_out:
         return None
-    return _left_out_note(left_out, vault_layout(vault_real, dirs).suffixes)
+    return _left_out_note(vault_real, left_out, vault_layout(vault_real, dirs).suffixes)
 
 
-def _left_out_note(left_out: Sequence[tuple[str, str]], layout_suffixes: Sequence[str]) -> str | None:
+def no_pages_message(vault_real: str, dirs: Sequence[str] | None = None) -> str:
+    """Why a search of the vault at ``vault_real`` (--dir ``dirs``) that listed no page at
+    all is a vault error, not a miss: what was searched (the dirs, how deep, the suffixes)
+    and that it held nothing, with the way out. A wrong path or a typo lands on a folder
+    with no notes, and "no wiki page matches" would read as "no such page"."""
+    layout = vault_layout(vault_real, dirs)
+    present = [name for name in layout.dirs if os.path.isdir(os.path.join(vault_real, name))] or layout.dirs
+    where = ", ".join("./" if name == VAULT_ROOT_DIR else f"{name}/" for name in present)
+    depth = "and every dir below" if layout.tree else "(only the files directly in each)"
+    *others, last = layout.suffixes
+    suffixes = f"{', '.join(others)} or {last}" if others else last
+    return (
+        f"vault {vault_real!r} holds no page: find searched {where} {depth} for files ending in {suffixes} "
+        "and found none; pass --vault the folder that holds your notes, or name its dirs with --dir "
+        "('mnemosyne wiki info' shows what is searched)"
+    )
+
+
+def _left_out_note(vault_real: str, left_out: Sequence[tuple[str, str]], layout_suffixes: Sequence[str]) -> str | None:
     """``miss_note``'s line for the files in ``left_out`` (as ``scan(left_out=...)`` lists
     them) under a layout searching ``layout_suffixes``; None when there are none."""
     if not left_out:
         return None
-    nested = sum(1 for kind, _ in left_out if kind == LEFT_OUT_NESTED)
+    nested = outside = 0
+    outside_places: dict[str, None] = {}
     by_suffix: dict[str, int] = {}
+    by_rule_file: dict[str, int] = {}
     for kind, rel_path in left_out:
-        if kind != LEFT_OUT_NESTED:
+        rule_file = rule_file_of(kind)
+        if rule_file is not None:
+            by_rule_file[rule_file] = by_rule_file.get(rule_file, 0) + 1
+        elif kind == LEFT_OUT_NESTED:
+            nested += 1
+        elif kind == LEFT_OUT_OUTSIDE:
+            outside += 1
+            top, slash, _ = rel_path.partition("/")
+            outside_places[f"{top}/" if slash else ""] = None
+        else:
             name = rel_path.rpartition("/")[2]
             suffix = name[name.rindex(".") :]
             by_suffix[suffix] = by_suffix.get(suffix, 0) + 1
@@ -75,10 +104,40 @@ def _left_out_note(left_out: Sequence[tuple[str, str]], layout_suffixes: Sequenc
         wanted = _toml_list((*layout_suffixes, *sorted(by_suffix)))
         ending = " or ".join(sorted(by_suffix))
         parts.append(f"{sum(by_suffix.values())} ending in {ending} (set suffixes = {wanted} in {VAULT_CONFIG_FILE})")
+    if outside:
+        parts.append(f"{outside} {outside_dirs_phrase(vault_real, outside_places)}")
+    if by_rule_file:
+        parts.append(f"{sum(by_rule_file.values())} {ignored_phrase(by_rule_file)}")
     files = "file" if len(left_out) == 1 else "files"
+    where = " in the searched dirs" if not outside else ""
+    listed = "; wiki lint lists them" if len(by_rule_file) < len(parts) or not by_rule_file else ""
+    return f"not searched: {len(left_out)} markdown {files}{where}: {', '.join(parts)}{listed}"
+
+
+def outside_dirs_phrase(vault_real: str, places: Iterable[str]) -> str:
+    """What the default (Aion) layout leaves out beside its dirs, why it applies and the
+    setting that takes it all in: for the miss note and ``wiki info``. ``places``: the
+    top-level dirs those files lie in (``pages/``), "" for the vault root."""
+    dirs = sorted(place for place in places if place)
+    shown = dirs[:3] + ([f"{len(dirs) - 3} more dirs"] if len(dirs) > 3 else [])
+    if "" in places:
+        shown.append("the vault root")
+    present = [name for name in DEFAULT_SCANNED_DIRS if os.path.isdir(os.path.join(vault_real, name))]
+    has = ", ".join(f"{name}/" for name in present[:3]) + (", ..." if len(present) > 3 else "")
     return (
-        f"not searched: {len(left_out)} markdown {files} in the searched dirs: {', '.join(parts)}; wiki lint lists them"
+        f"outside the default (Aion) dirs, in {', '.join(shown)} (the vault has {has}, so it is searched as an "
+        f'Aion vault; set dirs = ["."] and depth = "{DEPTH_TREE}" in {VAULT_CONFIG_FILE} to search the whole folder)'
     )
+
+
+def ignored_phrase(by_rule_file: Mapping[str, int]) -> str:
+    """What ignore files exclude, by the file whose rule does (``vault.ignored_kind``): for
+    the miss note and ``wiki info``, after the count."""
+    if len(by_rule_file) == 1:
+        where = f"by {next(iter(by_rule_file))}"
+    else:
+        where = "by ignore files: " + ", ".join(f"{count} by {name}" for name, count in sorted(by_rule_file.items()))
+    return f"excluded {where} (find skips them, as rg does; a '!' rule there takes one back)"
 
 
 # --- wiki init ---

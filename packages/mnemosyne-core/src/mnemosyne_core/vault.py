@@ -15,10 +15,12 @@ import stat
 
 from mnemosyne_core.config import (
     DEFAULT_SCANNED_DIRS,
+    DIRS_FROM_DEFAULT,
     FROM_ENV,
     FROM_FLAG,
     FROM_USER_CONFIG,
     FROM_VAULT_CONFIG,
+    LAYOUT_FROM_DEFAULT,
     LAYOUT_FROM_ZERO_CONFIG,
     MARKDOWN_SUFFIXES,
     VAULT_CONFIG_FILE,
@@ -297,10 +299,12 @@ class Scan:
         self.cache_enabled = True
         #: What the listing met and neither took as a page nor entered nor skipped as
         #: hidden, per listed dir: (vault-relative dir, the ignore rules in force there, the
-        #: entries). A miss finds the markdown files the layout leaves out among them
-        #: (``left_out_files``) instead of listing the searched dirs again. Kept only when
-        #: ``scan`` was not given a ``left_out`` list.
-        self.passed_over: list[tuple[str, tuple[IgnoreRules, ...], list[os.DirEntry[str]]]] = []
+        #: entries, and where they lie: None in a searched dir, LEFT_OUT_OUTSIDE for the
+        #: vault root's entries outside the default (Aion) dirs, whose rules are read only
+        #: when a miss asks). A miss finds the markdown files the layout leaves out among
+        #: them (``left_out_files``) instead of listing the searched dirs again. Kept only
+        #: when ``scan`` was not given a ``left_out`` list.
+        self.passed_over: list[PassedOver] = []
         self._pages: list[PageRef] | None = None
 
     def __len__(self) -> int:
@@ -336,11 +340,13 @@ def scan(
     scan instead of the first, the reason in its ``error``.
 
     ``left_out``: a list to add the markdown files (``config.MARKDOWN_SUFFIXES``, any case)
-    the layout leaves out in the searched dirs to, as (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX,
-    vault-relative path): what a miss tells about. Hidden, ignored and excluded files are
-    left out on purpose and not added. Without it, the scan keeps what its listing passed
-    over (``Scan.passed_over``), and ``left_out_files`` finds the same files there later,
-    listing only the dirs this scan did not enter.
+    the layout leaves out to, as (kind, vault-relative path), the kind saying why
+    (``left_out_kind``): in a sub-dir of a flat layout's dir, with a suffix it does not
+    search, excluded by an ignore file (``ignored_kind``), or, under the default (Aion)
+    layout, outside its dirs. What a miss tells about. Hidden files and what the config's
+    ``exclude`` names are left out on purpose and not added. Without it, the scan keeps
+    what its listing passed over (``Scan.passed_over``), and ``left_out_files`` finds the
+    same files there later, listing only the dirs this scan did not enter.
 
     ``before_listing(dir_rel, dir_path)`` is called for every dir the layout lists, just
     before it is listed (``wiki serve`` watches it there: a change made after the call is
@@ -402,6 +408,20 @@ def scan(
             _scan_dir(result, dir_rel, dir_path)
         else:
             walk.walk(dir_rel, dir_path)
+    if layout.source == LAYOUT_FROM_DEFAULT and layout.dirs_source == DIRS_FROM_DEFAULT:
+        # A dir merely named like a default dir makes the whole folder an Aion vault: what
+        # lies beside the default dirs is never searched, and a miss must say so.
+        outside = [
+            entry
+            for name, entry in top.items()
+            if not name.startswith(".") and name not in layout.dirs and name != config.memory_dir
+        ]
+        if outside:
+            passed_outside: PassedOver = ("", None, outside, LEFT_OUT_OUTSIDE)
+            if left_out is not None and walk is not None:
+                walk.add_left_out([passed_outside], left_out)
+            else:
+                result.passed_over.append(passed_outside)
     if not result.listing:
         result.error = _no_scanned_dir_message(result, _its_dirs(top), not_dirs)
         if require_dirs:
@@ -539,7 +559,7 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
     suffixes = result.layout.suffixes if result.layout is not None else PAGE_SUFFIX
     # Listed first, so the pages met before a failure mid-listing are still searched.
     result.listing.append((dir_name, dir_path, names))
-    result.passed_over.append((dir_name, (), passed))
+    result.passed_over.append((dir_name, (), passed, None))
     try:
         with os.scandir(dir_path) as entries:
             for entry in entries:
@@ -572,9 +592,28 @@ def _take_symlink(result: Scan, dir_rel: str, name: str, link_path: str, names: 
 
 
 #: The kinds of markdown file a layout leaves out (``scan(left_out=...)``): one in a
-#: sub-dir of a flat layout's dir, and one whose suffix the layout does not search.
+#: sub-dir of a flat layout's dir, one whose suffix the layout does not search, and, under
+#: the default (Aion) layout, one outside its dirs (beside them, or at the vault root). A
+#: file an ignore file excludes has the kind ``ignored_kind(<that file>)``.
 LEFT_OUT_NESTED = "nested"
 LEFT_OUT_SUFFIX = "suffix"
+LEFT_OUT_OUTSIDE = "outside"
+_IGNORED_BY = "ignored:"
+
+
+def ignored_kind(rule_file: str) -> str:
+    """The left-out kind of a markdown file that the ignore file ``rule_file`` (its
+    vault-relative path, or two joined by " or " when a dir has both) excludes."""
+    return _IGNORED_BY + rule_file
+
+
+def rule_file_of(kind: str) -> str | None:
+    """The ignore file a left-out ``kind`` names (``ignored_kind``), or None for another kind."""
+    return kind[len(_IGNORED_BY) :] if kind.startswith(_IGNORED_BY) else None
+
+
+#: Where ``TreeWalk.deciding_rule`` finds that the config's ``exclude`` leaves a path out.
+EXCLUDED_BY_CONFIG = VAULT_CONFIG_FILE
 
 #: The ignore files a tree walk obeys in every dir, as rg and fd do. ``.ignore`` comes
 #: second, so its rules win over ``.gitignore``'s in the same dir, as in rg.
@@ -582,8 +621,12 @@ IGNORE_FILES: tuple[str, ...] = (".gitignore", ".ignore")
 #: An ignore file larger than this is not read: its rules are not applied, with a warning.
 MAX_IGNORE_FILE_BYTES = 1 << 20
 
-#: One ignore file's rules: the vault-relative prefix of its dir ("" or "docs/") and its spec.
-IgnoreRules = tuple[str, object]
+#: One dir's ignore rules: the vault-relative prefix of its dir ("" or "docs/"), their spec,
+#: and the ignore file(s) they come from ("docs/.gitignore"; both, joined by " or ").
+IgnoreRules = tuple[str, object, str]
+#: See ``Scan.passed_over``: (dir, its ignore rules or None when not read yet, the entries,
+#: where they lie: None in a searched dir, else a left-out kind).
+PassedOver = tuple[str, "tuple[IgnoreRules, ...] | None", "list[os.DirEntry[str]]", "str | None"]
 
 
 class TreeWalk:
@@ -627,34 +670,31 @@ class TreeWalk:
         """List the pages of the searched dir ``dir_rel`` (at ``dir_path``), and in a tree
         of every dir below it."""
         rules = self.ancestor_rules(dir_rel) if self.tree else ()
-        self._walk([(dir_rel, dir_path, rules, False)], self.left_out)
+        self._walk([(dir_rel, dir_path, rules, None)], self.left_out)
 
-    def add_left_out(
-        self,
-        passed_over: Sequence[tuple[str, tuple[IgnoreRules, ...], list[os.DirEntry[str]]]],
-        left_out: list[tuple[str, str]],
-    ) -> None:
+    def add_left_out(self, passed_over: Sequence[PassedOver], left_out: list[tuple[str, str]]) -> None:
         """Add to ``left_out`` the markdown files the layout leaves out, judged among the
         entries a listing passed over (``Scan.passed_over``) as the walk judges the entries
-        it lists with a ``left_out`` list; the dirs below a flat layout's dirs, which that
-        listing did not enter, are listed now."""
-        stack: list[tuple[str, str, tuple[IgnoreRules, ...], bool]] = []
-        for rel, rules, entries in passed_over:
-            self._sort_entries(rel, rules, False, entries, [], stack, left_out, None)
+        it lists with a ``left_out`` list; the dirs it did not enter (below a flat layout's
+        dirs, ignored, outside the default dirs) are listed now."""
+        stack: list[_Listed] = []
+        for rel, rules, entries, where in passed_over:
+            if rules is None:  # the vault root's own ignore files, read only now
+                rules = self.with_rules((), "", self.result.vault, entries)
+            self._sort_entries(rel, rules, where, entries, [], stack, left_out, None)
         self._walk(stack, left_out)
 
-    def _walk(
-        self, stack: list[tuple[str, str, tuple[IgnoreRules, ...], bool]], left_out: list[tuple[str, str]] | None
-    ) -> None:
+    def _walk(self, stack: list[_Listed], left_out: list[tuple[str, str]] | None) -> None:
         """List the dirs on ``stack`` and every dir the walk enters below them. Each is
-        (vault-relative dir, its path, the ignore rules in force, whether it lies below a
-        flat layout's dir: then it is walked only to find what the layout leaves out)."""
+        (vault-relative dir, its path, the ignore rules in force, where it lies: None in a
+        searched dir, else the left-out kind of every markdown file below it, as it is
+        walked only to find what the layout leaves out)."""
         result = self.result
         while stack:
-            rel, path, rules, below = stack.pop()
+            rel, path, rules, where = stack.pop()
             names: list[str] = []
             passed: list[os.DirEntry[str]] | None = None
-            if not below:
+            if where is None:
                 if self.before_listing is not None:
                     self.before_listing(rel, path)
                 result.listing.append((rel, path, names))
@@ -662,37 +702,40 @@ class TreeWalk:
                 with os.scandir(path) as iterator:
                     entries = list(iterator)
             except OSError as error:
-                if not below:
+                if where is None:
                     result.incomplete += 1
                     result.warnings.append(Diagnostic(rel or ".", CANNOT_LIST, str(error.strerror), is_dir=True))
                 continue
-            if self.tree:
+            if (self.tree and where is None) or where == LEFT_OUT_OUTSIDE:
                 rules = self.with_rules(rules, f"{rel}/" if rel else "", path, entries)
-            if not below:
+            if where is None:
                 if self.before_listing is not None:
                     self.rules_by_dir[rel] = rules
                 if left_out is None:
                     passed = []
-                    result.passed_over.append((rel, rules, passed))
-            self._sort_entries(rel, rules, below, entries, names, stack, left_out, passed)
+                    result.passed_over.append((rel, rules, passed, None))
+            self._sort_entries(rel, rules, where, entries, names, stack, left_out, passed)
 
     def _sort_entries(
         self,
         rel: str,
         rules: tuple[IgnoreRules, ...],
-        below: bool,
+        where: str | None,
         entries: Sequence[os.DirEntry[str]],
         names: list[str],
-        stack: list[tuple[str, str, tuple[IgnoreRules, ...], bool]],
+        stack: list[_Listed],
         left_out: list[tuple[str, str]] | None,
         passed: list[os.DirEntry[str]] | None,
     ) -> None:
-        """Sort the entries of the dir ``rel``: a page's name to ``names``, a dir the walk
-        enters to ``stack``, a markdown file the layout leaves out to ``left_out`` (when a
-        list), and, without one, what a miss would judge later to ``passed``."""
+        """Sort the entries of the dir ``rel`` (``where`` it lies, as in ``_walk``): a
+        page's name to ``names``, a dir the walk enters to ``stack``, a markdown file the
+        layout leaves out to ``left_out`` (when a list), and, without one, what a miss
+        would judge later to ``passed``. This is the one judge of what the layout leaves
+        out, and why (``left_out_kind``)."""
         prefix = f"{rel}/" if rel else ""
         suffixes = self.suffixes
-        filtering = self.exclude is not None or bool(rules)
+        # Inside an ignored dir nothing comes back (as in git), so no rule is asked there.
+        filtering = rule_file_of(where or "") is None and (self.exclude is not None or bool(rules))
         descend = self.tree or left_out is not None
         for entry in entries:
             name = entry.name
@@ -700,7 +743,7 @@ class TreeWalk:
                 continue
             child = prefix + name
             if entry.is_dir(follow_symlinks=False):
-                if not self.tree and child in self.searched_rels:
+                if child in self.searched_rels and (where is not None or not self.tree):
                     continue  # listed as a searched dir of its own
                 if not descend:
                     if passed is not None:
@@ -708,19 +751,40 @@ class TreeWalk:
                     continue
                 if child == self.memory_rel:
                     continue
-                if filtering and self.ignored(child + "/", rules):
-                    continue
-                stack.append((child, entry.path, rules, below or not self.tree))
-            elif not below and name.endswith(suffixes):
-                if filtering and self.ignored(child, rules):
+                below = where
+                if filtering:
+                    rule = self.deciding_rule(child + "/", rules)
+                    if rule == EXCLUDED_BY_CONFIG:
+                        continue
+                    if rule is not None:
+                        if left_out is not None:
+                            stack.append((child, entry.path, (), ignored_kind(rule)))
+                        elif passed is not None:
+                            passed.append(entry)
+                        continue
+                if below is None and not self.tree:
+                    below = LEFT_OUT_NESTED
+                stack.append((child, entry.path, rules, below))
+            elif where is None and name.endswith(suffixes):
+                rule = self.deciding_rule(child, rules) if filtering else None
+                if rule is not None:
+                    if rule != EXCLUDED_BY_CONFIG:
+                        if left_out is not None:
+                            left_out.append((ignored_kind(rule), child))
+                        elif passed is not None:
+                            passed.append(entry)
                     continue
                 if entry.is_symlink():
                     _take_symlink(self.result, rel, name, entry.path, names)
                 elif entry.is_file(follow_symlinks=False):
                     names.append(name)
             elif left_out is not None:
-                if name.lower().endswith(self.markdown_like) and not (filtering and self.ignored(child, rules)):
-                    left_out.append((LEFT_OUT_NESTED if below else LEFT_OUT_SUFFIX, child))
+                if name.lower().endswith(self.markdown_like):
+                    rule = self.deciding_rule(child, rules) if filtering else None
+                    if rule is None:
+                        left_out.append((where or LEFT_OUT_SUFFIX, child))
+                    elif rule != EXCLUDED_BY_CONFIG:
+                        left_out.append((ignored_kind(rule), child))
             elif passed is not None:
                 passed.append(entry)
 
@@ -751,13 +815,18 @@ class TreeWalk:
 
     def ignored(self, rel_path: str, rules: tuple[IgnoreRules, ...]) -> bool:
         """Whether the exclude or the ignore files leave ``rel_path`` (a dir's ends in '/') out."""
+        return self.deciding_rule(rel_path, rules) is not None
+
+    def deciding_rule(self, rel_path: str, rules: tuple[IgnoreRules, ...]) -> str | None:
+        """What leaves ``rel_path`` (a dir's ends in '/') out: EXCLUDED_BY_CONFIG for the
+        config's exclude, else the ignore file(s) whose rule decides; None when nothing does."""
         if self.exclude is not None and self.exclude.include_of(rel_path):
-            return True
-        for base, spec in reversed(rules):  # the deepest ignore file decides first
+            return EXCLUDED_BY_CONFIG
+        for base, spec, source in reversed(rules):  # the deepest ignore file decides first
             include = spec.include_of(rel_path[len(base) :])  # type: ignore[attr-defined]
             if include is not None:
-                return bool(include)
-        return False
+                return source if include else None
+        return None
 
     def ancestor_rules(self, dir_rel: str) -> tuple[IgnoreRules, ...]:
         """The rules of the ignore files in the dirs above ``dir_rel``, from the vault root down."""
@@ -787,7 +856,8 @@ class TreeWalk:
             if name in present:
                 lines += self._read_ignore_file(prefix + name, os.path.join(path, name))
         spec = _spec(lines)
-        return (*rules, (prefix, spec)) if spec is not None else rules
+        source = " or ".join(prefix + name for name in IGNORE_FILES if name in present)
+        return (*rules, (prefix, spec, source)) if spec is not None else rules
 
     def _read_ignore_file(self, rel_path: str, path: str) -> list[str]:
         try:
@@ -813,7 +883,7 @@ def left_out_files(pages: Scan) -> list[tuple[str, str]] | None:
     miss tells about, without listing the searched dirs a second time. None when the vault
     failed under that walk: the miss stands, and its note is the caller's to try or drop."""
     left_out: list[tuple[str, str]] = []
-    if pages.layout is None or not any(entries for _, _, entries in pages.passed_over):
+    if pages.layout is None or not any(entries for _, _, entries, _ in pages.passed_over):
         return left_out
     walk = pages.walk if pages.walk is not None else TreeWalk(pages, pages.layout, pages.memory_dir)
     try:
@@ -936,6 +1006,10 @@ def read_to_end(fd: int) -> bytes:
 
 
 _READ_CHUNK = 1 << 16
+
+#: A dir the walk lists: (vault-relative dir, its path, the ignore rules in force, where it
+#: lies: None in a searched dir, else the left-out kind of the markdown files below it).
+_Listed = tuple[str, str, "tuple[IgnoreRules, ...]", "str | None"]
 
 
 def read_page_bytes(page: PageRef) -> bytes:

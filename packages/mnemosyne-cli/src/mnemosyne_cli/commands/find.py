@@ -50,7 +50,7 @@ def register(commands: Any) -> None:
                 (ExitCode.CAT_NEEDS_ONE_MATCH, "--cat matched zero pages or more than one; stdout is empty"),
                 (
                     ExitCode.VAULT_ERROR,
-                    "no vault found, or it is missing or without scanned dirs, "
+                    "no vault found, or it is missing, without scanned dirs or without any page, "
                     "or a page could not be read and nothing matched",
                 ),
                 (
@@ -112,6 +112,14 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         if result.incomplete:
             console.err(printable(f"no wiki page matches '{query}' among the pages that could be read"))
             console.error("the search was incomplete (see the warnings below): fix them and search again")
+            return ExitCode.VAULT_ERROR
+        if result.pages_searched == 0:
+            # Not a miss: nothing was searched. A wrong path (a typo, the wrong folder)
+            # must not read as "no such page".
+            from mnemosyne_core.layout import no_pages_message
+
+            console.error(printable(no_pages_message(result.vault, args.dir)))
+            say_miss_note(console, result, args.dir)
             return ExitCode.VAULT_ERROR
         if args.json:
             console.out("[]")

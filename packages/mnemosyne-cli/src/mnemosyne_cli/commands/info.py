@@ -147,6 +147,14 @@ def report_lines(
         lines.append(f"skipped: {info.unsearched} markdown {files} find never searches; '{lint}' lists them")
     else:
         lines.append("skipped: none")
+    if info.error is None:
+        # What a miss would say, word for word (the same classifier): the files an ignore
+        # file excludes and those beside the default (Aion) dirs, with the way out.
+        from mnemosyne_core.layout import miss_note
+
+        note = miss_note(info.location.path, info.dirs_given)
+        if note is not None:
+            lines.append(printable(note))
     if info.cache is not None:
         lines.append(f"cache: {cache_state(info.cache)}")
     lines.append(f"server: {server_state(served, auto)}")

@@ -37,7 +37,7 @@ def register(commands: Any) -> None:
                 (ExitCode.NO_MATCH, "--status: no server is running for the vault"),
                 (
                     ExitCode.VAULT_ERROR,
-                    "vault unset or missing, on a file system without change events (NFS, SMB, FUSE), "
+                    "no vault found, or it is missing, on a file system without change events (NFS, SMB, FUSE), "
                     "or no safe socket dir",
                 ),
                 (ExitCode.SERVER_RUNNING, "a server is already running for the vault (its pid is printed)"),

@@ -1,0 +1,125 @@
+"""Vaults nobody here wrote, as a new user points find at them: a folder with no page at
+all, dirs merely named like the default (Aion) dirs, pages that ignore files exclude, and
+docs repeated in versioned copies. Exact stdout, stderr and exit code through ``main``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mnemosyne_cli.app import main
+from mnemosyne_contract import ExitCode
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def write(root: Path, files: dict[str, str]) -> str:
+    for rel_path, text in files.items():
+        path = root / rel_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return str(root)
+
+
+# --- a folder with no page at all: a vault error, never "no such page" ---
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_folder_without_markdown_is_a_vault_error_naming_what_was_searched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], as_json: bool
+) -> None:
+    vault = write(tmp_path, {"notes.txt": "flashcards\n", "src/main.rs": "fn main() {}\n"})
+    argv = ["wiki", "find", "flashcards", "--vault", vault, *(["--json"] if as_json else [])]
+    assert run(capsys, *argv) == (
+        ExitCode.VAULT_ERROR,
+        "",
+        f"mnemosyne: error: vault '{vault}' holds no page: find searched ./ and every dir below for files "
+        "ending in .md, .markdown or .mdx and found none; pass --vault the folder that holds your notes, "
+        "or name its dirs with --dir ('mnemosyne wiki info' shows what is searched)\n",
+    )
+
+
+def test_an_empty_flat_layout_says_which_dirs_and_suffix_it_searched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The default dirs it has, flat, .md; the .mdx it leaves out is named as on a miss."""
+    vault = write(tmp_path, {"atlas/intro.mdx": "# Intro\n"})
+    (tmp_path / "hermes").mkdir()
+    assert run(capsys, "wiki", "find", "intro", "--vault", vault) == (
+        ExitCode.VAULT_ERROR,
+        "",
+        f"mnemosyne: error: vault '{vault}' holds no page: find searched atlas/, hermes/ (only the files "
+        "directly in each) for files ending in .md and found none; pass --vault the folder that holds your "
+        "notes, or name its dirs with --dir ('mnemosyne wiki info' shows what is searched)\n"
+        "not searched: 1 markdown file in the searched dirs: 1 ending in .mdx "
+        '(set suffixes = [".md", ".mdx"] in .mnemosyne.toml); wiki lint lists them\n',
+    )
+
+
+def test_cat_on_a_folder_without_pages_is_the_same_vault_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = write(tmp_path, {"README.rst": "x\n"})
+    code, out, err = run(capsys, "wiki", "find", "x", "--cat", "--vault", vault)
+    assert (code, out) == (ExitCode.VAULT_ERROR, "")
+    assert err.startswith(f"mnemosyne: error: vault '{vault}' holds no page: ")
+
+
+def test_a_vault_with_one_page_still_misses_with_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = write(tmp_path, {"a.md": "# A\n"})
+    assert run(capsys, "wiki", "find", "zzz", "--vault", vault) == (
+        ExitCode.NO_MATCH,
+        "",
+        "no wiki page matches 'zzz'\n",
+    )
+
+
+# --- a dir merely named like a default dir, and what ignore files exclude ---
+
+LOOK_ALIKE_NOTE = (
+    "not searched: 1 markdown file: 1 outside the default (Aion) dirs, in pages/ (the vault has apollo/, so it is "
+    'searched as an Aion vault; set dirs = ["."] and depth = "tree" in .mnemosyne.toml to search the whole '
+    "folder); wiki lint lists them\n"
+)
+
+
+def test_a_dir_named_like_a_default_dir_never_narrows_a_miss_silently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = write(tmp_path, {"pages/Flashcards.md": "# Flashcards\n", "apollo/setup.md": "# Setup\n"})
+    assert run(capsys, "wiki", "find", "flashcards", "--vault", vault) == (
+        ExitCode.NO_MATCH,
+        "",
+        "no wiki page matches 'flashcards'\n" + LOOK_ALIKE_NOTE,
+    )
+    # info says the same, word for word; the setting it names finds the page.
+    code, out, _ = run(capsys, "wiki", "info", "--vault", vault)
+    assert code == ExitCode.OK
+    assert LOOK_ALIKE_NOTE in out
+    (tmp_path / ".mnemosyne.toml").write_text('dirs = ["."]\ndepth = "tree"\n', encoding="utf-8")
+    assert run(capsys, "wiki", "find", "flashcards", "--vault", vault) == (
+        ExitCode.OK,
+        "pages/Flashcards.md — Flashcards\n",
+        "",
+    )
+
+
+def test_a_miss_counts_what_gitignore_excludes_and_info_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = write(tmp_path, {"Welcome.md": "# Welcome\n", "Private/Passwords.md": "x\n", ".gitignore": "Private/\n"})
+    note = (
+        "not searched: 1 markdown file in the searched dirs: 1 excluded by .gitignore "
+        "(find skips them, as rg does; a '!' rule there takes one back)\n"
+    )
+    assert run(capsys, "wiki", "find", "passwords", "--vault", vault) == (
+        ExitCode.NO_MATCH,
+        "",
+        "no wiki page matches 'passwords'\n" + note,
+    )
+    assert note in run(capsys, "wiki", "info", "--vault", vault)[1]
