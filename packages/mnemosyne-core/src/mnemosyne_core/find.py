@@ -47,8 +47,8 @@ if TYPE_CHECKING:
 
     #: Where a matching page sorts: (group, a keyword starts no word, no name alone holds
     #: every keyword, name length (first group) or mention depth's line (second group),
-    #: mention depth's column (second group; 0 in the first), path); compared as a tuple,
-    #: smallest first. See ``judge``.
+    #: the name is an alias, not the title (first group) or mention depth's column (second
+    #: group), path); compared as a tuple, smallest first. See ``judge``.
     SortKey = tuple[int, int, int, int, int, str]
 
 #: The first read of a page. Most pages fit whole; past it, a page is read on only when
@@ -96,7 +96,9 @@ def judge(
        call a page;
     3. length of that folded name: the name closest to the keywords wins
        ("strings.contains" before "strings.containsany");
-    4. the path, in code-point order: a stable tie-break.
+    4. the title before an alias: a page's own title names it more surely than another
+       page's alias of equal weight (a translation carrying the English name as an alias);
+    5. the path, in code-point order: a stable tie-break.
     The rest (first key 1) go by ``mention_depth``, then by path.
     """
     holds = [keyword in folded_title or keyword in folded_path for keyword in keywords]
@@ -121,10 +123,10 @@ def named_key(
     """The first-group key of a page (``judge``), or None when neither one of its names
     alone nor its title and path together hold every keyword."""
     best: SortKey | None = None
-    for name in (folded_title, *folded_aliases):
+    for is_alias, name in enumerate((folded_title, *folded_aliases)):
         if all(keyword in name for keyword in keywords):
             words_start = all(starts_word(keyword, name) for keyword in keywords)
-            key = (0, not words_start, 0, len(name), 0, rel_path)
+            key = (0, not words_start, 0, len(name), min(is_alias, 1), rel_path)
             if best is None or key < best:
                 best = key
     if best is not None:
