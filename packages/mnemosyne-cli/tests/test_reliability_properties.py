@@ -27,12 +27,13 @@ from mnemosyne_core.find import HEAD_BYTES
 
 def reference_frontmatter(text: str) -> dict[Any, Any] | None:
     """Rule 4 over the decoded text: the first line is ``---``, the block ends at the next
-    line that is exactly ``---`` (a trailing CR ignored); used only when it is a mapping."""
+    line that is exactly ``---`` or ``...`` (a trailing CR ignored); used only when it is a
+    mapping."""
     lines = text.split("\n")
     if lines[0].removesuffix("\r") != "---":
         return None
     for index in range(1, len(lines)):
-        if lines[index].removesuffix("\r") == "---":
+        if lines[index].removesuffix("\r") in ("---", "..."):
             block = "".join(line + "\n" for line in lines[1:index])
             try:
                 # Rule 4: PyYAML's safe loader, its C loader when built (the two differ at

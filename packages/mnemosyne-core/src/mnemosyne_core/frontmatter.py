@@ -1,5 +1,5 @@
 """Frontmatter: the YAML mapping between a page's first line ``---`` and the next line that
-is exactly ``---`` (a trailing CR ignored).
+is exactly ``---`` or ``...`` (YAML's document end; a trailing CR ignored).
 
 ``loads`` is pure over text, ``load`` a thin wrapper over a file, as in python-frontmatter.
 Everything is parsed by PyYAML's safe loader (``parse_block``), except common ``key: value``
@@ -39,16 +39,22 @@ def locate(data: bytes) -> tuple[int, int, int] | None:
     if block_start < 0:
         return None
     # The closing line starts at the block's start or right after a newline (the opening
-    # line ends in one, so a search from its newline finds both).
-    newline = data.find(b"\n---", block_start - 1)
-    while newline >= 0:
+    # line ends in one, so a search from its newline finds both). It is `---` or YAML's
+    # document end `...`, which Jekyll and YAML both take; the first of either closes it.
+    dashes = data.find(b"\n---", block_start - 1)
+    dots = data.find(b"\n...", block_start - 1)
+    while dashes >= 0 or dots >= 0:
+        newline = dashes if dots < 0 or 0 <= dashes < dots else dots
         block_end = newline + 1
         line_end = block_end + 3
         if data[line_end : line_end + 1] == b"\r":
             line_end += 1
         if data[line_end : line_end + 1] in _LINE_ENDS:
             return block_start, block_end, line_end + (data[line_end : line_end + 1] == b"\n")
-        newline = data.find(b"\n---", block_end)
+        if newline == dashes:
+            dashes = data.find(b"\n---", block_end)
+        else:
+            dots = data.find(b"\n...", block_end)
     return None
 
 

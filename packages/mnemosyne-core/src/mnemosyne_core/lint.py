@@ -96,7 +96,7 @@ LEFTOVER_TEMP_FILE = "leftover-temp-file"
 #: lint.schema.json enumerates exactly these (a test holds them equal).
 REASON_CODES: dict[str, str] = {
     NO_FRONTMATTER: "searched, but the page has no frontmatter: find shows the file name stem as its title",
-    UNCLOSED_FRONTMATTER: "searched, but the opening --- line has no closing --- line: the frontmatter is ignored",
+    UNCLOSED_FRONTMATTER: "searched, but the opening --- line has no closing --- or ... line: the frontmatter is ignored",
     INVALID_FRONTMATTER: "searched, but the frontmatter is not valid YAML: it is ignored",
     FRONTMATTER_NOT_MAPPING: "searched, but the frontmatter is YAML that is not a key: value mapping: it is ignored",
     MISSING_TITLE: "searched, but the title is missing, blank or not a string: find shows the file name stem",
@@ -349,7 +349,7 @@ def _frontmatter_finding(path: str, status: str) -> Finding:
     if status == STATUS_ABSENT:
         return Finding(path, NO_FRONTMATTER, "no frontmatter (first line is not ---); find shows the file name stem")
     if status == STATUS_UNCLOSED:
-        return Finding(path, UNCLOSED_FRONTMATTER, "frontmatter opened by --- is never closed; it is ignored")
+        return Finding(path, UNCLOSED_FRONTMATTER, "frontmatter opened by --- is never closed by --- or ...; it is ignored")
     if status == STATUS_NOT_MAPPING:
         return Finding(path, FRONTMATTER_NOT_MAPPING, "frontmatter is not a key: value mapping; it is ignored")
     # STATUS_INVALID, and any status a later frontmatter module may add: unusable either way.
