@@ -63,7 +63,6 @@ def test_locate_offsets() -> None:
     assert locate(b"---\na: 1\n---") == (4, 9, 12)
 
 
-
 @pytest.mark.parametrize(
     ("data", "span"),
     [
@@ -86,6 +85,7 @@ def test_document_end_closes_the_block(data: bytes, span: tuple[int, int, int] |
 def test_document_end_page_keeps_its_title() -> None:
     parsed = loads("---\ntitle: Jekyll Page\n...\nbody\n")
     assert (parsed.metadata, parsed.body, parsed.status) == ({"title": "Jekyll Page"}, "body\n", STATUS_OK)
+
 
 @pytest.mark.parametrize(
     ("metadata", "title"),

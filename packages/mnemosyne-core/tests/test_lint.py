@@ -150,10 +150,36 @@ def test_lint_flags_updated_exactly_when_recall_ranks_it_last(make_vault: MakeVa
     assert findings(vault) == ([("atlas/t.md", "invalid-updated")] if recall_ranks_last else [])
 
 
-@pytest.mark.parametrize("value", ["2026-03-01", "'2026-03-01'", "2026-03-01T10:30:00", "'2026-03-01 10:30'"])
+@pytest.mark.parametrize(
+    "value", ["2026-03-01", "'2026-03-01'", "2026-03-01T10:30:00", "'2026-03-01 10:30'", "1653409628830"]
+)
 def test_valid_updated_is_not_a_finding(make_vault: MakeVault, value: str) -> None:
     vault = make_vault({"atlas/t.md": page("T", updated=value)})
     assert findings(vault) == []
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "expected"),
+    [
+        # Hugo's and Jekyll's dates stand in for a missing updated, as recall takes them.
+        ("title: T\nlastmod: 2026-03-01", {}),
+        ("title: T\ndate: 2026-03-01 10:00:00 +0100", {}),
+        ("title: T\nupdated:\ndate: '2026-03-01'", {}),
+        # The first key set decides what is flagged; recall's fallback is named.
+        (
+            "title: T\nupdated: soon\ndate: 2026-03-01",
+            {"invalid-updated": "updated 'soon' is not a YYYY-MM-DD date; recall ranks the page by 2026-03-01"},
+        ),
+        ("title: T\ndate: 2024", {"invalid-updated": "date 2024 is not a YYYY-MM-DD date; recall ranks the page last"}),
+        (
+            "title: T\npublished: 2026-03-01",
+            {"missing-updated": "no updated, lastmod or date; recall ranks the page last"},
+        ),
+    ],
+)
+def test_dates_other_tools_write(make_vault: MakeVault, frontmatter: str, expected: dict[str, str]) -> None:
+    vault = make_vault({"atlas/t.md": f"---\n{frontmatter}\n---\n"})
+    assert messages(vault) == {("atlas/t.md", code): message for code, message in expected.items()}
 
 
 def test_not_utf8(make_vault: MakeVault) -> None:

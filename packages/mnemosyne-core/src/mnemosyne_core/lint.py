@@ -48,7 +48,7 @@ from mnemosyne_core.frontmatter import (
     collapse_whitespace,
     page_metadata,
 )
-from mnemosyne_core.recall import resolve_memory_dir, updated_date
+from mnemosyne_core.recall import DATE_KEYS, page_date, resolve_memory_dir, updated_date
 from mnemosyne_core.vault import (
     IgnoreRules,
     TreeWalk,
@@ -96,12 +96,17 @@ LEFTOVER_TEMP_FILE = "leftover-temp-file"
 #: lint.schema.json enumerates exactly these (a test holds them equal).
 REASON_CODES: dict[str, str] = {
     NO_FRONTMATTER: "searched, but the page has no frontmatter: find shows the file name stem as its title",
-    UNCLOSED_FRONTMATTER: "searched, but the opening --- line has no closing --- or ... line: the frontmatter is ignored",
+    UNCLOSED_FRONTMATTER: (
+        "searched, but the opening --- line has no closing --- or ... line: the frontmatter is ignored"
+    ),
     INVALID_FRONTMATTER: "searched, but the frontmatter is not valid YAML: it is ignored",
     FRONTMATTER_NOT_MAPPING: "searched, but the frontmatter is YAML that is not a key: value mapping: it is ignored",
     MISSING_TITLE: "searched, but the title is missing, blank or not a string: find shows the file name stem",
-    MISSING_UPDATED: "searched, but there is no updated date: recall ranks the page last",
-    INVALID_UPDATED: "searched, but updated is not a YYYY-MM-DD date (a time may follow): recall ranks the page last",
+    MISSING_UPDATED: "searched, but there is no updated, lastmod or date: recall ranks the page last",
+    INVALID_UPDATED: (
+        "searched, but updated (or, without it, lastmod or date) is not a YYYY-MM-DD date (a time may follow)"
+        " nor epoch milliseconds: recall ranks the page by the next valid one, else last"
+    ),
     NOT_UTF8: "searched, but some bytes are not UTF-8: find reads them as U+FFFD",
     DUPLICATE_TITLE: "searched, but another page has the same title (compared case- and space-insensitively)",
     UNKNOWN_CONSTELLATION: "searched, but constellation is not one of the known constellations",
@@ -302,7 +307,7 @@ def _listing_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding
 
 
 #: The frontmatter keys ``check_page`` reads.
-_CHECKED_KEYS = frozenset(("title", "updated", "constellation"))
+_CHECKED_KEYS = frozenset(("title", "constellation", *DATE_KEYS))
 
 
 def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
@@ -322,16 +327,7 @@ def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
     title = _usable_title(metadata)
     if title is None:
         findings.append(Finding(path, MISSING_TITLE, _title_problem(metadata) + "; find shows the file name stem"))
-    if "updated" not in metadata or metadata["updated"] is None:
-        findings.append(Finding(path, MISSING_UPDATED, "no updated date; recall ranks the page last"))
-    elif updated_date(metadata["updated"]) is None:
-        findings.append(
-            Finding(
-                path,
-                INVALID_UPDATED,
-                f"updated {_shown(metadata['updated'])} is not a YYYY-MM-DD date; recall ranks the page last",
-            )
-        )
+    findings += _date_findings(path, metadata)
     if "constellation" in metadata:
         constellation = metadata["constellation"]
         if not isinstance(constellation, str) or constellation not in CONSTELLATIONS:
@@ -345,11 +341,27 @@ def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
     return title, findings
 
 
+def _date_findings(path: str, metadata: Mapping[Any, Any]) -> list[Finding]:
+    """The date finding of a page: none of ``DATE_KEYS`` set, or the first one set not a
+    valid date (recall's rule, ``recall.page_date``)."""
+    given = [key for key in DATE_KEYS if metadata.get(key) is not None]
+    if not given:
+        return [Finding(path, MISSING_UPDATED, "no updated, lastmod or date; recall ranks the page last")]
+    first = given[0]
+    if updated_date(metadata[first]) is not None:
+        return []
+    used = page_date(metadata)
+    then = f"recall ranks the page by {used.isoformat()}" if used is not None else "recall ranks the page last"
+    shown = _shown(metadata[first])
+    return [Finding(path, INVALID_UPDATED, f"{first} {shown} is not a YYYY-MM-DD date; {then}")]
+
+
 def _frontmatter_finding(path: str, status: str) -> Finding:
     if status == STATUS_ABSENT:
         return Finding(path, NO_FRONTMATTER, "no frontmatter (first line is not ---); find shows the file name stem")
     if status == STATUS_UNCLOSED:
-        return Finding(path, UNCLOSED_FRONTMATTER, "frontmatter opened by --- is never closed by --- or ...; it is ignored")
+        never_closed = "frontmatter opened by --- is never closed by --- or ...; it is ignored"
+        return Finding(path, UNCLOSED_FRONTMATTER, never_closed)
     if status == STATUS_NOT_MAPPING:
         return Finding(path, FRONTMATTER_NOT_MAPPING, "frontmatter is not a key: value mapping; it is ignored")
     # STATUS_INVALID, and any status a later frontmatter module may add: unusable either way.
