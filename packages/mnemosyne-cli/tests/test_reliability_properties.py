@@ -45,6 +45,20 @@ def reference_frontmatter(text: str) -> dict[Any, Any] | None:
     return None
 
 
+def reference_decode(data: bytes) -> str:
+    """Rule 3: UTF-32 or UTF-16 with its byte order mark as such, else UTF-8; invalid
+    bytes replaced, a leading BOM dropped."""
+    for mark, codec in [
+        (b"\xff\xfe\x00\x00", "utf-32-le"),
+        (b"\x00\x00\xfe\xff", "utf-32-be"),
+        (b"\xff\xfe", "utf-16-le"),
+        (b"\xfe\xff", "utf-16-be"),
+    ]:
+        if data.startswith(mark):
+            return data[len(mark) :].decode(codec, "replace")
+    return data.decode("utf-8", "replace").removeprefix("\ufeff")
+
+
 def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str | None, str | None]]:
     """Every page holding every keyword as (path, title, constellation, type), in order."""
     folded_keywords = [plain_fold(keyword) for keyword in keywords]
@@ -58,8 +72,7 @@ def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str 
             if not name.endswith(".md") or name.startswith(".") or not os.path.isfile(path):
                 continue
             with open(path, "rb") as handle:
-                text = handle.read().decode("utf-8", "replace")
-            text = text.removeprefix("\ufeff")
+                text = reference_decode(handle.read())
             metadata = reference_frontmatter(text) or {}
             stem = name[: -len(".md")]
             title = metadata.get("title")
@@ -151,6 +164,14 @@ def page_bytes(draw: st.DrawFn) -> bytes:
     if draw(st.booleans()):
         cut = draw(st.integers(0, len(data)))
         data = data[:cut] + draw(st.sampled_from([b"\xff", b"\xc3", b"\xe9t\xe9", b"\xed\xa0\x80"])) + data[cut:]
+    # Rule 3: a wide page with its byte order mark is read as its text; one unit cut short
+    # or a lone surrogate is replaced.
+    wide = draw(st.sampled_from(["", "", "", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"]))
+    if wide:
+        mark = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff", "utf-32-le": b"\xff\xfe\x00\x00"}
+        data = mark.get(wide, b"\x00\x00\xfe\xff") + text.encode(wide, "surrogatepass")
+        if draw(st.booleans()):
+            data += draw(st.sampled_from([b"\x00", b"\x00\xd8", b"\xd8\x00"]))
     return data
 
 

@@ -192,8 +192,31 @@ def test_not_utf8(make_vault: MakeVault) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("data", "nul"),
+    [
+        ("Sixteen without a mark\n".encode("utf-16-le"), 1),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 8),
+        (b"\x00\x00\xfe", 0),
+    ],
+)
+def test_not_text(make_vault: MakeVault, data: bytes, nul: int) -> None:
+    vault = make_vault({"atlas/binary.md": data})
+    assert messages(vault)[("atlas/binary.md", "not-text")] == (
+        f"byte {nul} is NUL: not text (a binary file, or UTF-16 or UTF-32 without a byte order mark);"
+        " find cannot match its words"
+    )
+
+
+def test_wide_pages_with_a_mark_are_read_as_their_text(make_vault: MakeVault) -> None:
+    text = f"---\ntitle: Wide\nupdated: {UPDATED}\n---\ncafé\n"
+    vault = make_vault({f"atlas/{codec}.md": text.encode(codec) for codec in ("utf-16", "utf-32")})
+    # Neither not-text nor not-utf8, and both have their title: one duplicate-title each.
+    assert findings(vault) == [("atlas/utf-16.md", "duplicate-title"), ("atlas/utf-32.md", "duplicate-title")]
+
+
 def test_not_utf8_is_reported_beside_a_frontmatter_finding(make_vault: MakeVault) -> None:
-    vault = make_vault({"atlas/x.md": b"\xff\xfe# no frontmatter\n"})
+    vault = make_vault({"atlas/x.md": b"\xff# no frontmatter\n"})
     assert findings(vault) == [("atlas/x.md", "no-frontmatter"), ("atlas/x.md", "not-utf8")]
 
 
@@ -627,6 +650,7 @@ TEST_OF_CODE = {
     "missing-updated": test_missing_updated,
     "invalid-updated": test_invalid_updated,
     "not-utf8": test_not_utf8,
+    "not-text": test_not_text,
     "duplicate-title": test_duplicate_title,
     "unknown-constellation": test_unknown_constellation,
     "nested-file": test_nested_file,

@@ -15,7 +15,7 @@ import sys
 
 from mnemosyne_core.config import CONSTELLATIONS, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
-from mnemosyne_core.fold import TextMatcher, fold
+from mnemosyne_core.fold import WIDE_BOM_LEADS, TextMatcher, as_utf8, fold, is_text, wide_codec
 from mnemosyne_core.frontmatter import (
     collapse_whitespace,
     fast_mapping,
@@ -228,7 +228,7 @@ class Tally:
     """What a search found so far: the pages ``judge`` matched (the best ``limit`` of them),
     the keyword counts, the unreadable pages. One per process; tallies merge."""
 
-    __slots__ = ("counts", "kept", "limit", "named", "searched", "total", "unreadable", "warnings")
+    __slots__ = ("counts", "kept", "limit", "named", "not_text", "searched", "total", "unreadable", "warnings")
 
     def __init__(self, keywords: int, limit: int):
         self.limit = limit
@@ -239,6 +239,8 @@ class Tally:
         self.named = 0
         self.searched = 0
         self.unreadable = 0
+        #: Pages that do not read as text (``fold.is_text``), counted until the first match.
+        self.not_text = 0
         self.counts = [0] * keywords
         self.warnings: list[Diagnostic] = []
 
@@ -289,6 +291,7 @@ class Tally:
         # The scan meets files in directory order, which differs between file systems.
         result.warnings.sort(key=Diagnostic.sort_key)
         result.unreadable = pages.incomplete + self.unreadable
+        result.not_text = self.not_text if self.total == 0 else 0
         result.pages_searched = self.searched
         result.total = self.total
         result.named = self.named
@@ -311,19 +314,21 @@ class Tally:
         self.named += other.named
         self.searched += other.searched
         self.unreadable += other.unreadable
+        self.not_text += other.not_text
         self.counts = [mine + theirs for mine, theirs in zip(self.counts, other.counts, strict=True)]
         self.warnings += other.warnings
 
     def dump(self) -> bytes:
         warnings = [warning.as_fields() for warning in self.warnings]
-        return marshal.dumps((self.kept, self.total, self.named, self.searched, self.unreadable, self.counts, warnings))
+        counts = (self.total, self.named, self.searched, self.unreadable, self.not_text)
+        return marshal.dumps((self.kept, *counts, self.counts, warnings))
 
     @classmethod
     def load(cls, data: bytes, keywords: int, limit: int) -> Tally:
         part = cls(keywords, limit)
         # From our own child, through a pipe only it and we hold.
         fields = marshal.loads(data)  # noqa: S302
-        part.kept, part.total, part.named, part.searched, part.unreadable, part.counts, warnings = fields
+        part.kept, part.total, part.named, part.searched, part.unreadable, part.not_text, part.counts, warnings = fields
         part.warnings = [Diagnostic.from_fields(warning) for warning in warnings]
         return part
 
@@ -405,8 +410,15 @@ class _Task:
         fd = open_page(read_path)
         try:
             data = os.read(fd, HEAD_BYTES)
+            raw = None  # a wide page's bytes as on disk (--cat prints them); data is their UTF-8
+            if data and data[0] in WIDE_BOM_LEADS and wide_codec(data) is not None:
+                raw = data + read_to_end(fd)
+                data = as_utf8(raw)
+            if not tally.total and not is_text(data):
+                # Counted only while nothing matched: only a miss says how many there are.
+                tally.not_text += 1
             long_page = None
-            if len(data) < HEAD_BYTES:
+            if raw is not None or len(data) < HEAD_BYTES:
                 # The whole page is read: its text decides most pages without the title.
                 matcher = TextMatcher(data)
                 in_text = [keyword in folded_path or matcher.contains(keyword) for keyword in keywords]
@@ -444,7 +456,9 @@ class _Task:
         tally.count(holds)
         if key is None:
             return None
-        return title, fields, key, data if self.keep_content else None
+        if not self.keep_content:
+            return title, fields, key, None
+        return title, fields, key, data if raw is None else raw
 
     def _title_lacks_a_keyword(self, data: bytes, folded_path: str) -> tuple[bool, bytes | None]:
         """(True, the raw frontmatter block or None) when the page's title and every alias

@@ -46,7 +46,7 @@ from functools import partial
 from mnemosyne_core import inotify
 from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, VAULT_ROOT_DIR, stem_of, vault_layout
 from mnemosyne_core.errors import MnemosyneError, VaultError
-from mnemosyne_core.fold import decode, fold
+from mnemosyne_core.fold import as_utf8, decode, fold, is_text
 from mnemosyne_core.frontmatter import locate, string_field, title_of
 from mnemosyne_core.vault import (
     IGNORE_FILES,
@@ -124,6 +124,7 @@ class Page:
         "folded_title",
         "head",
         "identity",
+        "not_text",
         "recall",
         "record",
         "text_start",
@@ -154,6 +155,8 @@ class Page:
         self.identity: Identity | None = None
         #: Why the page could not be read (then ``record`` is None).
         self.error: OSError | None = None
+        #: Whether the page does not read as text (``fold.is_text``): a miss counts these.
+        self.not_text = False
         #: Re-read on every query: a symlink's target or a file with other hard links can
         #: change without an event on the watched dirs.
         self.volatile = False
@@ -213,6 +216,8 @@ def read_page(read_path: str, rel_path: str) -> Page:
     except OSError as error:
         page.error = error
         return page
+    data = as_utf8(data)
+    page.not_text = not is_text(data)
     name = rel_path.rpartition("/")[2]
     fields = page_fields(data)
     page.title = title_of(fields, stem_of(name))
@@ -752,6 +757,7 @@ class VaultIndex:
         result = tally.result(listing, keywords)
         if result.total == 0:
             result.left_out = self.left_out()
+            result.not_text = sum(page.not_text for _, page in snapshot.pages)
         one = wants_content and result.total == 1
         return result, self._identity(result.matches[0].path) if one else None
 

@@ -39,7 +39,7 @@ from mnemosyne_core.config import (
 )
 from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_LIST, IGNORE_FILE_UNUSED, SYMLINK_ESCAPES
 from mnemosyne_core.errors import UnknownLintCodeError, VaultError
-from mnemosyne_core.fold import fold
+from mnemosyne_core.fold import TEXT_PROBE_BYTES, as_utf8, fold, is_text
 from mnemosyne_core.frontmatter import (
     STATUS_ABSENT,
     STATUS_NOT_MAPPING,
@@ -76,6 +76,7 @@ MISSING_TITLE = "missing-title"
 MISSING_UPDATED = "missing-updated"
 INVALID_UPDATED = "invalid-updated"
 NOT_UTF8 = "not-utf8"
+NOT_TEXT = "not-text"
 DUPLICATE_TITLE = "duplicate-title"
 UNKNOWN_CONSTELLATION = "unknown-constellation"
 # Files find never searches.
@@ -108,6 +109,10 @@ REASON_CODES: dict[str, str] = {
         " nor epoch milliseconds: recall ranks the page by the next valid one, else last"
     ),
     NOT_UTF8: "searched, but some bytes are not UTF-8: find reads them as U+FFFD",
+    NOT_TEXT: (
+        "searched, but not text: a NUL byte in its first 16 KiB (a binary file, or UTF-16 or UTF-32 without"
+        " a byte order mark); find cannot match its words, and a miss counts it"
+    ),
     DUPLICATE_TITLE: "searched, but another page has the same title (compared case- and space-insensitively)",
     UNKNOWN_CONSTELLATION: "searched, but constellation is not one of the known constellations",
     NESTED_FILE: 'never searched: a page-named file in a sub-dir of a dir of a flat layout (depth = "tree" reads it)',
@@ -314,6 +319,17 @@ def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
     """The findings for one searched page given its bytes, and its usable frontmatter
     title (whitespace collapsed; None when it has none)."""
     findings: list[Finding] = []
+    data = as_utf8(data)
+    if not is_text(data):
+        nul = data.index(b"\0", 0, TEXT_PROBE_BYTES)
+        findings.append(
+            Finding(
+                path,
+                NOT_TEXT,
+                f"byte {nul} is NUL: not text (a binary file, or UTF-16 or UTF-32 without a byte order mark);"
+                " find cannot match its words",
+            )
+        )
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:

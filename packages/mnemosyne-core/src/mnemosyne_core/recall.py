@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, load_vault_config
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
-from mnemosyne_core.fold import decode, fold
+from mnemosyne_core.fold import as_utf8, decode, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
 from mnemosyne_core.vault import (
     left_out_files,
@@ -314,6 +314,7 @@ class RecallFields:
 def recall_fields(data: bytes) -> RecallFields | None:
     """The recall fields of a page (its bytes, or any prefix holding its frontmatter), or
     None when it has no usable frontmatter mapping."""
+    data = as_utf8(data)
     span = locate(data)
     if span is None:
         return None
