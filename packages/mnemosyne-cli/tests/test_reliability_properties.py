@@ -59,6 +59,47 @@ def reference_decode(data: bytes) -> str:
     return data.decode("utf-8", "replace").removeprefix("\ufeff")
 
 
+def reference_opens_frontmatter(text: str) -> bool:
+    """Whether the page's frontmatter is closed, so its Logseq properties are not read."""
+    lines = text.split("\n")
+    return lines[0].removesuffix("\r") == "---" and any(line.removesuffix("\r") in ("---", "...") for line in lines[1:])
+
+
+def reference_logseq(text: str) -> dict[str, Any]:
+    """Logseq's page properties as docs/spec.md rule 5 words them, read line by line: the
+    first block (up to a blank line or a bullet, or the opening bullet and its indented
+    lines), its ``key:: value`` lines up to the first that is not one."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    block = []
+    if lines[0].startswith("- "):
+        block.append(lines[0][2:])
+        for line in lines[1:]:
+            if not line[:1].isspace() or line.lstrip().startswith("- "):
+                break
+            block.append(line)
+    else:
+        block = lines
+    fields: dict[str, Any] = {}
+    for line in block:
+        stripped = line.strip()
+        if ":: " in stripped:
+            key, _, value = stripped.partition(":: ")
+        elif stripped.endswith("::"):
+            key, value = stripped[:-2], ""
+        else:
+            break
+        if not key or not all(char.isalnum() or char in "-_" for char in key):
+            break
+        if key.lower() == "title":
+            fields.setdefault("title", value)
+        elif key.lower() == "alias":
+            items = [item.strip() for item in value.split(",")]
+            fields.setdefault(
+                "aliases", [item[2:-2] if item[:2] == "[[" and item[-2:] == "]]" else item for item in items]
+            )
+    return fields
+
+
 def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str | None, str | None]]:
     """Every page holding every keyword as (path, title, constellation, type), in order."""
     folded_keywords = [plain_fold(keyword) for keyword in keywords]
@@ -73,7 +114,9 @@ def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str 
                 continue
             with open(path, "rb") as handle:
                 text = reference_decode(handle.read())
-            metadata = reference_frontmatter(text) or {}
+            metadata = reference_frontmatter(text)
+            if metadata is None:
+                metadata = {} if reference_opens_frontmatter(text) else reference_logseq(text)
             stem = name[: -len(".md")]
             title = metadata.get("title")
             title = " ".join(title.split()) if isinstance(title, str) else ""
@@ -155,6 +198,15 @@ def page_bytes(draw: st.DrawFn) -> bytes:
         lines.append(draw(st.sampled_from(["---", "---", "---", "--- ", "----", "...", "---x"])))
         if draw(st.booleans()):
             lines.append(draw(st.sampled_from(["---", "-still: frontmatter", "title: second"])))
+    elif draw(st.booleans()):
+        # Logseq's first block: properties, bulleted or not, then the page.
+        bullet = draw(st.sampled_from(["", "- "]))
+        for number, key in enumerate(
+            draw(st.lists(st.sampled_from(["title", "alias", "Alias", "type", "x y"]), max_size=3))
+        ):
+            value = draw(st.sampled_from([f"[[{draw(words)}]], {draw(words)}", draw(words), ""]))
+            indent = bullet if number == 0 else ("  " if bullet else "")
+            lines.append(f"{indent}{key}:: {value}".rstrip(" ") if value else f"{indent}{key}::")
     lines.append(draw(prose))
     newline = draw(st.sampled_from(["\n", "\r\n"]))
     text = _normalised(newline.join(lines), draw(forms))

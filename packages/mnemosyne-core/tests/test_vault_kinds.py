@@ -102,3 +102,42 @@ def test_the_count_holds_when_two_processes_share_the_search(tmp_path: Path) -> 
     pages["notes/page-0599.md"] = b"\x00binary"
     vault = write_vault(tmp_path, pages)
     assert search(vault, ["kestrel"]).not_text == 2
+
+
+LOGSEQ = {
+    "pages/Whiteboard___Tool___Shape___Rectangle.md": b"alias:: Rectangle tool\ntype:: [[Tool]]\n\n- Draws.\n",
+    "pages/New to Logseq%3F.md": b"- Start here\n",
+    "pages/Community___Sprint.md": b"- title:: Community/Query Sprint\n  alias:: [[Sprint]], Learning sprint\n- body\n",
+    "pages/front.md": b"---\ntitle: Front\n---\ntitle:: Not read\n",
+    "pages/late.md": b"- body first\ntitle:: Not a property\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("keywords", "expected"),
+    [
+        (["Whiteboard/Tool/Shape/Rectangle"], [("pages/Whiteboard___Tool___Shape___Rectangle.md", "title")]),
+        (["rectangle", "tool"], [("pages/Whiteboard___Tool___Shape___Rectangle.md", "title")]),
+        (["logseq?"], [("pages/New to Logseq%3F.md", "title")]),
+        (["learning", "sprint"], [("pages/Community___Sprint.md", "title")]),
+        (["not", "read"], [("pages/front.md", "text")]),
+        (["not", "a", "property"], [("pages/late.md", "text")]),
+    ],
+)
+def test_logseq_properties_and_page_names(tmp_path: Path, keywords: list[str], expected: list[object]) -> None:
+    vault = write_vault(tmp_path, LOGSEQ)
+    matches = scanned_and_served(vault, keywords)[0]
+    assert isinstance(matches, list)
+    assert [(path, matched) for path, _title, matched, _content in matches] == expected
+
+
+def test_logseq_titles_shown(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path, LOGSEQ)
+    titles = {match.path: match.title for match in search(vault, ["pages"], limit=0).matches}
+    assert titles == {
+        "pages/Whiteboard___Tool___Shape___Rectangle.md": "Whiteboard/Tool/Shape/Rectangle",
+        "pages/New to Logseq%3F.md": "New to Logseq?",
+        "pages/Community___Sprint.md": "Community/Query Sprint",
+        "pages/front.md": "Front",
+        "pages/late.md": "late",
+    }

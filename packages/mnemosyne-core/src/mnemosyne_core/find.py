@@ -21,6 +21,8 @@ from mnemosyne_core.frontmatter import (
     fast_mapping,
     fast_string_fields,
     locate,
+    logseq_page_name,
+    logseq_properties,
     opens_frontmatter,
     parse_block,
     string_field,
@@ -355,7 +357,7 @@ def _parsed(kept: tuple[Any, ...]) -> tuple[Any, ...]:
     rel_path, _, dir_name, block, _, _, key = kept
     fields = None if block is None else _block_fields(block)
     stem = stem_of(rel_path.rpartition("/")[2])
-    return _shown(rel_path, dir_name, title_of(fields, stem), fields, key, None)
+    return _shown(rel_path, dir_name, title_of(fields, fallback_title(stem)), fields, key, None)
 
 
 class _Task:
@@ -422,13 +424,18 @@ class _Task:
                 # The whole page is read: its text decides most pages without the title.
                 matcher = TextMatcher(data)
                 in_text = [keyword in folded_path or matcher.contains(keyword) for keyword in keywords]
-                if False in in_text and self._title_cannot_hold(data, in_text):
+                # The shortcuts below take a page without frontmatter to be titled by its stem,
+                # part of its path: not one whose file name or properties name it otherwise.
+                first_line_end = data.find(b"\n")
+                first_line = data if first_line_end < 0 else data[:first_line_end]
+                named_as_stem = fallback_title(stem) is stem and b"::" not in first_line
+                if False in in_text and named_as_stem and self._title_cannot_hold(data, in_text):
                     # judge would say the same: the title cannot add a keyword the text lacks.
                     tally.count(in_text)
                     return None
                 # judge asks only about keywords the path lacks: for those, in_text is the text's.
                 text_contains = dict(zip(keywords, in_text, strict=True)).__getitem__
-                if False not in in_text and not self.keep_content:
+                if False not in in_text and not self.keep_content and named_as_stem:
                     lacking, block = self._title_lacks_a_keyword(data, folded_path)
                     if lacking:
                         # The page matches, and title, aliases and path lack a keyword: judge
@@ -443,7 +450,7 @@ class _Task:
                 data, fields = _fields_of_long_page(fd, data)
                 long_page = _LongPage(fd, data)
                 text_contains, text_position = long_page.contains, long_page.position
-            title = title_of(fields, stem)
+            title = title_of(fields, fallback_title(stem))
             aliases = aliases_of(fields)
             folded_aliases = tuple(map(fold, aliases)) if aliases else ()
             holds, key = judge(
@@ -553,9 +560,18 @@ class _LongPage:
 
 def page_fields(data: bytes) -> dict[Any, Any] | None:
     """The frontmatter mapping of a page read whole, for the scan and the index alike (None
-    when it has none or it is unusable); only its string fields when the fast path reads it."""
+    when it has none or it is unusable); only its string fields when the fast path reads it.
+    A page without frontmatter gives the title and aliases of its Logseq properties, if it
+    opens with them (``frontmatter.logseq_properties``)."""
     span = locate(data)
-    return None if span is None else _block_fields(data[span[0] : span[1]])
+    return logseq_properties(data) if span is None else _block_fields(data[span[0] : span[1]])
+
+
+def fallback_title(stem: str) -> str:
+    """The title of a page whose fields name none: the page name its file name stands for
+    (``frontmatter.logseq_page_name``: Logseq's ``A___B`` is ``A/B``), for the scan and the
+    index alike."""
+    return logseq_page_name(stem)
 
 
 def _block_fields(block: bytes) -> dict[Any, Any] | None:

@@ -201,7 +201,7 @@ def _utf8(text: str) -> bytes:
 
 def read_page(read_path: str, rel_path: str) -> Page:
     """Read one page whole and keep its inputs; a failure is kept as its warning."""
-    from mnemosyne_core.find import aliases_of, page_fields
+    from mnemosyne_core.find import aliases_of, fallback_title, page_fields
 
     page = Page()
     try:
@@ -220,7 +220,7 @@ def read_page(read_path: str, rel_path: str) -> Page:
     page.not_text = not is_text(data)
     name = rel_path.rpartition("/")[2]
     fields = page_fields(data)
-    page.title = title_of(fields, stem_of(name))
+    page.title = title_of(fields, fallback_title(stem_of(name)))
     page.constellation = string_field(fields, "constellation")
     page.type = string_field(fields, "type")
     span = locate(data)
