@@ -167,7 +167,9 @@ def test_why_behind_names_the_first_key_that_differs() -> None:
     assert "key 2" in known_item.why_behind(in_path, Page("docs/y.md", "Menus"), ["menus"])
     in_text = Page("docs/z.md", "Z")
     assert "group 2" in known_item.why_behind(in_text, Page("docs/y.md", "Menus"), ["menus"])
-    assert "key 4" in known_item.why_behind(Page("b/ab.md", "ab"), Page("a/ab.md", "ab"), ["ab"])
+    english, translation = Page("en/embed.md", "Embed"), Page("ar/x.md", "X", aliases=["Embed"])
+    assert "key 4" in known_item.why_behind(translation, english, ["embed"])
+    assert "key 5" in known_item.why_behind(Page("b/ab.md", "ab"), Page("a/ab.md", "ab"), ["ab"])
     assert known_item.why_behind(Page("b/z.md", "Z"), Page("a/y.md", "Y"), ["menus"]) == known_item.BOTH_IN_TEXT
 
 

@@ -570,3 +570,43 @@ def test_cat_adds_no_way_out_when_two_pages_are_named(
     code, _, err = run(capsys, "wiki", "find", "0243-trait-based", "--cat", "--vault", vault)
     assert code == 2
     assert err.startswith("--cat needs exactly one match, but 4 pages match '0243-trait-based'")
+
+
+# --- pages that are not text, and wide pages ---------------------------------------------
+
+
+def test_a_miss_counts_the_pages_that_are_not_text(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault({**PAGES, "atlas/no-mark.md": "Sixteen\n".encode("utf-16-le"), "atlas/x.md": b"\x00"})
+    assert run(capsys, "wiki", "find", "sixteen", "--vault", vault) == (
+        1,
+        "",
+        "no wiki page matches 'sixteen'\n2 files could not be read as text; wiki lint lists them\n",
+    )
+    assert run(capsys, "wiki", "find", "sixteen", "--json", "--dir", "atlas", "--vault", vault) == (
+        1,
+        "[]\n",
+        "no wiki page matches 'sixteen'\n2 files could not be read as text; wiki lint lists them\n",
+    )
+    # A hit says nothing of them.
+    assert run(capsys, "wiki", "find", "kestrel", "--vault", vault)[::2] == (0, "")
+
+
+def test_one_page_that_is_not_text(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault({**PAGES, "atlas/x.md": b"\x00"})
+    assert run(capsys, "wiki", "find", "nothing", "here", "--vault", vault) == (
+        1,
+        "",
+        "no wiki page matches 'nothing here'\n  'nothing': 0 pages\n  'here': 0 pages\n"
+        "1 file could not be read as text; wiki lint lists it\n",
+    )
+
+
+def test_a_utf16_page_is_found_and_printed_verbatim(
+    fake_vault: FakeVault, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    data = "---\ntitle: Wide Heron\n---\nBy the shore.\n".encode("utf-16")
+    vault = fake_vault({**PAGES, "atlas/wide.md": data})
+    assert main(["wiki", "find", "shore", "--vault", vault]) == ExitCode.OK
+    assert capsysbinary.readouterr() == ("atlas/wide.md — Wide Heron\n".encode(), b"")
+    assert main(["wiki", "find", "heron", "--cat", "--vault", vault]) == ExitCode.OK
+    assert capsysbinary.readouterr() == (data, b"")

@@ -156,6 +156,23 @@ QUERIES = [
     Query("docs-dir-below-a-language", ["deploy", "--dir", "src/content/docs/en/guides"], vault="docs-tree"),
     Query("docs-ignored-dirs-never-read", ["dependencies"], vault="docs-tree"),
     Query("docs-non-ascii-title", ["画像"], vault="docs-tree"),
+    # Other tools' vaults (docs/spec.md rules 3 to 5 and 8). Obsidian's help in several
+    # languages: each translation carries the English name as an alias.
+    Query("english-title-before-translations-alias", ["embed", "files", "--matched"], vault="obsidian-help"),
+    Query("shorter-alias-before-longer-title", ["embed", "--matched"], vault="obsidian-help"),
+    # A Logseq graph: properties in the first block, namespaced and escaped file names.
+    Query("logseq-namespace-name-found", ["Whiteboard/Tool/Shape/Rectangle"], vault="logseq"),
+    Query("logseq-alias-property", ["rectangle", "tool", "--matched"], vault="logseq"),
+    Query("logseq-escaped-file-name", ["logseq?"], vault="logseq"),
+    Query("logseq-escape-decoded-without-a-title", ["indentation?"], vault="logseq"),
+    Query("logseq-bulleted-first-block", ["learning", "sprint", "--matched"], vault="logseq"),
+    # A Jekyll site: YAML's document end closes frontmatter; UTF-16 with and without its mark.
+    Query("jekyll-document-end-closes-frontmatter", ["welcome"], vault="jekyll"),
+    Query("jekyll-utf16-page-with-mark", ["herons"], vault="jekyll"),
+    Query("jekyll-page-without-mark-counted-on-a-miss", ["without", "its", "mark"], vault="jekyll"),
+    # A Dendron vault: dotted hierarchy names, epoch-millisecond dates.
+    Query("dendron-dotted-names", ["dendron.topic"], vault="dendron"),
+    Query("dendron-title-and-text", ["preview"], vault="dendron"),
 ]
 
 

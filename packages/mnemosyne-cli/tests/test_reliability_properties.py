@@ -27,12 +27,13 @@ from mnemosyne_core.find import HEAD_BYTES
 
 def reference_frontmatter(text: str) -> dict[Any, Any] | None:
     """Rule 4 over the decoded text: the first line is ``---``, the block ends at the next
-    line that is exactly ``---`` (a trailing CR ignored); used only when it is a mapping."""
+    line that is exactly ``---`` or ``...`` (a trailing CR ignored); used only when it is a
+    mapping."""
     lines = text.split("\n")
     if lines[0].removesuffix("\r") != "---":
         return None
     for index in range(1, len(lines)):
-        if lines[index].removesuffix("\r") == "---":
+        if lines[index].removesuffix("\r") in ("---", "..."):
             block = "".join(line + "\n" for line in lines[1:index])
             try:
                 # Rule 4: PyYAML's safe loader, its C loader when built (the two differ at
@@ -42,6 +43,61 @@ def reference_frontmatter(text: str) -> dict[Any, Any] | None:
                 return None
             return value if isinstance(value, dict) else None
     return None
+
+
+def reference_decode(data: bytes) -> str:
+    """Rule 3: UTF-32 or UTF-16 with its byte order mark as such, else UTF-8; invalid
+    bytes replaced, a leading BOM dropped."""
+    for mark, codec in [
+        (b"\xff\xfe\x00\x00", "utf-32-le"),
+        (b"\x00\x00\xfe\xff", "utf-32-be"),
+        (b"\xff\xfe", "utf-16-le"),
+        (b"\xfe\xff", "utf-16-be"),
+    ]:
+        if data.startswith(mark):
+            return data[len(mark) :].decode(codec, "replace")
+    return data.decode("utf-8", "replace").removeprefix("\ufeff")
+
+
+def reference_opens_frontmatter(text: str) -> bool:
+    """Whether the page's frontmatter is closed, so its Logseq properties are not read."""
+    lines = text.split("\n")
+    return lines[0].removesuffix("\r") == "---" and any(line.removesuffix("\r") in ("---", "...") for line in lines[1:])
+
+
+def reference_logseq(text: str) -> dict[str, Any]:
+    """Logseq's page properties as docs/spec.md rule 5 words them, read line by line: the
+    first block (up to a blank line or a bullet, or the opening bullet and its indented
+    lines), its ``key:: value`` lines up to the first that is not one."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    block = []
+    if lines[0].startswith("- "):
+        block.append(lines[0][2:])
+        for line in lines[1:]:
+            if not line[:1].isspace() or line.lstrip().startswith("- "):
+                break
+            block.append(line)
+    else:
+        block = lines
+    fields: dict[str, Any] = {}
+    for line in block:
+        stripped = line.strip()
+        if ":: " in stripped:
+            key, _, value = stripped.partition(":: ")
+        elif stripped.endswith("::"):
+            key, value = stripped[:-2], ""
+        else:
+            break
+        if not key or not all(char.isalnum() or char in "-_" for char in key):
+            break
+        if key.lower() == "title":
+            fields.setdefault("title", value)
+        elif key.lower() == "alias":
+            items = [item.strip() for item in value.split(",")]
+            fields.setdefault(
+                "aliases", [item[2:-2] if item[:2] == "[[" and item[-2:] == "]]" else item for item in items]
+            )
+    return fields
 
 
 def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str | None, str | None]]:
@@ -57,9 +113,10 @@ def reference_find(vault: str, keywords: list[str]) -> list[tuple[str, str, str 
             if not name.endswith(".md") or name.startswith(".") or not os.path.isfile(path):
                 continue
             with open(path, "rb") as handle:
-                text = handle.read().decode("utf-8", "replace")
-            text = text.removeprefix("\ufeff")
-            metadata = reference_frontmatter(text) or {}
+                text = reference_decode(handle.read())
+            metadata = reference_frontmatter(text)
+            if metadata is None:
+                metadata = {} if reference_opens_frontmatter(text) else reference_logseq(text)
             stem = name[: -len(".md")]
             title = metadata.get("title")
             title = " ".join(title.split()) if isinstance(title, str) else ""
@@ -141,6 +198,15 @@ def page_bytes(draw: st.DrawFn) -> bytes:
         lines.append(draw(st.sampled_from(["---", "---", "---", "--- ", "----", "...", "---x"])))
         if draw(st.booleans()):
             lines.append(draw(st.sampled_from(["---", "-still: frontmatter", "title: second"])))
+    elif draw(st.booleans()):
+        # Logseq's first block: properties, bulleted or not, then the page.
+        bullet = draw(st.sampled_from(["", "- "]))
+        for number, key in enumerate(
+            draw(st.lists(st.sampled_from(["title", "alias", "Alias", "type", "x y"]), max_size=3))
+        ):
+            value = draw(st.sampled_from([f"[[{draw(words)}]], {draw(words)}", draw(words), ""]))
+            indent = bullet if number == 0 else ("  " if bullet else "")
+            lines.append(f"{indent}{key}:: {value}".rstrip(" ") if value else f"{indent}{key}::")
     lines.append(draw(prose))
     newline = draw(st.sampled_from(["\n", "\r\n"]))
     text = _normalised(newline.join(lines), draw(forms))
@@ -150,6 +216,14 @@ def page_bytes(draw: st.DrawFn) -> bytes:
     if draw(st.booleans()):
         cut = draw(st.integers(0, len(data)))
         data = data[:cut] + draw(st.sampled_from([b"\xff", b"\xc3", b"\xe9t\xe9", b"\xed\xa0\x80"])) + data[cut:]
+    # Rule 3: a wide page with its byte order mark is read as its text; one unit cut short
+    # or a lone surrogate is replaced.
+    wide = draw(st.sampled_from(["", "", "", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"]))
+    if wide:
+        mark = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff", "utf-32-le": b"\xff\xfe\x00\x00"}
+        data = mark.get(wide, b"\x00\x00\xfe\xff") + text.encode(wide, "surrogatepass")
+        if draw(st.booleans()):
+            data += draw(st.sampled_from([b"\x00", b"\x00\xd8", b"\xd8\x00"]))
     return data
 
 

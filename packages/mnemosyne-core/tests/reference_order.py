@@ -26,10 +26,11 @@ def reference_sort_key(
     text, ``aliases`` its frontmatter aliases (both only matter where the spec says)."""
     folded_title, folded_path = plain_fold(title), plain_fold(rel_path)
     for_names = []
-    for name in [folded_title, *(plain_fold(alias) for alias in aliases)]:
+    names = [(0, folded_title)] + [(1, plain_fold(alias)) for alias in aliases]
+    for is_alias, name in names:
         if all(keyword in name for keyword in folded_keywords):
             every_word_starts = all(begins_a_word(keyword, name) for keyword in folded_keywords)
-            for_names.append((0, 0 if every_word_starts else 1, 0, len(name), 0, rel_path))
+            for_names.append((0, 0 if every_word_starts else 1, 0, len(name), is_alias, rel_path))
     if for_names:
         return min(for_names)
     named = all(keyword in folded_title or keyword in folded_path for keyword in folded_keywords)

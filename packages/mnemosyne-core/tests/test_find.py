@@ -613,6 +613,26 @@ def test_the_best_name_places_the_page_word_starts_then_length(make_vault: MakeV
     assert paths(vault, "tar") == ["atlas/a.md", "atlas/b.md", "atlas/c.md"]
 
 
+def test_a_title_outranks_another_pages_alias_of_equal_weight(make_vault: MakeVault) -> None:
+    # Translations carry the English name as an alias; "ar" and "bn" sort before "en" by path.
+    vault = make_vault(
+        {
+            "atlas/ar-embed.md": page("تضمين الملفات", aliases="[Embed files]"),
+            "atlas/bn-embed.md": page("ফাইল এম্বেড করা", aliases="[Embed files]"),
+            "atlas/en-embed.md": page("Embed files"),
+            "atlas/embed.md": page("Embed", aliases="[Embed files everywhere]"),
+        }
+    )
+    assert paths(vault, "embed", "files") == [
+        "atlas/en-embed.md",
+        "atlas/ar-embed.md",
+        "atlas/bn-embed.md",
+        "atlas/embed.md",
+    ]
+    # The weights before it still come first: a shorter alias beats a longer title.
+    assert paths(vault, "embed") == ["atlas/embed.md", "atlas/en-embed.md", "atlas/ar-embed.md", "atlas/bn-embed.md"]
+
+
 def test_one_alias_string_and_items_that_are_not_strings(make_vault: MakeVault) -> None:
     vault = make_vault(
         {

@@ -64,6 +64,30 @@ def test_locate_offsets() -> None:
 
 
 @pytest.mark.parametrize(
+    ("data", "span"),
+    [
+        # YAML's document end closes the block as `---` does (Jekyll writes it).
+        (b"---\na: 1\n...\nbody", (4, 9, 13)),
+        (b"---\r\na: 1\r\n...\r\nbody", (5, 11, 16)),
+        (b"---\na: 1\n...", (4, 9, 12)),
+        # Whichever comes first closes it.
+        (b"---\na: 1\n...\nb: 2\n---\n", (4, 9, 13)),
+        (b"---\na: 1\n---\n...\n", (4, 9, 13)),
+        # Only a line of exactly three dots: more dots, a space or text after them do not.
+        (b"---\na: 1\n....\n... \n...x\n---\n", (4, 24, 28)),
+        (b"---\na: 1\n.....\n", None),
+    ],
+)
+def test_document_end_closes_the_block(data: bytes, span: tuple[int, int, int] | None) -> None:
+    assert locate(data) == span
+
+
+def test_document_end_page_keeps_its_title() -> None:
+    parsed = loads("---\ntitle: Jekyll Page\n...\nbody\n")
+    assert (parsed.metadata, parsed.body, parsed.status) == ({"title": "Jekyll Page"}, "body\n", STATUS_OK)
+
+
+@pytest.mark.parametrize(
     ("metadata", "title"),
     [
         ({"title": "  Many\n\t spaces  here "}, "Many spaces here"),

@@ -150,10 +150,36 @@ def test_lint_flags_updated_exactly_when_recall_ranks_it_last(make_vault: MakeVa
     assert findings(vault) == ([("atlas/t.md", "invalid-updated")] if recall_ranks_last else [])
 
 
-@pytest.mark.parametrize("value", ["2026-03-01", "'2026-03-01'", "2026-03-01T10:30:00", "'2026-03-01 10:30'"])
+@pytest.mark.parametrize(
+    "value", ["2026-03-01", "'2026-03-01'", "2026-03-01T10:30:00", "'2026-03-01 10:30'", "1653409628830"]
+)
 def test_valid_updated_is_not_a_finding(make_vault: MakeVault, value: str) -> None:
     vault = make_vault({"atlas/t.md": page("T", updated=value)})
     assert findings(vault) == []
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "expected"),
+    [
+        # Hugo's and Jekyll's dates stand in for a missing updated, as recall takes them.
+        ("title: T\nlastmod: 2026-03-01", {}),
+        ("title: T\ndate: 2026-03-01 10:00:00 +0100", {}),
+        ("title: T\nupdated:\ndate: '2026-03-01'", {}),
+        # The first key set decides what is flagged; recall's fallback is named.
+        (
+            "title: T\nupdated: soon\ndate: 2026-03-01",
+            {"invalid-updated": "updated 'soon' is not a YYYY-MM-DD date; recall ranks the page by 2026-03-01"},
+        ),
+        ("title: T\ndate: 2024", {"invalid-updated": "date 2024 is not a YYYY-MM-DD date; recall ranks the page last"}),
+        (
+            "title: T\npublished: 2026-03-01",
+            {"missing-updated": "no updated, lastmod or date; recall ranks the page last"},
+        ),
+    ],
+)
+def test_dates_other_tools_write(make_vault: MakeVault, frontmatter: str, expected: dict[str, str]) -> None:
+    vault = make_vault({"atlas/t.md": f"---\n{frontmatter}\n---\n"})
+    assert messages(vault) == {("atlas/t.md", code): message for code, message in expected.items()}
 
 
 def test_not_utf8(make_vault: MakeVault) -> None:
@@ -166,8 +192,31 @@ def test_not_utf8(make_vault: MakeVault) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("data", "nul"),
+    [
+        ("Sixteen without a mark\n".encode("utf-16-le"), 1),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", 8),
+        (b"\x00\x00\xfe", 0),
+    ],
+)
+def test_not_text(make_vault: MakeVault, data: bytes, nul: int) -> None:
+    vault = make_vault({"atlas/binary.md": data})
+    assert messages(vault)[("atlas/binary.md", "not-text")] == (
+        f"byte {nul} is NUL: not text (a binary file, or UTF-16 or UTF-32 without a byte order mark);"
+        " find cannot match its words"
+    )
+
+
+def test_wide_pages_with_a_mark_are_read_as_their_text(make_vault: MakeVault) -> None:
+    text = f"---\ntitle: Wide\nupdated: {UPDATED}\n---\ncafé\n"
+    vault = make_vault({f"atlas/{codec}.md": text.encode(codec) for codec in ("utf-16", "utf-32")})
+    # Neither not-text nor not-utf8, and both have their title: one duplicate-title each.
+    assert findings(vault) == [("atlas/utf-16.md", "duplicate-title"), ("atlas/utf-32.md", "duplicate-title")]
+
+
 def test_not_utf8_is_reported_beside_a_frontmatter_finding(make_vault: MakeVault) -> None:
-    vault = make_vault({"atlas/x.md": b"\xff\xfe# no frontmatter\n"})
+    vault = make_vault({"atlas/x.md": b"\xff# no frontmatter\n"})
     assert findings(vault) == [("atlas/x.md", "no-frontmatter"), ("atlas/x.md", "not-utf8")]
 
 
@@ -601,6 +650,7 @@ TEST_OF_CODE = {
     "missing-updated": test_missing_updated,
     "invalid-updated": test_invalid_updated,
     "not-utf8": test_not_utf8,
+    "not-text": test_not_text,
     "duplicate-title": test_duplicate_title,
     "unknown-constellation": test_unknown_constellation,
     "nested-file": test_nested_file,

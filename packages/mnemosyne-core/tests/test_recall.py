@@ -221,6 +221,17 @@ def test_matching_agrees_with_the_plain_rule_on_the_harness_fixture() -> None:
         ("last week", None),
         ("", None),
         (20260301, None),
+        # Dendron's epoch milliseconds, by their UTC date; a year or epoch seconds are not dates.
+        (1653409628830, datetime.date(2022, 5, 24)),
+        (1772409599999, datetime.date(2026, 3, 1)),
+        (1772409600000, datetime.date(2026, 3, 2)),
+        (10**11, datetime.date(1973, 3, 3)),
+        (10**11 - 1, None),
+        (10**13, None),
+        (2024, None),
+        (1653409628, None),
+        (True, None),
+        (1653409628830.0, None),
         (None, None),
         ([datetime.date(2026, 3, 1)], None),
     ],
@@ -246,6 +257,25 @@ def test_ranking_is_newest_updated_first_then_undated_then_by_path(fs: FakeFiles
         "wiki/impossible.md",  # no valid date: last, by path
         "wiki/invalid.md",
         "wiki/missing.md",
+    ]
+
+
+def test_ranking_takes_lastmod_or_date_where_updated_is_absent(fs: FakeFilesystem) -> None:
+    harness_vault(fs)
+    page(fs, "wiki/hugo.md", "tags: [t]\nlastmod: 2026-03-01\ndate: 2020-01-01")
+    page(fs, "wiki/jekyll.md", "tags: [t]\ndate: 2026-02-01 10:00:00 +0100")
+    page(fs, "wiki/aion.md", "tags: [t]\nupdated: 2025-01-01\ndate: 2026-03-18")
+    page(fs, "wiki/dendron.md", "tags: [t]\nupdated: 1772409600000\ncreated: 1653409628830")
+    page(fs, "wiki/bad-updated.md", "tags: [t]\nupdated: last week\ndate: 2024-06-01")
+    page(fs, "wiki/undated.md", "tags: [t]\npublished: 2026-03-18")
+    result = recall(VAULT, "t")
+    assert [(entry.path, entry.updated) for entry in result.matches] == [
+        ("wiki/dendron.md", datetime.date(2026, 3, 2)),
+        ("wiki/hugo.md", datetime.date(2026, 3, 1)),  # lastmod before date
+        ("wiki/jekyll.md", datetime.date(2026, 2, 1)),
+        ("wiki/aion.md", datetime.date(2025, 1, 1)),  # updated, though date is newer
+        ("wiki/bad-updated.md", datetime.date(2024, 6, 1)),  # the next valid one
+        ("wiki/undated.md", None),
     ]
 
 

@@ -15,12 +15,14 @@ import sys
 
 from mnemosyne_core.config import CONSTELLATIONS, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
-from mnemosyne_core.fold import TextMatcher, fold
+from mnemosyne_core.fold import WIDE_BOM_LEADS, TextMatcher, as_utf8, fold, is_text, wide_codec
 from mnemosyne_core.frontmatter import (
     collapse_whitespace,
     fast_mapping,
     fast_string_fields,
     locate,
+    logseq_page_name,
+    logseq_properties,
     opens_frontmatter,
     parse_block,
     string_field,
@@ -47,8 +49,8 @@ if TYPE_CHECKING:
 
     #: Where a matching page sorts: (group, a keyword starts no word, no name alone holds
     #: every keyword, name length (first group) or mention depth's line (second group),
-    #: mention depth's column (second group; 0 in the first), path); compared as a tuple,
-    #: smallest first. See ``judge``.
+    #: the name is an alias, not the title (first group) or mention depth's column (second
+    #: group), path); compared as a tuple, smallest first. See ``judge``.
     SortKey = tuple[int, int, int, int, int, str]
 
 #: The first read of a page. Most pages fit whole; past it, a page is read on only when
@@ -96,7 +98,9 @@ def judge(
        call a page;
     3. length of that folded name: the name closest to the keywords wins
        ("strings.contains" before "strings.containsany");
-    4. the path, in code-point order: a stable tie-break.
+    4. the title before an alias: a page's own title names it more surely than another
+       page's alias of equal weight (a translation carrying the English name as an alias);
+    5. the path, in code-point order: a stable tie-break.
     The rest (first key 1) go by ``mention_depth``, then by path.
     """
     holds = [keyword in folded_title or keyword in folded_path for keyword in keywords]
@@ -121,10 +125,10 @@ def named_key(
     """The first-group key of a page (``judge``), or None when neither one of its names
     alone nor its title and path together hold every keyword."""
     best: SortKey | None = None
-    for name in (folded_title, *folded_aliases):
+    for is_alias, name in enumerate((folded_title, *folded_aliases)):
         if all(keyword in name for keyword in keywords):
             words_start = all(starts_word(keyword, name) for keyword in keywords)
-            key = (0, not words_start, 0, len(name), 0, rel_path)
+            key = (0, not words_start, 0, len(name), min(is_alias, 1), rel_path)
             if best is None or key < best:
                 best = key
     if best is not None:
@@ -226,7 +230,7 @@ class Tally:
     """What a search found so far: the pages ``judge`` matched (the best ``limit`` of them),
     the keyword counts, the unreadable pages. One per process; tallies merge."""
 
-    __slots__ = ("counts", "kept", "limit", "named", "searched", "total", "unreadable", "warnings")
+    __slots__ = ("counts", "kept", "limit", "named", "not_text", "searched", "total", "unreadable", "warnings")
 
     def __init__(self, keywords: int, limit: int):
         self.limit = limit
@@ -237,6 +241,8 @@ class Tally:
         self.named = 0
         self.searched = 0
         self.unreadable = 0
+        #: Pages that do not read as text (``fold.is_text``), counted until the first match.
+        self.not_text = 0
         self.counts = [0] * keywords
         self.warnings: list[Diagnostic] = []
 
@@ -287,6 +293,7 @@ class Tally:
         # The scan meets files in directory order, which differs between file systems.
         result.warnings.sort(key=Diagnostic.sort_key)
         result.unreadable = pages.incomplete + self.unreadable
+        result.not_text = self.not_text if self.total == 0 else 0
         result.pages_searched = self.searched
         result.total = self.total
         result.named = self.named
@@ -309,19 +316,21 @@ class Tally:
         self.named += other.named
         self.searched += other.searched
         self.unreadable += other.unreadable
+        self.not_text += other.not_text
         self.counts = [mine + theirs for mine, theirs in zip(self.counts, other.counts, strict=True)]
         self.warnings += other.warnings
 
     def dump(self) -> bytes:
         warnings = [warning.as_fields() for warning in self.warnings]
-        return marshal.dumps((self.kept, self.total, self.named, self.searched, self.unreadable, self.counts, warnings))
+        counts = (self.total, self.named, self.searched, self.unreadable, self.not_text)
+        return marshal.dumps((self.kept, *counts, self.counts, warnings))
 
     @classmethod
     def load(cls, data: bytes, keywords: int, limit: int) -> Tally:
         part = cls(keywords, limit)
         # From our own child, through a pipe only it and we hold.
         fields = marshal.loads(data)  # noqa: S302
-        part.kept, part.total, part.named, part.searched, part.unreadable, part.counts, warnings = fields
+        part.kept, part.total, part.named, part.searched, part.unreadable, part.not_text, part.counts, warnings = fields
         part.warnings = [Diagnostic.from_fields(warning) for warning in warnings]
         return part
 
@@ -348,7 +357,7 @@ def _parsed(kept: tuple[Any, ...]) -> tuple[Any, ...]:
     rel_path, _, dir_name, block, _, _, key = kept
     fields = None if block is None else _block_fields(block)
     stem = stem_of(rel_path.rpartition("/")[2])
-    return _shown(rel_path, dir_name, title_of(fields, stem), fields, key, None)
+    return _shown(rel_path, dir_name, title_of(fields, fallback_title(stem)), fields, key, None)
 
 
 class _Task:
@@ -403,18 +412,30 @@ class _Task:
         fd = open_page(read_path)
         try:
             data = os.read(fd, HEAD_BYTES)
+            raw = None  # a wide page's bytes as on disk (--cat prints them); data is their UTF-8
+            if data and data[0] in WIDE_BOM_LEADS and wide_codec(data) is not None:
+                raw = data + read_to_end(fd)
+                data = as_utf8(raw)
+            if not tally.total and not is_text(data):
+                # Counted only while nothing matched: only a miss says how many there are.
+                tally.not_text += 1
             long_page = None
-            if len(data) < HEAD_BYTES:
+            if raw is not None or len(data) < HEAD_BYTES:
                 # The whole page is read: its text decides most pages without the title.
                 matcher = TextMatcher(data)
                 in_text = [keyword in folded_path or matcher.contains(keyword) for keyword in keywords]
-                if False in in_text and self._title_cannot_hold(data, in_text):
+                # The shortcuts below take a page without frontmatter to be titled by its stem,
+                # part of its path: not one whose file name or properties name it otherwise.
+                first_line_end = data.find(b"\n")
+                first_line = data if first_line_end < 0 else data[:first_line_end]
+                named_as_stem = fallback_title(stem) is stem and b"::" not in first_line
+                if False in in_text and named_as_stem and self._title_cannot_hold(data, in_text):
                     # judge would say the same: the title cannot add a keyword the text lacks.
                     tally.count(in_text)
                     return None
                 # judge asks only about keywords the path lacks: for those, in_text is the text's.
                 text_contains = dict(zip(keywords, in_text, strict=True)).__getitem__
-                if False not in in_text and not self.keep_content:
+                if False not in in_text and not self.keep_content and named_as_stem:
                     lacking, block = self._title_lacks_a_keyword(data, folded_path)
                     if lacking:
                         # The page matches, and title, aliases and path lack a keyword: judge
@@ -429,7 +450,7 @@ class _Task:
                 data, fields = _fields_of_long_page(fd, data)
                 long_page = _LongPage(fd, data)
                 text_contains, text_position = long_page.contains, long_page.position
-            title = title_of(fields, stem)
+            title = title_of(fields, fallback_title(stem))
             aliases = aliases_of(fields)
             folded_aliases = tuple(map(fold, aliases)) if aliases else ()
             holds, key = judge(
@@ -442,7 +463,9 @@ class _Task:
         tally.count(holds)
         if key is None:
             return None
-        return title, fields, key, data if self.keep_content else None
+        if not self.keep_content:
+            return title, fields, key, None
+        return title, fields, key, data if raw is None else raw
 
     def _title_lacks_a_keyword(self, data: bytes, folded_path: str) -> tuple[bool, bytes | None]:
         """(True, the raw frontmatter block or None) when the page's title and every alias
@@ -537,9 +560,18 @@ class _LongPage:
 
 def page_fields(data: bytes) -> dict[Any, Any] | None:
     """The frontmatter mapping of a page read whole, for the scan and the index alike (None
-    when it has none or it is unusable); only its string fields when the fast path reads it."""
+    when it has none or it is unusable); only its string fields when the fast path reads it.
+    A page without frontmatter gives the title and aliases of its Logseq properties, if it
+    opens with them (``frontmatter.logseq_properties``)."""
     span = locate(data)
-    return None if span is None else _block_fields(data[span[0] : span[1]])
+    return logseq_properties(data) if span is None else _block_fields(data[span[0] : span[1]])
+
+
+def fallback_title(stem: str) -> str:
+    """The title of a page whose fields name none: the page name its file name stands for
+    (``frontmatter.logseq_page_name``: Logseq's ``A___B`` is ``A/B``), for the scan and the
+    index alike."""
+    return logseq_page_name(stem)
 
 
 def _block_fields(block: bytes) -> dict[Any, Any] | None:

@@ -19,6 +19,19 @@ if TYPE_CHECKING:
 
 #: The UTF-8 byte order mark, ignored at the start of a page.
 BOM = b"\xef\xbb\xbf"
+#: The byte order marks of the wide encodings a page is read in, as rg reads them, by the
+#: codec that decodes it (BOM included). UTF-32LE's mark starts with UTF-16LE's: longest first.
+WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+#: The first bytes of WIDE_BOMS: a page starting with none of them is UTF-8 as it is.
+WIDE_BOM_LEADS = b"\xff\xfe\x00"
+#: How much of a page's text (as UTF-8) is looked at for a NUL byte, which no text holds: a
+#: binary file, or UTF-16 or UTF-32 without a byte order mark. find's first read of a page.
+TEXT_PROBE_BYTES = 1 << 14
 
 #: The non-ASCII characters whose fold contains an ASCII character (ß -> "ss", the Kelvin
 #: sign -> "k", the long s -> "s", ligatures -> "ff", ...). Only these can make an ASCII
@@ -191,10 +204,36 @@ def fold(text: str) -> str:
 
 def decode(data: bytes) -> str:
     """Page bytes as text: UTF-8 with invalid bytes replaced by U+FFFD, a leading BOM
-    dropped."""
+    dropped; a page in UTF-16 or UTF-32 with its BOM decoded as such (``as_utf8``)."""
+    data = as_utf8(data)
     if data.startswith(BOM):
         data = data[3:]
     return data.decode("utf-8", "replace")
+
+
+def wide_codec(data: bytes) -> str | None:
+    """The codec of a page that starts with a UTF-16 or UTF-32 byte order mark, else None."""
+    if data[:1] and data[0] in WIDE_BOM_LEADS:
+        for mark, codec in WIDE_BOMS:
+            if data.startswith(mark):
+                return codec
+    return None
+
+
+def as_utf8(data: bytes) -> bytes:
+    """A page's bytes as every reader takes them: a page in UTF-16 or UTF-32 with a byte
+    order mark transcoded to UTF-8 (its mark dropped, invalid units replaced by U+FFFD), as
+    rg reads it; any other page as it is. Every reader of a page's text and frontmatter
+    (find's scan, the index, recall, lint) starts from these bytes, so all of them read a
+    wide page alike."""
+    codec = wide_codec(data)
+    return data if codec is None else data.decode(codec, "replace").encode("utf-8")
+
+
+def is_text(data: bytes) -> bool:
+    """Whether a page (its ``as_utf8`` bytes, or their first ``TEXT_PROBE_BYTES``) reads as
+    text: no NUL byte in its first ``TEXT_PROBE_BYTES``, as git and grep tell binary files."""
+    return b"\0" not in data[:TEXT_PROBE_BYTES]
 
 
 class TextMatcher:

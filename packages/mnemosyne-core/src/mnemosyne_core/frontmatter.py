@@ -1,5 +1,5 @@
 """Frontmatter: the YAML mapping between a page's first line ``---`` and the next line that
-is exactly ``---`` (a trailing CR ignored).
+is exactly ``---`` or ``...`` (YAML's document end; a trailing CR ignored).
 
 ``loads`` is pure over text, ``load`` a thin wrapper over a file, as in python-frontmatter.
 Everything is parsed by PyYAML's safe loader (``parse_block``), except common ``key: value``
@@ -39,16 +39,22 @@ def locate(data: bytes) -> tuple[int, int, int] | None:
     if block_start < 0:
         return None
     # The closing line starts at the block's start or right after a newline (the opening
-    # line ends in one, so a search from its newline finds both).
-    newline = data.find(b"\n---", block_start - 1)
-    while newline >= 0:
+    # line ends in one, so a search from its newline finds both). It is `---` or YAML's
+    # document end `...`, which Jekyll and YAML both take; the first of either closes it.
+    dashes = data.find(b"\n---", block_start - 1)
+    dots = data.find(b"\n...", block_start - 1)
+    while dashes >= 0 or dots >= 0:
+        newline = dashes if dots < 0 or 0 <= dashes < dots else dots
         block_end = newline + 1
         line_end = block_end + 3
         if data[line_end : line_end + 1] == b"\r":
             line_end += 1
         if data[line_end : line_end + 1] in _LINE_ENDS:
             return block_start, block_end, line_end + (data[line_end : line_end + 1] == b"\n")
-        newline = data.find(b"\n---", block_end)
+        if newline == dashes:
+            dashes = data.find(b"\n---", block_end)
+        else:
+            dots = data.find(b"\n...", block_end)
     return None
 
 
@@ -202,6 +208,102 @@ def title_of(metadata: Mapping[Any, Any] | None, stem: str) -> str:
         if title:
             return title
     return stem
+
+
+# --- Logseq: page properties and page names -----------------------------------------------
+
+
+def logseq_properties(data: bytes) -> dict[str, Any] | None:
+    """The title and aliases of a Logseq page from its first block's properties (``title::
+    Page``, ``alias:: [[One]], Two``), as a mapping ``title_of`` and ``find.aliases_of``
+    read (None when the page does not open with a property). The first block is the lines
+    before the first blank line or bullet; or, when the page opens with a bullet, that
+    bullet's line and its indented lines. Properties are read up to the first line that is
+    not one. Only a page without frontmatter is read so: frontmatter holds its own."""
+    start = 3 if data.startswith(BOM) else 0
+    line_end = data.find(b"\n", start)
+    first_line = data[start : line_end if line_end >= 0 else len(data)]
+    if b"::" not in first_line:
+        return None  # every page that is not Logseq's stops here, at one memchr
+    text = data[start:].decode("utf-8", "replace")
+    lines = text.split("\n")
+    bulleted = lines[0].startswith("- ")
+    fields: dict[str, Any] = {}
+    for number, line in enumerate(lines):
+        line = line.removesuffix("\r")
+        if bulleted:
+            if number == 0:
+                line = line[2:]
+            elif not line[:1].isspace() or line.lstrip().startswith("- "):
+                break
+        key, separator, value = line.strip().partition(":: ")
+        if not separator:
+            key, separator, value = (line.strip()[:-2], "::", "") if line.strip().endswith("::") else ("", "", "")
+        if not separator or not key or not all(char.isalnum() or char in "-_" for char in key):
+            break
+        key = key.lower()
+        if key == "title" and "title" not in fields:
+            fields["title"] = value
+        elif key == "alias" and "aliases" not in fields:
+            fields["aliases"] = [_unbracketed(item) for item in value.split(",")]
+    return fields or None
+
+
+def _unbracketed(item: str) -> str:
+    """A page reference as Logseq writes it in a property, ``[[Page]]``, as its name."""
+    item = item.strip()
+    if item.startswith("[[") and item.endswith("]]"):
+        return item[2:-2]
+    return item
+
+
+#: How Logseq's file names (``:file/name-format :triple-lowbar``) spell a namespace's ``/``.
+LOGSEQ_NAMESPACE = "___"
+
+
+def logseq_page_name(stem: str) -> str:
+    """The page name Logseq shows for a file name stem: ``A___B___C`` is ``A/B/C``, and
+    ``%3F``-style escapes (of ``?``, ``#``, ``%`` ... as UTF-8) are the characters they stand
+    for. A stem with neither is returned as it is (the same object), and so is a ``%`` not
+    followed by an escape that decodes to UTF-8."""
+    if LOGSEQ_NAMESPACE not in stem and "%" not in stem:
+        return stem
+    name = stem.replace(LOGSEQ_NAMESPACE, "/")
+    if "%" in name:
+        name = _percent_decoded(name)
+    return name if name != stem else stem
+
+
+def _percent_decoded(name: str) -> str:
+    """``name`` with each run of ``%XX`` escapes decoded as UTF-8, a run that does not
+    decode left as it is."""
+    pieces = name.split("%")
+    out = [pieces[0]]
+    escaped = bytearray()
+    for piece in pieces[1:]:
+        hex_digits = piece[:2]
+        if len(hex_digits) == 2 and all(char in "0123456789abcdefABCDEF" for char in hex_digits):
+            escaped.append(int(hex_digits, 16))
+            if len(piece) == 2:
+                continue
+            out.append(_decoded_run(escaped))
+            escaped = bytearray()
+            out.append(piece[2:])
+        else:
+            out.append(_decoded_run(escaped))
+            escaped = bytearray()
+            out.append("%" + piece)
+    out.append(_decoded_run(escaped))
+    return "".join(out)
+
+
+def _decoded_run(escaped: bytearray) -> str:
+    if not escaped:
+        return ""
+    try:
+        return escaped.decode("utf-8")
+    except UnicodeDecodeError:
+        return "".join(f"%{byte:02X}" for byte in escaped)
 
 
 #: A backslash escape as a YAML double-quoted scalar reads it: hex digits, a line break with

@@ -46,7 +46,7 @@ from functools import partial
 from mnemosyne_core import inotify
 from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, VAULT_ROOT_DIR, stem_of, vault_layout
 from mnemosyne_core.errors import MnemosyneError, VaultError
-from mnemosyne_core.fold import decode, fold
+from mnemosyne_core.fold import as_utf8, decode, fold, is_text
 from mnemosyne_core.frontmatter import locate, string_field, title_of
 from mnemosyne_core.vault import (
     IGNORE_FILES,
@@ -124,6 +124,7 @@ class Page:
         "folded_title",
         "head",
         "identity",
+        "not_text",
         "recall",
         "record",
         "text_start",
@@ -154,6 +155,8 @@ class Page:
         self.identity: Identity | None = None
         #: Why the page could not be read (then ``record`` is None).
         self.error: OSError | None = None
+        #: Whether the page does not read as text (``fold.is_text``): a miss counts these.
+        self.not_text = False
         #: Re-read on every query: a symlink's target or a file with other hard links can
         #: change without an event on the watched dirs.
         self.volatile = False
@@ -198,7 +201,7 @@ def _utf8(text: str) -> bytes:
 
 def read_page(read_path: str, rel_path: str) -> Page:
     """Read one page whole and keep its inputs; a failure is kept as its warning."""
-    from mnemosyne_core.find import aliases_of, page_fields
+    from mnemosyne_core.find import aliases_of, fallback_title, page_fields
 
     page = Page()
     try:
@@ -213,9 +216,11 @@ def read_page(read_path: str, rel_path: str) -> Page:
     except OSError as error:
         page.error = error
         return page
+    data = as_utf8(data)
+    page.not_text = not is_text(data)
     name = rel_path.rpartition("/")[2]
     fields = page_fields(data)
-    page.title = title_of(fields, stem_of(name))
+    page.title = title_of(fields, fallback_title(stem_of(name)))
     page.constellation = string_field(fields, "constellation")
     page.type = string_field(fields, "type")
     span = locate(data)
@@ -754,6 +759,7 @@ class VaultIndex:
         result = tally.result(listing, keywords)
         if result.total == 0:
             result.left_out = self.left_out()
+            result.not_text = sum(page.not_text for _, page in snapshot.pages)
         one = wants_content and result.total == 1
         return result, self._identity(result.matches[0].path) if one else None
 

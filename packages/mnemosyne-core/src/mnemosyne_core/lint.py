@@ -39,7 +39,7 @@ from mnemosyne_core.config import (
 )
 from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_LIST, IGNORE_FILE_UNUSED, SYMLINK_ESCAPES
 from mnemosyne_core.errors import UnknownLintCodeError, VaultError
-from mnemosyne_core.fold import fold
+from mnemosyne_core.fold import TEXT_PROBE_BYTES, as_utf8, fold, is_text
 from mnemosyne_core.frontmatter import (
     STATUS_ABSENT,
     STATUS_NOT_MAPPING,
@@ -48,7 +48,7 @@ from mnemosyne_core.frontmatter import (
     collapse_whitespace,
     page_metadata,
 )
-from mnemosyne_core.recall import resolve_memory_dir, updated_date
+from mnemosyne_core.recall import DATE_KEYS, page_date, resolve_memory_dir, updated_date
 from mnemosyne_core.vault import (
     IgnoreRules,
     TreeWalk,
@@ -76,6 +76,7 @@ MISSING_TITLE = "missing-title"
 MISSING_UPDATED = "missing-updated"
 INVALID_UPDATED = "invalid-updated"
 NOT_UTF8 = "not-utf8"
+NOT_TEXT = "not-text"
 DUPLICATE_TITLE = "duplicate-title"
 UNKNOWN_CONSTELLATION = "unknown-constellation"
 # Files find never searches.
@@ -96,13 +97,22 @@ LEFTOVER_TEMP_FILE = "leftover-temp-file"
 #: lint.schema.json enumerates exactly these (a test holds them equal).
 REASON_CODES: dict[str, str] = {
     NO_FRONTMATTER: "searched, but the page has no frontmatter: find shows the file name stem as its title",
-    UNCLOSED_FRONTMATTER: "searched, but the opening --- line has no closing --- line: the frontmatter is ignored",
+    UNCLOSED_FRONTMATTER: (
+        "searched, but the opening --- line has no closing --- or ... line: the frontmatter is ignored"
+    ),
     INVALID_FRONTMATTER: "searched, but the frontmatter is not valid YAML: it is ignored",
     FRONTMATTER_NOT_MAPPING: "searched, but the frontmatter is YAML that is not a key: value mapping: it is ignored",
     MISSING_TITLE: "searched, but the title is missing, blank or not a string: find shows the file name stem",
-    MISSING_UPDATED: "searched, but there is no updated date: recall ranks the page last",
-    INVALID_UPDATED: "searched, but updated is not a YYYY-MM-DD date (a time may follow): recall ranks the page last",
+    MISSING_UPDATED: "searched, but there is no updated, lastmod or date: recall ranks the page last",
+    INVALID_UPDATED: (
+        "searched, but updated (or, without it, lastmod or date) is not a YYYY-MM-DD date (a time may follow)"
+        " nor epoch milliseconds: recall ranks the page by the next valid one, else last"
+    ),
     NOT_UTF8: "searched, but some bytes are not UTF-8: find reads them as U+FFFD",
+    NOT_TEXT: (
+        "searched, but not text: a NUL byte in its first 16 KiB (a binary file, or UTF-16 or UTF-32 without"
+        " a byte order mark); find cannot match its words, and a miss counts it"
+    ),
     DUPLICATE_TITLE: "searched, but another page has the same title (compared case- and space-insensitively)",
     UNKNOWN_CONSTELLATION: "searched, but constellation is not one of the known constellations",
     NESTED_FILE: 'never searched: a page-named file in a sub-dir of a dir of a flat layout (depth = "tree" reads it)',
@@ -302,13 +312,24 @@ def _listing_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding
 
 
 #: The frontmatter keys ``check_page`` reads.
-_CHECKED_KEYS = frozenset(("title", "updated", "constellation"))
+_CHECKED_KEYS = frozenset(("title", "constellation", *DATE_KEYS))
 
 
 def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
     """The findings for one searched page given its bytes, and its usable frontmatter
     title (whitespace collapsed; None when it has none)."""
     findings: list[Finding] = []
+    data = as_utf8(data)
+    if not is_text(data):
+        nul = data.index(b"\0", 0, TEXT_PROBE_BYTES)
+        findings.append(
+            Finding(
+                path,
+                NOT_TEXT,
+                f"byte {nul} is NUL: not text (a binary file, or UTF-16 or UTF-32 without a byte order mark);"
+                " find cannot match its words",
+            )
+        )
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -322,16 +343,7 @@ def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
     title = _usable_title(metadata)
     if title is None:
         findings.append(Finding(path, MISSING_TITLE, _title_problem(metadata) + "; find shows the file name stem"))
-    if "updated" not in metadata or metadata["updated"] is None:
-        findings.append(Finding(path, MISSING_UPDATED, "no updated date; recall ranks the page last"))
-    elif updated_date(metadata["updated"]) is None:
-        findings.append(
-            Finding(
-                path,
-                INVALID_UPDATED,
-                f"updated {_shown(metadata['updated'])} is not a YYYY-MM-DD date; recall ranks the page last",
-            )
-        )
+    findings += _date_findings(path, metadata)
     if "constellation" in metadata:
         constellation = metadata["constellation"]
         if not isinstance(constellation, str) or constellation not in CONSTELLATIONS:
@@ -345,11 +357,27 @@ def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
     return title, findings
 
 
+def _date_findings(path: str, metadata: Mapping[Any, Any]) -> list[Finding]:
+    """The date finding of a page: none of ``DATE_KEYS`` set, or the first one set not a
+    valid date (recall's rule, ``recall.page_date``)."""
+    given = [key for key in DATE_KEYS if metadata.get(key) is not None]
+    if not given:
+        return [Finding(path, MISSING_UPDATED, "no updated, lastmod or date; recall ranks the page last")]
+    first = given[0]
+    if updated_date(metadata[first]) is not None:
+        return []
+    used = page_date(metadata)
+    then = f"recall ranks the page by {used.isoformat()}" if used is not None else "recall ranks the page last"
+    shown = _shown(metadata[first])
+    return [Finding(path, INVALID_UPDATED, f"{first} {shown} is not a YYYY-MM-DD date; {then}")]
+
+
 def _frontmatter_finding(path: str, status: str) -> Finding:
     if status == STATUS_ABSENT:
         return Finding(path, NO_FRONTMATTER, "no frontmatter (first line is not ---); find shows the file name stem")
     if status == STATUS_UNCLOSED:
-        return Finding(path, UNCLOSED_FRONTMATTER, "frontmatter opened by --- is never closed; it is ignored")
+        never_closed = "frontmatter opened by --- is never closed by --- or ...; it is ignored"
+        return Finding(path, UNCLOSED_FRONTMATTER, never_closed)
     if status == STATUS_NOT_MAPPING:
         return Finding(path, FRONTMATTER_NOT_MAPPING, "frontmatter is not a key: value mapping; it is ignored")
     # STATUS_INVALID, and any status a later frontmatter module may add: unusable either way.

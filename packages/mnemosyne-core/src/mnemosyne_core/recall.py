@@ -4,11 +4,12 @@ An entry matches when ANY term of the topic (split on whitespace) is a case-inse
 substring of its frontmatter ``title``, ``slug`` or ``tags``, folded as find folds
 (``fold(term) in fold(field)``). Body, file name and other keys are never searched.
 
-Matches are ranked by ``updated``, newest first: a YAML date, a YAML datetime (by its date
-as written, no time-zone conversion), or a string holding an ISO date ``YYYY-MM-DD``,
-optionally followed by ``T`` or a space and a time. Entries without a valid ``updated``
-come last; ties go by path in code-point order. The full text of the top ``READ_CAP`` is
-kept.
+Matches are ranked by their date, newest first: the first of ``updated``, ``lastmod``
+(Hugo) and ``date`` (Jekyll, Hugo) that holds a valid one. A YAML date, a YAML datetime (by
+its date as written, no time-zone conversion), a string holding an ISO date ``YYYY-MM-DD``,
+optionally followed by ``T`` or a space and a time, or a whole number of milliseconds since
+1970 (Dendron's ``updated``; its UTC date). Entries without a valid date come last; ties
+go by path in code-point order. The full text of the top ``READ_CAP`` is kept.
 
 Every call may be logged to ``<memory-dir>/<UTC-date>/log.md`` (``append_log``): one
 entry per call, written with a single ``write`` on an ``O_APPEND`` descriptor under an
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, load_vault_config
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
-from mnemosyne_core.fold import decode, fold
+from mnemosyne_core.fold import as_utf8, decode, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
 from mnemosyne_core.vault import (
     left_out_files,
@@ -171,16 +172,32 @@ def fold_terms(terms: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(fold(term) for term in terms))
 
 
+#: The frontmatter keys that date a page, in the order recall takes the first valid one:
+#: ``updated`` (Aion, Dendron), then ``lastmod`` (Hugo's last change), then ``date``
+#: (Jekyll's and Hugo's publication date).
+DATE_KEYS = ("updated", "lastmod", "date")
+#: Whole numbers in this range are epoch milliseconds (Dendron writes ``updated`` so):
+#: from 1973-03-03 to 2286-11-20. Smaller ones (a year, epoch seconds) are not taken for
+#: dates: no convention makes them unambiguous.
+EPOCH_MILLISECONDS = range(10**11, 10**13)
+
+
 def updated_date(value: object) -> datetime.date | None:
-    """The date ``updated`` stands for, or None when it is missing or not a valid date.
+    """The date one of ``DATE_KEYS`` stands for, or None when it is missing or not a valid
+    date.
 
     A datetime counts by its date as written; a string must be ``YYYY-MM-DD``, optionally
-    followed by ``T`` or a space and a time that ``datetime.fromisoformat`` accepts.
+    followed by ``T`` or a space and a time that ``datetime.fromisoformat`` accepts; a whole
+    number in ``EPOCH_MILLISECONDS`` counts by its UTC date.
     """
     if isinstance(value, datetime.datetime):
         return value.date()
     if isinstance(value, datetime.date):
         return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value not in EPOCH_MILLISECONDS:
+            return None
+        return datetime.datetime.fromtimestamp(value / 1000, tz=datetime.UTC).date()
     if not isinstance(value, str):
         return None
     text = value.strip()
@@ -191,6 +208,15 @@ def updated_date(value: object) -> datetime.date | None:
             return datetime.datetime.fromisoformat(text).date()
     except ValueError:
         return None
+    return None
+
+
+def page_date(metadata: Mapping[Any, Any]) -> datetime.date | None:
+    """The date recall ranks a page by: the first of ``DATE_KEYS`` that holds a valid one."""
+    for key in DATE_KEYS:
+        date = updated_date(metadata.get(key))
+        if date is not None:
+            return date
     return None
 
 
@@ -265,11 +291,11 @@ def fill_read_entries(result: RecallResult, identities: Sequence[Identity]) -> b
 
 
 #: The frontmatter keys recall reads (``RecallFields``).
-RECALL_KEYS = frozenset(("title", "slug", "tags", "updated"))
+RECALL_KEYS = frozenset(("title", "slug", "tags", *DATE_KEYS))
 
 
 class RecallFields:
-    """What recall reads of a page's frontmatter: title, slug, tags and updated, and the
+    """What recall reads of a page's frontmatter: title, slug, tags and date, and the
     folded strings a term is looked for in."""
 
     __slots__ = ("folded", "slug", "tags", "title", "updated")
@@ -282,12 +308,13 @@ class RecallFields:
         self.folded = [fold(field) for field in fields]
         self.title = collapse_whitespace(title) if isinstance(title, str) else None
         self.slug = slug if isinstance(slug, str) else None
-        self.updated = updated_date(metadata.get("updated"))
+        self.updated = page_date(metadata)
 
 
 def recall_fields(data: bytes) -> RecallFields | None:
     """The recall fields of a page (its bytes, or any prefix holding its frontmatter), or
     None when it has no usable frontmatter mapping."""
+    data = as_utf8(data)
     span = locate(data)
     if span is None:
         return None

@@ -68,6 +68,7 @@ class FindResult:
         "left_out",
         "matches",
         "named",
+        "not_text",
         "pages_searched",
         "total",
         "unreadable",
@@ -90,6 +91,9 @@ class FindResult:
         self.warnings: list[Diagnostic] = []
         #: Pages (or dirs) in scope that could not be read.
         self.unreadable = 0
+        #: On a miss, the searched pages that do not read as text (``fold.is_text``: a NUL
+        #: byte, as in a binary file or UTF-16 without its byte order mark); 0 on a match.
+        self.not_text = 0
         #: On a miss, the markdown files the layout leaves out, as ``vault.scan(left_out=...)``
         #: lists them, when the answer knows them (the scan finds them in its own listing,
         #: ``vault.left_out_files``; a server keeps them for a tree); None when it does not

@@ -127,6 +127,10 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         if len(result.keyword_counts) > 1:
             _print_keyword_counts(console, result.keyword_counts, args.limit)
         say_miss_note(console, result, args.dir)
+        if result.not_text:
+            # Their words cannot match: "no such page" would be a guess for them.
+            them = "them" if result.not_text > 1 else "it"
+            console.err(f"{counted(result.not_text, 'file')} could not be read as text; wiki lint lists {them}")
         if args.cat:
             console.err("--cat needs exactly one match")
             return ExitCode.CAT_NEEDS_ONE_MATCH

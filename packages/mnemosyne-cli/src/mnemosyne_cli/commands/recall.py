@@ -133,12 +133,15 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         _hint_unseen(args, console, result, query)
         say_miss_note(console, result, args.dir)
         return ExitCode.OK
+    from mnemosyne_core.fold import as_utf8
+
     for entry in result.matches:
         console.out(printable(entry.path))
     for entry in result.read:
         console.out("")
         console.out(f"==> {printable(entry.path)} <==")
-        content = entry.content
+        # A UTF-16 or UTF-32 page is printed as UTF-8, as the rest of the output is.
+        content = as_utf8(entry.content)
         console.out_bytes(content if content.endswith(b"\n") or not content else content + b"\n")
     console.out("")
     console.out(printable(_summary(result)))
