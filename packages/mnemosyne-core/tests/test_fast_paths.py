@@ -25,6 +25,7 @@ from reference_order import matched, plain_aliases, plain_fold, reference_sort_k
 
 import mnemosyne_core.find as find_module
 from mnemosyne_core import frontmatter
+from mnemosyne_core.cache import read_page, record_position
 from mnemosyne_core.config import CONSTELLATIONS
 from mnemosyne_core.find import search
 from mnemosyne_core.fold import (
@@ -52,7 +53,6 @@ from mnemosyne_core.frontmatter import (
     title_of,
     unescaped,
 )
-from mnemosyne_core.index import _record_position, read_page
 from mnemosyne_core.vault import scan
 
 # --- the two ways of each check -------------------------------------------------------------
@@ -493,7 +493,7 @@ def test_text_position_of_the_scan_and_the_index_equal_the_plain_path(
         handle.flush()
         page = read_page(handle.name, "atlas/page.md")
     assert page.record is not None
-    assert _record_position(page.record, page.text_start, folded_keyword) == plain
+    assert record_position(page.record, page.text_start, folded_keyword) == plain
 
 
 @settings(max_examples=examples(200), deadline=None)

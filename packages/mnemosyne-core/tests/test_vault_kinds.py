@@ -1,6 +1,7 @@
 """Vaults other tools write, read as they lie on disk: pages in UTF-16 and UTF-32, pages
-that are not text. Each is searched by the scan and by the index (``VaultIndex``, what
-``wiki serve`` answers from), which must agree with it exactly."""
+that are not text. Each is searched by the scan, by the scan through the page cache (cold,
+then warm) and by the index (``VaultIndex``, what ``wiki serve`` answers from), which must
+agree with it exactly."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from mnemosyne_core import search
+from mnemosyne_core.cache import CachedScan
 from mnemosyne_core.find import HEAD_BYTES
 from mnemosyne_core.fold import as_utf8, decode, is_text
 from mnemosyne_core.index import VaultIndex
@@ -33,8 +35,11 @@ def answer(result: FindResult) -> tuple[object, ...]:
 
 
 def scanned_and_served(vault: str, keywords: list[str], *, keep_content: bool = False) -> tuple[object, ...]:
-    """The scan's answer, after checking that the index gives the same."""
+    """The scan's answer, after checking that the cache and the index give the same."""
     scanned = search(vault, keywords, limit=0, keep_content=keep_content)
+    for _call in ("cold", "warm"):
+        cached = CachedScan().search(vault, keywords, limit=0, keep_content=keep_content)
+        assert answer(cached) == answer(scanned)
     index = VaultIndex(vault)
     try:
         index.rebuild()

@@ -40,7 +40,7 @@ from functools import partial
 
 from mnemosyne_core.config import stem_of
 from mnemosyne_core.errors import MnemosyneError
-from mnemosyne_core.fold import decode, fold
+from mnemosyne_core.fold import as_utf8, decode, fold, is_text
 from mnemosyne_core.frontmatter import locate, string_field, title_of
 from mnemosyne_core.vault import (
     left_out_files,
@@ -95,12 +95,14 @@ class Page:
         "folded_title",
         "head",
         "key",
+        "not_text",
         "racy",
         "recall",
         "record",
         "text_start",
         "title",
         "type",
+        "volatile",
     )
 
     def __init__(self) -> None:
@@ -126,14 +128,32 @@ class Page:
         self.key: StatKey = (0, 0, 0, 0, 0)
         #: Changed too recently to trust its stat next time (see the module's docstring).
         self.racy = False
+        #: Whether the page does not read as text (``fold.is_text``): a miss counts these.
+        self.not_text = False
+        #: It has other hard links: ``wiki serve``'s watches cannot see every change to it.
+        self.volatile = False
         #: Why the page could not be read; then nothing else is set.
         self.error: OSError | None = None
+
+    def reads_as(self, other: Page) -> bool:
+        """Whether ``other`` (the same page read again) gives every query the same inputs.
+        A page that could not be read is never taken as unchanged: errors do not compare."""
+        return (
+            self.error is None
+            and other.error is None
+            and all(getattr(self, slot) == getattr(other, slot) for slot in _READ_SLOTS)
+        )
 
     @property
     def identity(self) -> Identity:
         """The page as ``vault.identity_of`` tells versions apart."""
         size, mtime_ns, _ctime_ns, inode, device = self.key
         return device, inode, size, mtime_ns
+
+
+#: What ``read_page`` reads from the file: all of a Page but what is made later or decided
+#: by when it was read.
+_READ_SLOTS = tuple(slot for slot in Page.__slots__ if slot not in ("recall", "racy"))
 
 
 def stat_key(info: os.stat_result) -> StatKey:
@@ -144,7 +164,7 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None) -> Page:
     """Read one page whole, as the scan reads it, and keep its inputs; a failure is kept
     as the page's error. The stat is taken before the read and checked after it: a page
     written while it was read is kept racy, so it is read again next time."""
-    from mnemosyne_core.find import aliases_of, page_fields
+    from mnemosyne_core.find import aliases_of, fallback_title, page_fields
 
     page = Page()
     try:
@@ -159,15 +179,18 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None) -> Page:
         page.error = error
         return page
     page.key = stat_key(before)
+    page.volatile = before.st_nlink > 1
     now_ns = time.time_ns() if now_ns is None else now_ns
     page.racy = (
         stat_key(after) != page.key
         or max(before.st_mtime_ns, before.st_ctime_ns) >= now_ns - RACY_NS
         or not stat.S_ISREG(before.st_mode)
     )
+    data = as_utf8(data)
+    page.not_text = not is_text(data)
     name = rel_path.rpartition("/")[2]
     fields = page_fields(data)
-    page.title = title_of(fields, stem_of(name))
+    page.title = title_of(fields, fallback_title(stem_of(name)))
     page.constellation = string_field(fields, "constellation")
     page.type = string_field(fields, "type")
     span = locate(data)
@@ -602,7 +625,8 @@ def _page_fields(page: Page) -> tuple[Any, ...]:
     if page.error is not None:
         return (page.error.errno, page.error.strerror, page.error.filename)
     names = (page.folded_title, page.folded_path, page.folded_aliases)
-    meta = (page.text_start, page.title, page.constellation, page.type, page.head, _recall_to(page.recall), names)
+    recall = _recall_to(page.recall)
+    meta = (page.text_start, page.title, page.constellation, page.type, page.head, recall, names, page.not_text)
     return (page.key, page.racy, meta, page.record)
 
 
@@ -612,7 +636,7 @@ def _page_from(fields: tuple[Any, ...]) -> Page:
         page.error = OSError(*fields) if fields[0] is not None else OSError(fields[1])
         return page
     page.key, page.racy, meta, page.record = fields
-    page.text_start, page.title, page.constellation, page.type, page.head, recall, names = meta
+    page.text_start, page.title, page.constellation, page.type, page.head, recall, names, page.not_text = meta
     page.folded_title, page.folded_path, page.folded_aliases = names
     page.recall = _recall_from(recall)
     return page
@@ -668,6 +692,8 @@ class CachedScan:
                 fields = {"constellation": page.constellation, "type": page.type}
                 tally.add_match(rel_path, dir_name, page.title, fields, key)
         result = tally.result(pages, keywords)
+        if result.total == 0:
+            result.not_text = sum(snapshot.page(index).not_text for index in range(len(snapshot)))
         if result.total == 0 and not result.incomplete:
             result.left_out = left_out_files(pages)
         if keep_content and result.total == 1:

@@ -44,21 +44,17 @@ import stat
 from functools import partial
 
 from mnemosyne_core import inotify
-from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, VAULT_ROOT_DIR, stem_of, vault_layout
+from mnemosyne_core.cache import Page, read_page, record_contains, record_position, utf8
+from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, VAULT_ROOT_DIR, vault_layout
 from mnemosyne_core.errors import MnemosyneError, VaultError
-from mnemosyne_core.fold import as_utf8, decode, fold, is_text
-from mnemosyne_core.frontmatter import locate, string_field, title_of
 from mnemosyne_core.vault import (
     IGNORE_FILES,
     LEFT_OUT_SUFFIX,
     PageRef,
     Scan,
     followed_symlink,
-    identity_of,
     join_rel,
-    open_page,
     read_as_judged,
-    read_to_end,
     resolve_vault,
     scan,
     unreadable_warning,
@@ -71,7 +67,7 @@ if TYPE_CHECKING:
     from mnemosyne_core.backend import Backend
     from mnemosyne_core.config import Layout
     from mnemosyne_core.diagnostics import Diagnostic
-    from mnemosyne_core.recall import RecallFields, RecallResult
+    from mnemosyne_core.recall import RecallResult
     from mnemosyne_core.results import FindResult
     from mnemosyne_core.vault import Identity, TreeWalk
 
@@ -113,128 +109,6 @@ class NotServed(MnemosyneError):
     keeps changing under the query, a lost state): the caller scans instead."""
 
 
-class Page:
-    """One listed page: what find and recall need of it, or why it could not be read."""
-
-    __slots__ = (
-        "constellation",
-        "error",
-        "folded_aliases",
-        "folded_path",
-        "folded_title",
-        "head",
-        "identity",
-        "not_text",
-        "recall",
-        "record",
-        "text_start",
-        "title",
-        "type",
-        "volatile",
-    )
-
-    def __init__(self) -> None:
-        #: UTF-8 of folded title, NUL, folded vault-relative path, NUL, each folded alias
-        #: and a NUL, then the folded text. One buffer: ``keyword in record`` finds the pages
-        #: worth judging in one C call.
-        self.record: bytes | None = None
-        #: Where the text starts in ``record``.
-        self.text_start = 0
-        #: judge's inputs, kept as they are given to it.
-        self.folded_title = ""
-        self.folded_path = ""
-        self.folded_aliases: tuple[str, ...] = ()
-        self.title = ""
-        self.constellation: str | None = None
-        self.type: str | None = None
-        #: The page's bytes up to the end of its frontmatter (recall parses them), or None.
-        self.head: bytes | None = None
-        #: Recall's parsed fields, made on the first recall and kept until the page changes.
-        self.recall: RecallFields | bool | None = False
-        #: The file as it was read (``identity_of``); None when it could not be.
-        self.identity: Identity | None = None
-        #: Why the page could not be read (then ``record`` is None).
-        self.error: OSError | None = None
-        #: Whether the page does not read as text (``fold.is_text``): a miss counts these.
-        self.not_text = False
-        #: Re-read on every query: a symlink's target or a file with other hard links can
-        #: change without an event on the watched dirs.
-        self.volatile = False
-
-    def reads_as(self, other: Page) -> bool:
-        """Whether ``other`` (the same page read again) gives every query the same inputs.
-        A page that could not be read is never taken as unchanged: errors do not compare."""
-        return (
-            self.error is None
-            and other.error is None
-            and all(getattr(self, slot) == getattr(other, slot) for slot in _READ_SLOTS)
-        )
-
-
-#: What ``read_page`` sets: all of a Page but the recall fields made from ``head`` later.
-_READ_SLOTS = tuple(slot for slot in Page.__slots__ if slot != "recall")
-
-
-def _record_contains(record: bytes, text_start: int, folded_keyword: str) -> bool:
-    """``text_contains`` for judge: whether the keyword is in the page's folded text."""
-    return record.find(_utf8(folded_keyword), text_start) >= 0
-
-
-def _record_position(record: bytes, text_start: int, folded_keyword: str) -> tuple[int, int] | None:
-    """``text_position`` for judge: where the keyword first occurs in the page's folded
-    text, (line, column in characters), as the scan's ``TextMatcher.position`` counts it."""
-    found = record.find(_utf8(folded_keyword), text_start)
-    if found < 0:
-        return None
-    line_start = max(record.rfind(b"\n", text_start, found) + 1, text_start)
-    # A match of whole UTF-8 characters starts on a character boundary: the bytes of its
-    # line before it decode whole.
-    column = len(record[line_start:found].decode("utf-8", "surrogatepass"))
-    return record.count(b"\n", text_start, found), column
-
-
-def _utf8(text: str) -> bytes:
-    # File names may hold lone surrogates (undecodable bytes); keywords too. surrogatepass
-    # keeps UTF-8's property that a byte match is a character match.
-    return text.encode("utf-8", "surrogatepass")
-
-
-def read_page(read_path: str, rel_path: str) -> Page:
-    """Read one page whole and keep its inputs; a failure is kept as its warning."""
-    from mnemosyne_core.find import aliases_of, fallback_title, page_fields
-
-    page = Page()
-    try:
-        fd = open_page(read_path)
-        try:
-            data = read_to_end(fd)
-            info = os.fstat(fd)
-            page.volatile = info.st_nlink > 1
-            page.identity = identity_of(info)
-        finally:
-            os.close(fd)
-    except OSError as error:
-        page.error = error
-        return page
-    data = as_utf8(data)
-    page.not_text = not is_text(data)
-    name = rel_path.rpartition("/")[2]
-    fields = page_fields(data)
-    page.title = title_of(fields, fallback_title(stem_of(name)))
-    page.constellation = string_field(fields, "constellation")
-    page.type = string_field(fields, "type")
-    span = locate(data)
-    page.head = data[: span[2]] if span is not None else None
-    folded_text = data.lower() if data.isascii() else fold(decode(data)).encode("utf-8")
-    page.folded_title = fold(page.title)
-    page.folded_path = fold(rel_path)
-    page.folded_aliases = tuple(fold(alias) for alias in aliases_of(fields))
-    prefix = b"".join(_utf8(name) + b"\0" for name in (page.folded_title, page.folded_path, *page.folded_aliases))
-    page.text_start = len(prefix)
-    page.record = prefix + folded_text
-    return page
-
-
 class _Snapshot:
     """The listed pages as flat lists, made once per change: a find runs one comprehension
     per keyword, a recall one loop."""
@@ -244,9 +118,9 @@ class _Snapshot:
     def __init__(self, pages: list[tuple[PageRef, Page]]):
         self.pages = pages
         #: Each page's record; an unreadable page's is empty, which holds no keyword.
-        self.records = [page.record or b"" for _, page in pages]
+        self.records = [page.record for _, page in pages]
         #: The unreadable pages' paths and errors.
-        self.unreadable = [(ref.rel_path, page.error or OSError()) for ref, page in pages if page.record is None]
+        self.unreadable = [(ref.rel_path, page.error) for ref, page in pages if page.error is not None]
 
 
 class _Dir:
@@ -719,7 +593,7 @@ class VaultIndex:
         from mnemosyne_core.find import Tally, judge, prepare_query
 
         folded = prepare_query(keywords, limit)
-        needles = [_utf8(keyword) for keyword in folded]
+        needles = [utf8(keyword) for keyword in folded]
         self.sync()
         self._check_layout(vault_real, layout, dirs_given)
         tally = Tally(len(folded), limit)
@@ -746,8 +620,8 @@ class VaultIndex:
                 ref.rel_path,
                 page.folded_path,
                 page.folded_title,
-                partial(_record_contains, record, text_start),
-                partial(_record_position, record, text_start),
+                partial(record_contains, record, text_start),
+                partial(record_position, record, text_start),
                 page.folded_aliases,
             )
             if key is not None:
@@ -779,9 +653,9 @@ class VaultIndex:
         result.warnings = self._warnings()
         result.unreadable = self._incomplete
         for ref, page in self._current_snapshot().pages:
-            if page.record is None:
+            if page.error is not None:
                 result.unreadable += 1
-                result.warnings.append(unreadable_warning(ref.rel_path, page.error or OSError()))
+                result.warnings.append(unreadable_warning(ref.rel_path, page.error))
                 continue
             if page.recall is False:
                 page.recall = recall_fields(page.head) if page.head is not None else None
