@@ -34,6 +34,15 @@ def test_find_schema_accepts_find_output_and_rejects_drift() -> None:
         assert validator.is_valid([{**good, "matched": where}])
     assert not validator.is_valid([{**good, "matched": "alias"}])
     assert not validator.is_valid([{**good, "matched": None}])
+    # --matched gives a page that only mentions the keywords the line that shows it.
+    context = {"line": 3, "text": "Add a question mark operator"}
+    assert validator.is_valid([{**good, "matched": "text", "context": context}])
+    assert validator.is_valid([{**good, "matched": "text", "context": None}])
+    assert not validator.is_valid([{**good, "matched": "title", "context": context}])
+    assert not validator.is_valid([{**good, "context": context}])
+    assert not validator.is_valid([{**good, "matched": "text", "context": {**context, "line": 0}}])
+    assert not validator.is_valid([{**good, "matched": "text", "context": {"line": 3}}])
+    assert not validator.is_valid([{**good, "matched": "text", "context": {**context, "marks": []}}])
     # Other layouts: nested pages, pages at the vault root, other suffixes.
     assert validator.is_valid([{**good, "path": "nested/dir/a.md"}])
     assert validator.is_valid([{**good, "path": "a.md"}])
