@@ -119,10 +119,11 @@ def keyword_spans(line: str, folded_keywords: Sequence[str]) -> tuple[tuple[int,
     which NFC may compose. A span is kept only when the fold of the characters it covers
     holds its keyword; one that cannot be placed so (a composition across such pieces,
     as Hangul jamo make) is not marked."""
+    owner: Sequence[int]
+    starts: Sequence[int]
+    ends: Sequence[int]
     if line.isascii():
-        folded, owner = line.lower(), range(len(line))
-        starts: Sequence[int] = owner
-        ends: Sequence[int] = range(1, len(line) + 1)
+        folded, owner, starts, ends = line.lower(), range(len(line)), range(len(line)), range(1, len(line) + 1)
     else:
         pieces: list[str] = []
         starts_list: list[int] = []
