@@ -307,3 +307,241 @@ def title_alone_first(
     """find's ``ranking`` with its first ``named`` pages (group 1) in the swapped order."""
     group_1 = sorted(ranking[:named], key=lambda path: title_alone_first_key(pages[path], keywords))
     return [*group_1, *ranking[named:]]
+
+
+# --- locate-a-page tasks as an agent phrases them ----------------------------------------
+
+
+class AgentTask:
+    """One locate-a-page task: the vault (a fixture's label), what the agent was asked for,
+    in words that describe the page rather than give its title, the keywords an agent
+    types from that description, and the page that answers it."""
+
+    __slots__ = ("answer", "description", "keywords", "vault")
+
+    def __init__(self, vault: str, description: str, keywords: str, answer: str):
+        self.vault = vault
+        self.description = description
+        self.keywords = keywords.split()
+        self.answer = answer
+
+    def __repr__(self) -> str:
+        return f"AgentTask({self.vault!r}, {self.description!r})"
+
+
+#: The tasks, on the vaults the repository ships (fixtures/vaults). The keywords are taken
+#: from the description as an agent takes them: its content words, not the page's title
+#: or file name (which the agent does not know), with stop words left out as the guide says.
+AGENT_TASKS = (
+    AgentTask(
+        "mentions",
+        "the RFC that added the question mark operator for early returns of errors",
+        "question mark operator",
+        "rfcs/0243-trait-based-exception-handling.md",
+    ),
+    AgentTask(
+        "mentions",
+        "the RFC for const generics: types generic over constant values",
+        "const generics",
+        "rfcs/2000-const-generics.md",
+    ),
+    AgentTask(
+        "mentions",
+        "the RFC that teaches the borrow checker that a borrow ends at its last use",
+        "borrow checker last use",
+        "rfcs/2094-nll.md",
+    ),
+    AgentTask(
+        "mentions",
+        "the RFC that introduced a mid-level intermediate representation of the compiler",
+        "intermediate representation",
+        "rfcs/1211-mir.md",
+    ),
+    AgentTask(
+        "mentions",
+        "the RFC that puts a keyword in front of trait objects",
+        "trait objects keyword",
+        "rfcs/2113-dyn-trait.md",
+    ),
+    AgentTask("mentions", "the proposal that added where clauses", "where clauses", "rfcs/0135-where.md"),
+    AgentTask(
+        "mentions",
+        "the RFC about two-phase borrows, for calls nested in method calls",
+        "two-phase borrows",
+        "rfcs/2025-nested-method-calls.md",
+    ),
+    AgentTask(
+        "mentions",
+        "the RFC that allows types with destructors in constants and statics",
+        "destructors constants",
+        "rfcs/1440-drop-types-in-const.md",
+    ),
+    AgentTask("mentions", "the roadmap that set the goals for 2017", "roadmap 2017", "rfcs/1774-roadmap-2017.md"),
+    AgentTask(
+        "mentions",
+        "the RFC that split raw pointers into const and mut",
+        "raw pointers const mut",
+        "rfcs/0068-const-unsafe-pointers.md",
+    ),
+    AgentTask(
+        "mentions",
+        "the RFC that made the built-in marker traits opt-in",
+        "marker traits opt-in",
+        "rfcs/0019-opt-in-builtin-traits.md",
+    ),
+    AgentTask("mentions", "the English guide to deploying the built site", "deploy", "docs/en__guides__deploy.md"),
+    AgentTask(
+        "mentions",
+        "the English guide on how to optimise and store pictures",
+        "optimise pictures",
+        "docs/en__guides__images.md",
+    ),
+    AgentTask(
+        "mentions",
+        "the reference of every subcommand and flag of the build tool",
+        "subcommand flag",
+        "docs/en__reference__command-line.md",
+    ),
+    AgentTask("mentions", "the docs page on loading custom typefaces", "custom typefaces", "docs/en__guides__fonts.md"),
+    AgentTask(
+        "mentions",
+        "the French page on importing an image chosen at render time",
+        "import image",
+        "docs/fr__guides__chargement-dynamique.md",
+    ),
+    AgentTask(
+        "aion",
+        "the decision to stay on Hetzner rather than move to Fly.io",
+        "hetzner fly.io",
+        "atlas/adr-hetzner-over-fly.md",
+    ),
+    AgentTask(
+        "aion",
+        "the postmortem of the API key that leaked in a public gist",
+        "leaked key gist",
+        "athena/postmortem-leaked-api-key.md",
+    ),
+    AgentTask("aion", "how to rotate the Slack bot's token", "slack token rotate", "athena/slack-token-rotation.md"),
+    AgentTask("aion", "the remote build cache code-named Kestrel", "kestrel", "hephaistos/kestrel-build-cache.md"),
+    AgentTask(
+        "aion",
+        "the record of how the Mastra framework decision was reached, step by step",
+        "mastra decision",
+        "analyses/mastra-framework-decision-trail.md",
+    ),
+    AgentTask(
+        "aion",
+        "the quarterly restore drill for restic backups",
+        "restic restore drill",
+        "hades/restic-restore-drill.md",
+    ),
+    AgentTask(
+        "aion", "why the Python projects moved from Poetry to uv", "poetry uv", "hephaistos/uv-migration-decision.md"
+    ),
+    AgentTask(
+        "aion",
+        "the incident when the CI runners ran out of disk space",
+        "runners disk space",
+        "hephaistos/postmortem-ci-disk-full.md",
+    ),
+    AgentTask(
+        "aion",
+        "how long agent conversation logs are kept",
+        "conversation logs kept",
+        "hades/retention-decision-conversation-logs.md",
+    ),
+    AgentTask(
+        "aion",
+        "the nine days when no backup reached the offsite copy",
+        "offsite backup nine days",
+        "hades/postmortem-2025-09-backup-gap.md",
+    ),
+    AgentTask(
+        "aion",
+        "the pipeline that sends info-level events as an email digest",
+        "email digest",
+        "hermes/email-digest-pipeline.md",
+    ),
+    AgentTask(
+        "aion",
+        "the incident where prompts were cut off silently on Gemma",
+        "gemma prompts cut silently",
+        "proteus/postmortem-gemma-context-truncation.md",
+    ),
+    AgentTask(
+        "aion", "the registry of which service binds which port", "port registry", "atlas/port-allocation-registry.md"
+    ),
+    AgentTask(
+        "aion", "the STRIDE threat model of the fleet", "stride threat model", "analyses/threat-model-agent-fleet.md"
+    ),
+    AgentTask(
+        "aion",
+        "the runbook for the Tailscale subnet router in the home rack",
+        "tailscale subnet router",
+        "atlas/tailscale-subnet-router-runbook.md",
+    ),
+    AgentTask("known-item", "the command reference page of tar itself", "tar", "commands/tar.md"),
+    AgentTask(
+        "known-item",
+        "the doc of Go's strings.Contains, not its ContainsAny",
+        "strings.contains",
+        "go/strings.contains.md",
+    ),
+)
+
+
+# --- which line of a page shows why it matched (find --matched's context) ----------------
+
+
+def _frontmatter_lines(lines: Sequence[str]) -> int:
+    """How many of ``lines`` (a page's) its frontmatter takes, both ``---`` lines included."""
+    if not lines or lines[0].rstrip("\r") != "---":
+        return 0
+    closing = next((index for index in range(1, len(lines)) if lines[index].rstrip("\r") == "---"), None)
+    return 0 if closing is None else closing + 1
+
+
+def _line_counts(page: Page, folded_keywords: Sequence[str]) -> list[int]:
+    return [sum(keyword in line for keyword in folded_keywords) for line in page.folded_text.split("\n")]
+
+
+def most_keywords_earliest(page: Page, folded_keywords: Sequence[str]) -> int | None:
+    """find's rule, plainly: the line holding the most distinct keywords, the earliest."""
+    counts = _line_counts(page, folded_keywords)
+    best = max(counts, default=0)
+    return counts.index(best) + 1 if best else None
+
+
+def first_line_with_a_keyword(page: Page, folded_keywords: Sequence[str]) -> int | None:
+    """The first line holding any keyword, as grep -m1 would show."""
+    counts = _line_counts(page, folded_keywords)
+    return next((index + 1 for index, count in enumerate(counts) if count), None)
+
+
+def most_keywords_body_first(page: Page, folded_keywords: Sequence[str]) -> int | None:
+    """find's rule over the body, the frontmatter only when the body holds no keyword."""
+    counts = _line_counts(page, folded_keywords)
+    skip = _frontmatter_lines(page.text.split("\n"))
+    body = counts[skip:]
+    best = max(body, default=0)
+    if best:
+        return skip + body.index(best) + 1
+    return most_keywords_earliest(page, folded_keywords)
+
+
+#: Candidate context lines, each a line number (1-based) of a page for the folded keywords
+#: (None: no line holds one). The first is what find --matched shows.
+CONTEXT_CHOICES: dict[str, Callable[[Page, Sequence[str]], int | None]] = {
+    "most keywords, earliest (find's)": most_keywords_earliest,
+    "first line holding a keyword": first_line_with_a_keyword,
+    "most keywords, body before frontmatter": most_keywords_body_first,
+}
+
+
+def line_holds_all(page: Page, line: int | None, folded_keywords: Sequence[str]) -> bool:
+    """Whether line ``line`` of the page holds every keyword its text holds."""
+    if line is None:
+        return False
+    in_text = [keyword for keyword in folded_keywords if keyword in page.folded_text]
+    text = page.folded_text.split("\n")[line - 1]
+    return all(keyword in text for keyword in in_text)

@@ -24,6 +24,7 @@ import sys
 import time
 import unittest.mock
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "fixtures"))
@@ -32,15 +33,20 @@ sys.path.insert(0, str(ROOT / "packages" / "mnemosyne-core" / "tests"))
 
 import generate_known_item_vaults as generator  # noqa: E402 - fixtures/ is not a package; its path is set above
 import known_item  # noqa: E402 - bench/ is on sys.path as this script's dir
+from reference_order import plain_fold  # noqa: E402 - the core's tests dir is on sys.path above
 
 import mnemosyne_core  # noqa: E402
 import mnemosyne_core.find  # noqa: E402
 from mnemosyne_cli.app import main as cli_main  # noqa: E402
+from mnemosyne_core.context import context_of  # noqa: E402
 from mnemosyne_core.find import aliases_of  # noqa: E402
 from mnemosyne_core.fold import decode  # noqa: E402
 from mnemosyne_core.frontmatter import loads_bytes, title_of  # noqa: E402
-from mnemosyne_core.results import DEFAULT_LIMIT, FindResult  # noqa: E402
+from mnemosyne_core.results import DEFAULT_LIMIT, TEXT, FindResult  # noqa: E402
 from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan  # noqa: E402
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 #: The fixture vaults, measured on every query: label -> (path, what it is).
 FIXTURE_VAULTS = {
@@ -87,7 +93,17 @@ class Vault:
 class Outcome:
     """One query's answer: the rank of its page, what came first, the default output."""
 
-    __slots__ = ("first", "mention_ranks", "output_bytes", "query", "rank", "spec_agrees", "swapped_rank", "total")
+    __slots__ = (
+        "first",
+        "matched_bytes",
+        "mention_ranks",
+        "output_bytes",
+        "query",
+        "rank",
+        "spec_agrees",
+        "swapped_rank",
+        "total",
+    )
 
     def __init__(self, query: known_item.Query, rank: int | None, first: str, total: int, output_bytes: int):
         self.query = query
@@ -95,6 +111,8 @@ class Outcome:
         self.first = first
         self.total = total
         self.output_bytes = output_bytes
+        #: The same call's bytes with --matched (its stderr line and context lines).
+        self.matched_bytes = output_bytes
         self.spec_agrees = True
         #: The rank under each of known_item.MENTION_ORDERS (group 2 reordered).
         self.mention_ranks: dict[str, int | None] = {}
@@ -115,14 +133,17 @@ def catalogue(vault: Path) -> dict[str, known_item.Page]:
     return pages
 
 
-def cli_argv(vault: Path, keywords: list[str]) -> list[str]:
+def cli_argv(vault: Path, keywords: list[str], options: Sequence[str] = ()) -> list[str]:
     separator = ["--"] if any(keyword.startswith("-") for keyword in keywords) else []
-    return ["wiki", "find", "--vault", str(vault), *separator, *keywords]
+    return ["wiki", "find", *options, "--vault", str(vault), *separator, *keywords]
 
 
-def default_output(vault: Path, keywords: list[str], full: FindResult) -> tuple[bytes, bytes]:
-    """(stdout, stderr) of ``mnemosyne wiki find`` with the default limit, written by the
-    CLI's own ``main`` from ``full`` (a search without limit) instead of a second search."""
+def default_output(
+    vault: Path, keywords: list[str], full: FindResult, options: Sequence[str] = ()
+) -> tuple[bytes, bytes]:
+    """(stdout, stderr) of ``mnemosyne wiki find`` (with ``options``; the default limit),
+    written by the CLI's own ``main`` from ``full`` (a search without limit) instead of a
+    second search."""
 
     searched: list[int] = []
 
@@ -131,6 +152,7 @@ def default_output(vault: Path, keywords: list[str], full: FindResult) -> tuple[
         if list(given) != keywords:
             raise AssertionError(f"the CLI searched {given!r}, not {keywords!r}")
         result = FindResult()
+        result.vault, result.named = full.vault, full.named
         result.matches = full.matches[:limit] if limit else list(full.matches)
         result.total, result.pages_searched = full.total, full.pages_searched
         result.keyword_counts, result.warnings, result.unreadable = full.keyword_counts, full.warnings, full.unreadable
@@ -143,7 +165,7 @@ def default_output(vault: Path, keywords: list[str], full: FindResult) -> tuple[
         contextlib.redirect_stdout(stdout),
         contextlib.redirect_stderr(stderr),
     ):
-        cli_main(cli_argv(vault, keywords))
+        cli_main(cli_argv(vault, keywords, options))
     if searched != [DEFAULT_LIMIT]:
         # Else the figures would be of a second, real search, or of none.
         raise AssertionError(f"the CLI searched {len(searched)} times through mnemosyne_core.find.search, not once")
@@ -161,6 +183,7 @@ def measure(
         stdout, stderr = default_output(vault.path, query.keywords, full)
         rank = known_item.rank_of(ranking, query.relevant)
         outcome = Outcome(query, rank, ranking[0] if ranking else "", full.total, len(stdout) + len(stderr))
+        outcome.matched_bytes = sum(map(len, default_output(vault.path, query.keywords, full, ["--matched"])))
         outcome.spec_agrees = ranking == known_item.spec_order(ranking, pages, query.keywords)
         for order in known_item.MENTION_ORDERS:
             reordered = known_item.reorder_mentions(ranking, full.named, pages, query.keywords, order)
@@ -168,17 +191,17 @@ def measure(
         swapped = known_item.title_alone_first(ranking, full.named, pages, query.keywords)
         outcome.swapped_rank = known_item.rank_of(swapped, query.relevant)
         if cli is not None and number < cli_sample:
-            check_cli(cli, vault, query.keywords, stdout, stderr)
+            check_cli(cli, cli_argv(vault.path, query.keywords), stdout, stderr)
         outcomes.append(outcome)
     return outcomes
 
 
-def check_cli(cli: str, vault: Vault, keywords: list[str], stdout: bytes, stderr: bytes) -> None:
+def check_cli(cli: str, argv: list[str], stdout: bytes, stderr: bytes) -> None:
     """The installed console script must print exactly what the in-process run made."""
-    run = subprocess.run([cli, *cli_argv(vault.path, keywords)], capture_output=True, check=False)
+    run = subprocess.run([cli, *argv], capture_output=True, check=False)
     if (run.stdout, run.stderr) != (stdout, stderr):
         sys.exit(
-            f"the console script and the library disagree on {vault.label} for {keywords}: a bug, not a benchmark\n"
+            f"the console script and the library disagree on {argv}: a bug, not a benchmark\n"
             f"console script:\n{run.stdout.decode()}{run.stderr.decode()}\nlibrary:\n{stdout.decode()}{stderr.decode()}"
         )
 
@@ -218,6 +241,7 @@ class Row:
         self.mrr = known_item.mean_reciprocal_rank(ranks)
         self.mean_bytes = sum(outcome.output_bytes for outcome in outcomes) / len(outcomes)
         self.max_bytes = max(outcome.output_bytes for outcome in outcomes)
+        self.mean_matched_bytes = sum(outcome.matched_bytes for outcome in outcomes) / len(outcomes)
         self.mean_matches = sum(outcome.total for outcome in outcomes) / len(outcomes)
         self.ambiguous = sum(outcome.query.ambiguous for outcome in outcomes)
         self.misses = [outcome for outcome in outcomes if outcome.rank != 1]
@@ -272,7 +296,9 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
         "first, or in the first three), **MRR** (mean of 1/rank), **in default 20** (share whose page",
         "is among the lines find prints without `--limit`), the mean number of pages that match",
         "(**mean matches**: how broad the query is), and the mean and largest **bytes** of find's",
-        "default output (stdout and stderr together, what lands in an agent's context).",
+        "default output (stdout and stderr together, what lands in an agent's context), and the mean",
+        "bytes of the same call with `--matched` (its stderr line, and a line of context under each",
+        "page that only mentions the keywords).",
         "",
         "## Ambiguous queries",
         "",
@@ -319,18 +345,23 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
         "hit@1 is shown, not held to the bar.",
         "",
         "| vault | query kind | queries | ambiguous | hit@1 | hit@3 | MRR | in default 20 | "
-        "mean matches | mean bytes | max bytes | spec order | bar |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "mean matches | mean bytes | max bytes | mean bytes, --matched | spec order | bar |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         agrees = sum(outcome.spec_agrees for outcome in row.outcomes)
         lines.append(
             f"| {row.vault.label} | {row.kind} | {len(row.outcomes)} | {row.ambiguous} | {row.hit1:.3f} | "
             f"{row.hit3:.3f} | {row.mrr:.3f} | {row.within:.3f} | {row.mean_matches:,.0f} | "
-            f"{row.mean_bytes:,.0f} | {row.max_bytes:,} | "
+            f"{row.mean_bytes:,.0f} | {row.max_bytes:,} | {row.mean_matched_bytes:,.0f} | "
             f"{agrees}/{len(row.outcomes)} | {('met' if row.met else '**missed**') if row.held else 'not held'} |"
         )
-    lines += ["", *mention_section(rows), *word_starts_section(rows, args.en_images)]
+    lines += [
+        "",
+        *agent_section(args.agent_outcomes),
+        *mention_section(rows),
+        *word_starts_section(rows, args.en_images),
+    ]
     missed = [row for row in rows if not row.met]
     lines += ["", "## Where the bar is missed", ""]
     if missed:
@@ -419,6 +450,142 @@ def en_images_case(vaults: list[Vault]) -> tuple[int | None, int | None] | None:
     ranking = [match.path for match in full.matches]
     swapped = known_item.title_alone_first(ranking, full.named, pages, keywords)
     return known_item.rank_of(ranking, {intended}), known_item.rank_of(swapped, {intended})
+
+
+#: The calls each agent task is measured with: what the guide's first example makes, and
+#: the call that saves bytes when line 1 is the answer.
+AGENT_CALLS: dict[str, list[str]] = {
+    "default": [],
+    "--matched": ["--matched"],
+    "--matched --limit 5": ["--matched", "--limit", "5"],
+}
+
+
+class TaskOutcome:
+    """One agent task: per call, the path on line 1 and the bytes of stdout and stderr;
+    whether the answer only mentions the keywords; and, per candidate context line
+    (known_item.CONTEXT_CHOICES), how many of the shown pages that only mention them get a
+    line holding every keyword their text holds (and whether the answer's does)."""
+
+    def __init__(self, task: known_item.AgentTask):
+        self.task = task
+        self.first: dict[str, str] = {}
+        self.bytes: dict[str, int] = {}
+        self.text_only = False
+        self.found = False
+        self.mentions_shown = 0
+        self.context_holds_all: dict[str, int] = {}
+        self.answer_context_holds_all: dict[str, bool] = {}
+
+
+def run_cli(argv: list[str]) -> tuple[bytes, bytes]:
+    """(stdout, stderr) of ``mnemosyne`` with ``argv``, run in-process by the CLI's own main."""
+    stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+    stderr = io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        cli_main(argv, ask_server=False)
+    stdout.flush()
+    return stdout.buffer.getvalue(), stderr.getvalue().encode("utf-8", "surrogateescape")
+
+
+def measure_agent_tasks(cli: str | None) -> list[TaskOutcome]:
+    """Every known_item.AGENT_TASKS task, each call of AGENT_CALLS run as an agent runs it
+    (a real search through the CLI's main; through the console script too, when given, which
+    must print the same bytes)."""
+    outcomes = []
+    catalogues: dict[str, dict[str, known_item.Page]] = {}
+    for task in known_item.AGENT_TASKS:
+        path = FIXTURE_VAULTS[task.vault][0]
+        pages = catalogues.setdefault(task.vault, catalogue(path))
+        outcome = TaskOutcome(task)
+        for call, options in AGENT_CALLS.items():
+            argv = cli_argv(path, task.keywords, options)
+            stdout, stderr = run_cli(argv)
+            if cli is not None:
+                check_cli(cli, argv, stdout, stderr)
+            outcome.first[call] = stdout.decode("utf-8", "surrogateescape").partition("\n")[0].partition(" — ")[0]
+            outcome.bytes[call] = len(stdout) + len(stderr)
+        full = mnemosyne_core.search(path, task.keywords, limit=0)
+        answer = next((match for match in full.matches if match.path == task.answer), None)
+        outcome.found = answer is not None
+        outcome.text_only = answer is not None and answer.matched == TEXT
+        folded = list(dict.fromkeys(plain_fold(keyword) for keyword in task.keywords))
+        shown = [match for match in full.matches[:5] if match.matched == TEXT]
+        outcome.mentions_shown = len(shown)
+        for name, choose in known_item.CONTEXT_CHOICES.items():
+            holds = {
+                match.path: known_item.line_holds_all(pages[match.path], choose(pages[match.path], folded), folded)
+                for match in shown
+            }
+            outcome.context_holds_all[name] = sum(holds.values())
+            outcome.answer_context_holds_all[name] = holds.get(task.answer, False)
+        # find's own context line is the plain rule's (the first choice), or this is a bug.
+        rule = next(iter(known_item.CONTEXT_CHOICES.values()))
+        for match in shown:
+            context = context_of(full.vault, match.path, folded)
+            if (context.line if context else None) != rule(pages[match.path], folded):
+                sys.exit(f"find's context line of {match.path} for {task.keywords} is not the plain rule's: a bug")
+        outcomes.append(outcome)
+    return outcomes
+
+
+def agent_section(outcomes: list[TaskOutcome]) -> list[str]:
+    """The agents' locate-a-page tasks: hit@1, bytes and text-only answers per call, and
+    the candidate context lines."""
+    lines = [
+        "## The agents' tasks",
+        "",
+        "Locate-a-page tasks written as an agent is given them: a description of the page, not",
+        "its title (bench/known_item.py, `AGENT_TASKS`), on the vaults this repository ships.",
+        "The keywords are the description's content words, as an agent picks them, stop words",
+        "left out as docs/agents.md says. Each task runs through the CLI three times: the default",
+        "call, `--matched` (what its stderr line and context lines cost) and `--matched --limit 5`",
+        "(the call that saves bytes). **hit@1**: line 1 of stdout is the answer. **bytes**: stdout",
+        "and stderr together, per task. **text-only**: the answer only mentions the keywords",
+        "(no title or path names it), so line 1 is the page that mentions them soonest.",
+        "",
+        "| call | tasks | hit@1 | mean bytes | max bytes | text-only answers |",
+        "|---|---|---|---|---|---|",
+    ]
+    count = len(outcomes)
+    text_only = sum(outcome.text_only for outcome in outcomes)
+    for call in AGENT_CALLS:
+        hits = sum(outcome.first[call] == outcome.task.answer for outcome in outcomes)
+        sizes = [outcome.bytes[call] for outcome in outcomes]
+        lines.append(
+            f"| `find KEYWORDS{' ' + call if call != 'default' else ''}` | {count} | {hits / count:.3f} | "
+            f"{sum(sizes) / count:,.0f} | {max(sizes):,} | {text_only} of {count} |"
+        )
+    missed = [outcome for outcome in outcomes if outcome.first["default"] != outcome.task.answer]
+    lines += ["", "Tasks whose answer is not on line 1:", ""]
+    lines += [
+        f"- {outcome.task.description}: {shown(outcome.task.keywords)} gives "
+        f"{outcome.first['default'] or 'no match'}; the answer is {outcome.task.answer}"
+        + ("" if outcome.found else " (it does not hold every keyword)")
+        for outcome in missed
+    ] or ["- none"]
+    shown_total = sum(outcome.mentions_shown for outcome in outcomes)
+    answers = [outcome for outcome in outcomes if outcome.text_only]
+    lines += [
+        "",
+        "### Which line of context",
+        "",
+        "With `--matched`, each page that only mentions the keywords gets one line of its text",
+        "(docs/spec.md, rule 11). The candidates below are computed plainly from each page's",
+        "folded text (bench/known_item.py, `CONTEXT_CHOICES`), over the pages that only mention",
+        f"the keywords among the first 5 of each task ({shown_total} pages) and over the",
+        f"text-only answers ({len(answers)}): how often the line holds every keyword the page's",
+        "text holds, the line that shows why the page matched. find's own context line was",
+        "checked to be the first candidate's on every page.",
+        "",
+        "| line shown | holds every keyword, shown mentions | holds every keyword, text-only answers |",
+        "|---|---|---|",
+    ]
+    for name in known_item.CONTEXT_CHOICES:
+        held = sum(outcome.context_holds_all[name] for outcome in outcomes)
+        answered = sum(outcome.answer_context_holds_all[name] for outcome in answers)
+        lines.append(f"| {name} | {held} of {shown_total} | {answered} of {len(answers)} |")
+    return [*lines, ""]
 
 
 def mention_section(rows: list[Row]) -> list[str]:
@@ -575,6 +742,9 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     args.en_images = en_images_case(vaults)
+    began = time.monotonic()
+    args.agent_outcomes = measure_agent_tasks(args.mnemosyne)
+    print(f"agent tasks: {len(args.agent_outcomes)} ({time.monotonic() - began:.0f} s)", flush=True)
     args.out.write_text(report(rows, args, time.monotonic() - started), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

@@ -251,3 +251,38 @@ def test_reorder_mentions_keeps_group_1_and_sorts_group_2_by_the_order() -> None
     assert reordered("mention depth, then path (find's order)") == ["a/named.md", "a/soon.md", "a/mid.md", "a/late.md"]
     assert reordered("most occurrences, then path")[1] == "a/soon.md"
     assert reordered("a heading holds every keyword, then path")[1] == "a/mid.md"
+
+
+# --- agent tasks and the candidate context lines ----------------------------------------
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "vaults"
+
+
+def test_every_agent_task_names_a_shipped_page_and_keywords_not_from_nowhere() -> None:
+    for task in known_item.AGENT_TASKS:
+        assert (FIXTURES / task.vault / task.answer).is_file(), task
+        assert task.keywords, task
+        description = task.description.lower()
+        # The keywords come from the description, never from the answer's file name alone.
+        assert all(keyword.lower() in description for keyword in task.keywords), task
+
+
+CONTEXT_PAGE = Page(
+    "rfcs/x.md",
+    "x",
+    "---\ntags: [mark]\n---\nthe mark comes first\nthe question mark operator\nquestion\n",
+)
+
+
+def test_context_choices_on_a_hand_made_page() -> None:
+    keywords = ["question", "mark", "operator"]
+    assert known_item.most_keywords_earliest(CONTEXT_PAGE, keywords) == 5
+    assert known_item.first_line_with_a_keyword(CONTEXT_PAGE, keywords) == 2
+    assert known_item.most_keywords_body_first(CONTEXT_PAGE, ["mark"]) == 4
+    assert known_item.most_keywords_earliest(CONTEXT_PAGE, ["mark"]) == 2
+    assert known_item.most_keywords_earliest(CONTEXT_PAGE, ["absent"]) is None
+    assert known_item.line_holds_all(CONTEXT_PAGE, 5, keywords)
+    assert not known_item.line_holds_all(CONTEXT_PAGE, 4, keywords)
+    assert not known_item.line_holds_all(CONTEXT_PAGE, None, keywords)
+    # A keyword the text lacks (one only the path holds) is not asked of the line.
+    assert known_item.line_holds_all(CONTEXT_PAGE, 6, ["question", "rfcs"])

@@ -95,7 +95,19 @@ def test_prints_a_script_for_each_shell(shell: str, capsys: pytest.CaptureFixtur
     assert out.endswith("\n")
     assert not out.endswith("\n\n")
     # Generated from the parser: every wiki command and a flag of each is in it.
-    for word in ("wiki", "find", "recall", "ingest", "lint", "completion", "--select", "--memory-dir", "--slug"):
+    for word in (
+        "wiki",
+        "find",
+        "recall",
+        "ingest",
+        "lint",
+        "guide",
+        "completion",
+        "--select",
+        "--memory-dir",
+        "--slug",
+        "skill",  # fish spells a flag without a value "-l skill"
+    ):
         assert word in out, word
     assert "_mnemosyne_vault_dirs" in out
 
@@ -254,6 +266,8 @@ def bash_complete(script: Path, vault: Path | None, *words: str) -> list[str]:
     [
         (["mnemosyne", ""], ["wiki", "completion"]),
         (["mnemosyne", "wiki", "f"], ["find"]),
+        (["mnemosyne", "wiki", "g"], ["guide"]),
+        (["mnemosyne", "wiki", "guide", "--s"], ["--skill"]),
         (["mnemosyne", "wiki", ""], [command_name(command) for command in WIKI_COMMANDS]),
         (["mnemosyne", "wiki", "lint", "--s"], ["--select"]),
         (["mnemosyne", "wiki", "ingest", "-", "--constellation", "he"], ["hermes", "hephaistos"]),
@@ -357,6 +371,8 @@ def zsh_complete(script: Path, vault: Path, tmp_path: Path, line: str) -> list[s
     ("line", "expected"),
     [
         ("mnemosyne wiki f", ["find"]),
+        ("mnemosyne wiki g", ["guide"]),
+        ("mnemosyne wiki guide --sk", ["--skill"]),
         ("mnemosyne wiki lint --sel", ["--select"]),
         ("mnemosyne wiki ingest - --constellation he", ["hephaistos", "hermes"]),
         ("mnemosyne wiki find x --dir ", VAULT_DIRS),
@@ -387,6 +403,8 @@ def fish_complete(script: Path, vault: Path | None, line: str) -> list[str]:
     [
         ("mnemosyne ", ["completion", "wiki"]),
         ("mnemosyne wiki f", ["find"]),
+        ("mnemosyne wiki g", ["guide"]),
+        ("mnemosyne wiki guide --sk", ["--skill"]),
         ("mnemosyne wiki lint --sel", ["--select"]),
         ("mnemosyne wiki ingest - --constellation he", ["hermes", "hephaistos"]),
         ("mnemosyne wiki lint --ignore missing-", ["missing-title", "missing-updated"]),

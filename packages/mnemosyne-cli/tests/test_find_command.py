@@ -466,10 +466,14 @@ def test_matched_line_says_that_no_title_or_path_holds_the_keywords(
     vault = fake_vault({path: text for path, text in MENTIONS.items() if "lifetimes.md" not in path})
     assert run(capsys, "wiki", "find", "non-lexical", "--matched", "--vault", vault) == (
         0,
-        "atlas/2094-nll.md — 2094-nll\natlas/1774-roadmap.md — 1774-roadmap\n",
+        "atlas/2094-nll.md — 2094-nll\n"
+        "  1: Borrows end at their last use: non-lexical lifetimes.\n"
+        "atlas/1774-roadmap.md — 1774-roadmap\n"
+        "  3: Later, the borrow checker gets non-lexical scopes.\n",
         "no title or path holds 'non-lexical'; these 2 pages mention it in their text\n",
     )
-    # --paths says it too; several keywords are "them"; one page "mentions".
+    # --paths says it too, with no context (stdout stays one path a line); several keywords
+    # are "them"; one page "mentions".
     assert run(
         capsys, "wiki", "find", "borrow", "lexical", "--paths", "--matched", "--limit", "1", "--vault", vault
     ) == (
@@ -480,18 +484,38 @@ def test_matched_line_says_that_no_title_or_path_holds_the_keywords(
     assert run(capsys, "wiki", "find", "goals", "--matched", "--vault", vault)[2] == (
         "no title or path holds 'goals'; this page mentions it in its text\n"
     )
-    # Without --matched, stderr stays empty (the seed's agents expect nothing there on exit 0).
-    assert run(capsys, "wiki", "find", "non-lexical", "--vault", vault)[2] == ""
+    # Without --matched, stdout has no context and stderr stays empty (the seed's agents
+    # expect nothing there on exit 0).
+    assert run(capsys, "wiki", "find", "non-lexical", "--vault", vault) == (
+        0,
+        "atlas/2094-nll.md — 2094-nll\natlas/1774-roadmap.md — 1774-roadmap\n",
+        "",
+    )
 
 
-def test_matched_line_is_absent_when_a_page_is_named(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+def test_matched_line_marks_where_the_named_pages_end(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
     vault = fake_vault(MENTIONS)
     assert run(capsys, "wiki", "find", "non-lexical", "--matched", "--vault", vault) == (
         0,
         "atlas/lifetimes.md — Non-lexical lifetimes\n"
         "atlas/2094-nll.md — 2094-nll\n"
-        "atlas/1774-roadmap.md — 1774-roadmap\n",
-        "",
+        "  1: Borrows end at their last use: non-lexical lifetimes.\n"
+        "atlas/1774-roadmap.md — 1774-roadmap\n"
+        "  3: Later, the borrow checker gets non-lexical scopes.\n",
+        "1 page is named by 'non-lexical'; 2 more mention it in their text\n",
+    )
+    assert run(capsys, "wiki", "find", "lexical", "lifetimes", "--paths", "--matched", "--vault", vault) == (
+        0,
+        "atlas/lifetimes.md\natlas/2094-nll.md\n",
+        "1 page is named by 'lexical lifetimes'; 1 more mentions them in its text\n",
+    )
+    # Every page named: the line says that none only mentions them.
+    assert run(capsys, "wiki", "find", "atlas", "--matched", "--limit", "2", "--vault", vault) == (
+        0,
+        "atlas/2094-nll.md — 2094-nll\natlas/1774-roadmap.md — 1774-roadmap\n",
+        "3 pages are named by 'atlas'; no page only mentions it\nshowing 2 of 3 matches\n",
     )
 
 
@@ -499,15 +523,102 @@ def test_json_matched_says_where_each_page_matched(fake_vault: FakeVault, capsys
     vault = fake_vault({**MENTIONS, "atlas/non-lexical-notes.md": "---\ntitle: Notes\n---\n"})
     code, out, err = run(capsys, "wiki", "find", "non-lexical", "--json", "--matched", "--vault", vault)
     assert (code, err) == (0, "")
-    assert [(item["path"], item["matched"]) for item in json.loads(out)] == [
-        ("atlas/lifetimes.md", "title"),
-        ("atlas/non-lexical-notes.md", "path"),
-        ("atlas/2094-nll.md", "text"),
-        ("atlas/1774-roadmap.md", "text"),
+    assert json.loads(out) == [
+        {
+            "path": "atlas/lifetimes.md",
+            "title": "Non-lexical lifetimes",
+            "constellation": "atlas",
+            "type": None,
+            "matched": "title",
+        },
+        {
+            "path": "atlas/non-lexical-notes.md",
+            "title": "Notes",
+            "constellation": "atlas",
+            "type": None,
+            "matched": "path",
+        },
+        {
+            "path": "atlas/2094-nll.md",
+            "title": "2094-nll",
+            "constellation": "atlas",
+            "type": None,
+            "matched": "text",
+            "context": {"line": 1, "text": "Borrows end at their last use: non-lexical lifetimes."},
+        },
+        {
+            "path": "atlas/1774-roadmap.md",
+            "title": "1774-roadmap",
+            "constellation": "atlas",
+            "type": None,
+            "matched": "text",
+            "context": {"line": 3, "text": "Later, the borrow checker gets non-lexical scopes."},
+        },
     ]
     # Without --matched, the four keys of the contract and nothing else.
     code, out, _ = run(capsys, "wiki", "find", "non-lexical", "--json", "--vault", vault)
     assert {tuple(item) for item in json.loads(out)} == {("path", "title", "constellation", "type")}
+    # --absolute changes the path only; the context is read by the vault-relative one.
+    code, out, _ = run(capsys, "wiki", "find", "goals", "--json", "--matched", "--absolute", "--vault", vault)
+    assert json.loads(out) == [
+        {
+            "path": "/vault/atlas/1774-roadmap.md",
+            "title": "1774-roadmap",
+            "constellation": "atlas",
+            "type": None,
+            "matched": "text",
+            "context": {"line": 1, "text": "Goals for the year."},
+        },
+    ]
+
+
+def test_matched_context_is_marked_in_colour(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = fake_vault({"atlas/a.md": "Later, the \x1b[2J NON-LEXICAL scopes.\n"})
+    code, out, _ = run(capsys, "wiki", "find", "non-lexical", "--matched", "--color", "always", "--vault", vault)
+    assert (code, out.splitlines()[1]) == (0, "  1: Later, the \\x1b[2J \x1b[1;31mNON-LEXICAL\x1b[0m scopes.")
+
+
+class _AnsweredElsewhere:
+    """A backend that answers as the scan did a moment ago (a server's answer), for pages
+    that changed or went away since."""
+
+    def __init__(self, answer: object):
+        self.answer = answer
+
+    def search(self, *_args: object, **_options: object) -> object:
+        return self.answer
+
+    def recall(self, *_args: object, **_options: object) -> object:
+        raise AssertionError("find never recalls")
+
+
+def test_matched_context_is_read_from_the_page_whoever_answered(
+    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    from mnemosyne_core import search
+
+    vault = fake_vault(MENTIONS)
+    answer = search(vault, ["borrow"], limit=0)
+    os.remove("/vault/atlas/2094-nll.md")
+    with open("/vault/atlas/1774-roadmap.md", "w", encoding="utf-8") as page:
+        page.write("Goals.\nThe borrow checker, now and later.\n")
+    code = main(["wiki", "find", "borrow", "--matched", "--vault", vault], backend=_AnsweredElsewhere(answer))  # type: ignore[arg-type]
+    captured = capsys.readouterr()
+    assert (code, captured.out) == (
+        0,
+        "atlas/2094-nll.md — 2094-nll\natlas/1774-roadmap.md — 1774-roadmap\n  2: The borrow checker, now and later.\n",
+    )
+    assert captured.err == (
+        "no title or path holds 'borrow'; these 2 pages mention it in their text\n"
+        "mnemosyne: warning: atlas/2094-nll.md: cannot read it again to show its context (it is gone)\n"
+    )
+    code = main(["wiki", "find", "borrow", "--json", "--matched", "--vault", vault], backend=_AnsweredElsewhere(answer))  # type: ignore[arg-type]
+    assert [item["context"] for item in json.loads(capsys.readouterr().out)] == [
+        None,
+        {"line": 2, "text": "The borrow checker, now and later."},
+    ]
 
 
 CITED: dict[str, str | bytes] = {

@@ -39,6 +39,18 @@ def test_every_registered_module_is_a_wiki_command() -> None:
 
 
 @pytest.mark.parametrize("command", sorted(wiki_commands()))
+def test_every_command_has_a_line_in_wiki_help_and_a_usage_in_the_docs(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["wiki", "--help"]) == 0
+    listed = capsys.readouterr().out
+    assert re.search(rf"^    {command}\s+\S", listed, re.MULTILINE), f"'wiki --help' gives {command} no line of help"
+    assert f"    mnemosyne wiki {command}" in doc_section(command), (
+        f"docs/commands.md '## wiki {command}' shows no usage line"
+    )
+
+
+@pytest.mark.parametrize("command", sorted(wiki_commands()))
 def test_every_flag_has_help_and_is_documented(command: str) -> None:
     parser = wiki_commands()[command]
     section = doc_section(command)

@@ -131,6 +131,9 @@ QUERIES = [
     Query("alias-counts-as-title", ["cli", "--matched"], vault="mentions"),
     Query("alias-as-one-string", ["editors", "--matched"], vault="mentions"),
     Query("without-matched-json-keeps-four-keys", ["cli"], vault="mentions"),
+    # Where the named pages end, and each mention's line of context (--matched).
+    Query("named-pages-end-then-mentions-with-context", ["images", "--matched"], vault="mentions"),
+    Query("named-pages-end-past-the-limit", ["trait", "--matched", "--limit", "8"], vault="mentions"),
     # Nested vaults as they lie on disk (docs/commands.md, Layouts). An Obsidian vault with no
     # config: a whole tree, hidden dirs and what .gitignore excludes left out, names with
     # spaces and outside ASCII.

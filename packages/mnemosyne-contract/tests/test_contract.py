@@ -34,6 +34,15 @@ def test_find_schema_accepts_find_output_and_rejects_drift() -> None:
         assert validator.is_valid([{**good, "matched": where}])
     assert not validator.is_valid([{**good, "matched": "alias"}])
     assert not validator.is_valid([{**good, "matched": None}])
+    # --matched gives a page that only mentions the keywords the line that shows it.
+    context = {"line": 3, "text": "Add a question mark operator"}
+    assert validator.is_valid([{**good, "matched": "text", "context": context}])
+    assert validator.is_valid([{**good, "matched": "text", "context": None}])
+    assert not validator.is_valid([{**good, "matched": "title", "context": context}])
+    assert not validator.is_valid([{**good, "context": context}])
+    assert not validator.is_valid([{**good, "matched": "text", "context": {**context, "line": 0}}])
+    assert not validator.is_valid([{**good, "matched": "text", "context": {"line": 3}}])
+    assert not validator.is_valid([{**good, "matched": "text", "context": {**context, "marks": []}}])
     # Other layouts: nested pages, pages at the vault root, other suffixes.
     assert validator.is_valid([{**good, "path": "nested/dir/a.md"}])
     assert validator.is_valid([{**good, "path": "a.md"}])
@@ -88,6 +97,7 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
         "pages": 3,
         "unsearched": 1,
         "error": None,
+        "cache": {"enabled": True, "path": None, "bytes": 0, "pages": 0, "fresh": 0, "unused": None},
         "server": None,
         "auto_start": {"enabled": False, "log": None},
         "version": "0.1.0",

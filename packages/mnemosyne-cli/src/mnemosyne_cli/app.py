@@ -170,7 +170,8 @@ def build_parser(only: str | None = None) -> Parser:
     parser = Parser(
         prog=PROG,
         description="Find pages of a markdown wiki vault by keyword, deterministically: "
-        "no LLM, answered from the files themselves (nothing kept that could go stale), exact exit codes.",
+        "no LLM, answered from the files themselves (nothing kept that could go stale), exact exit codes.\n\n"
+        "Agents: 'mnemosyne wiki guide' prints how to find pages, in one call.",
         epilog=epilog(
             [
                 "mnemosyne wiki find mastra --vault ~/aion",
@@ -188,7 +189,8 @@ def build_parser(only: str | None = None) -> Parser:
     wiki = groups.add_parser(
         "wiki",
         help="work with the wiki vault",
-        description="Work with the wiki vault: find pages, recall knowledge, ingest sources, lint.",
+        description="Work with the wiki vault: find pages, recall knowledge, ingest sources, lint; "
+        "'wiki guide' prints how an agent finds pages.",
         epilog=epilog(
             ["mnemosyne wiki find mastra", "mnemosyne wiki find --help"],
         ),

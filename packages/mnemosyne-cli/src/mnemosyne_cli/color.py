@@ -11,6 +11,9 @@ from __future__ import annotations
 PATH = "35"
 #: A page's title in find's lines.
 TITLE = "32"
+#: A keyword in the context line of a page that only mentions it: bold red, as ripgrep
+#: colours a match.
+MATCH = "1;31"
 #: A lint reason code.
 CODE = "33"
 #: The ``error:`` and ``warning:`` prefixes on stderr.

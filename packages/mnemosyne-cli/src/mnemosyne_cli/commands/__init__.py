@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> tuple[ModuleType, ...]:
     if name != "WIKI_COMMANDS":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from mnemosyne_cli.commands import find, info, ingest, init, lint, recall, serve
+    from mnemosyne_cli.commands import find, guide, info, ingest, init, lint, recall, serve
 
-    commands = (find, recall, ingest, lint, info, init, serve)
+    commands = (find, recall, ingest, lint, info, init, serve, guide)
     globals()["WIKI_COMMANDS"] = commands
     return commands

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
+    from mnemosyne_core.context import Context
     from mnemosyne_core.recall import RecallResult
     from mnemosyne_core.results import FindResult
 
@@ -95,19 +96,27 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     if args.cat and result.total > 1 and result.named == 1:
         # Before --absolute rewrites the paths: the way out names the page as find matches it.
         console.err(_cat_way_out(args, backend, result, query))
+    # Before --absolute too: each page is read again by its vault-relative path.
+    contexts, unread = (
+        _contexts(result, args.keywords) if args.matched and not args.cat and not args.paths else ({}, [])
+    )
     if args.absolute:
         # From here on every path printed (plain, --paths, --json, --cat's candidates) is absolute.
         for match in result.matches:
             match.path = os.path.join(result.vault, match.path)
-    code = _report(args, console, result, query)
+    code = _report(args, console, result, query, contexts)
     if code != ExitCode.OK:
         _say_options_taken_for_keywords(console, args.keywords)
     for warning in result.warnings:
         console.diagnostic(warning)
+    for path, reason in unread:
+        console.warning(f"{path}: cannot read it again to show its context ({reason})")
     return code
 
 
-def _report(args: argparse.Namespace, console: Console, result: Any, query: str) -> int:
+def _report(
+    args: argparse.Namespace, console: Console, result: Any, query: str, contexts: dict[int, Context | None]
+) -> int:
     if result.total == 0:
         if result.incomplete:
             console.err(printable(f"no wiki page matches '{query}' among the pages that could be read"))
@@ -151,16 +160,22 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
             console.err(f"… and {result.total - len(result.matches)} more: add a keyword to narrow it")
         return ExitCode.CAT_NEEDS_ONE_MATCH
     if args.json:
-        console.out_json([match.to_dict(matched=args.matched) for match in result.matches])
+        items: list[dict[str, object]] = [{**match.to_dict(matched=args.matched)} for match in result.matches]
+        for index, context in contexts.items():
+            items[index]["context"] = None if context is None else context.to_dict()
+        console.out_json(items)
     elif args.paths:
         _print_paths(console, [match.path for match in result.matches], null=args.null)
     else:
         color = console.color_stdout()
-        for match in result.matches:
+        for index, match in enumerate(result.matches):
             console.out(_line(match, color=color))
-    if args.matched and not args.json and result.named == 0:
-        # --json says it per item; plain and --paths say it once, for line 1's sake.
-        console.err(printable(_mentions_only(result.total, args.keywords)))
+            context = contexts.get(index)
+            if context is not None:
+                console.out(context_line(context, color=color))
+    if args.matched and not args.json:
+        # --json says it per item; plain and --paths say it once: where the named pages end.
+        console.err(printable(_boundary(result.total, result.named, args.keywords)))
     if result.total > len(result.matches):
         console.err(f"showing {len(result.matches)} of {result.total} matches")
     return ExitCode.OK
@@ -179,12 +194,63 @@ def _say_options_taken_for_keywords(console: Console, keywords: list[str]) -> No
         console.warning(f"{named} came after '--', which made {them}; put the options before '--'")
 
 
-def _mentions_only(total: int, keywords: list[str]) -> str:
-    """--matched's stderr line when no page's title, alias or path holds every keyword."""
+def _boundary(total: int, named: int, keywords: list[str]) -> str:
+    """--matched's stderr line (plain and --paths): where the pages a title, an alias or
+    the path names end and the ones that only mention the keywords begin. Line 1 is the
+    page the keywords name only when some page is named."""
+    query = " ".join(keywords)
     pronoun = "it" if len(keywords) == 1 else "them"
-    pages = "this page mentions" if total == 1 else f"these {total} pages mention"
-    text = "its text" if total == 1 else "their text"
-    return f"no title or path holds '{' '.join(keywords)}'; {pages} {pronoun} in {text}"
+    if named == 0:
+        pages = "this page mentions" if total == 1 else f"these {total} pages mention"
+        text = "its text" if total == 1 else "their text"
+        return f"no title or path holds '{query}'; {pages} {pronoun} in {text}"
+    named_pages = f"{counted(named, 'page')} {'is' if named == 1 else 'are'} named by '{query}'"
+    mentioning = total - named
+    if mentioning == 0:
+        return f"{named_pages}; no page only mentions {pronoun}"
+    more = f"{mentioning} more {'mentions' if mentioning == 1 else 'mention'}"
+    return f"{named_pages}; {more} {pronoun} in {'its' if mentioning == 1 else 'their'} text"
+
+
+def _contexts(result: FindResult, keywords: list[str]) -> tuple[dict[int, Context | None], list[tuple[str, str]]]:
+    """--matched: the context line of each shown page that only mentions the keywords, by
+    its index in ``result.matches`` (None for a page that holds no keyword in any line now,
+    or can no longer be read), and the (path, reason) of each page that could not be read.
+    Each page is read again here, with the caller's own rights, whoever answered the search
+    (the scan or a server)."""
+    from mnemosyne_core.context import context_of
+    from mnemosyne_core.fold import fold
+    from mnemosyne_core.results import TEXT
+
+    folded = [fold(keyword) for keyword in keywords]
+    contexts: dict[int, Context | None] = {}
+    unread = []
+    for index, match in enumerate(result.matches):
+        if match.matched != TEXT:
+            continue
+        try:
+            contexts[index] = context_of(result.vault, match.path, folded)
+        except OSError as error:
+            contexts[index] = None
+            unread.append((match.path, "it is gone" if isinstance(error, FileNotFoundError) else str(error.strerror)))
+    return contexts, unread
+
+
+def context_line(context: Context, *, color: bool = False) -> str:
+    """A context under its page's line: indented, ``<line number>: <text>``, control
+    characters escaped; with ``color``, each keyword painted after it is escaped."""
+    text = context.text
+    if not color or not context.marks:
+        return f"  {context.line}: {printable(text)}"
+    from mnemosyne_cli.color import MATCH, paint
+
+    pieces = []
+    shown = 0
+    for start, end in context.marks:
+        pieces += [printable(text[shown:start]), paint(printable(text[start:end]), MATCH)]
+        shown = end
+    pieces.append(printable(text[shown:]))
+    return f"  {context.line}: {''.join(pieces)}"
 
 
 def _cat_way_out(args: argparse.Namespace, backend: Backend, result: Any, query: str) -> str:
