@@ -18,7 +18,6 @@ from mnemosyne_cli import client, protocol
 from mnemosyne_cli.app import main
 from mnemosyne_cli.server import Server
 from mnemosyne_core import inotify
-from mnemosyne_core.index import VaultIndex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,8 +28,8 @@ if TYPE_CHECKING:
 class ThreadServer:
     """A server for ``vault`` answering from a thread of this process."""
 
-    def __init__(self, vault: str | Path, dirs: list[str] | None = None):
-        self.server = Server(VaultIndex(os.path.realpath(vault), dirs))
+    def __init__(self, vault: str | Path):
+        self.server = Server.for_vault(os.path.realpath(vault))
         #: The server's own log, apart from the calls a test captures.
         self.log = io.StringIO()
         self.server.log_stream = self.log

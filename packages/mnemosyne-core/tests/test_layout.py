@@ -472,17 +472,16 @@ def test_a_miss_finds_in_its_own_listing_what_a_second_listing_finds(
         ),
     ],
 )
-def test_the_index_answers_every_layout_as_the_scan(tmp_path: Path, files: dict[str, str], expected: int) -> None:
-    pytest.importorskip("mnemosyne_core.inotify")
-    from mnemosyne_core.index import VaultIndex
+def test_the_page_cache_answers_every_layout_as_the_scan(
+    tmp_path: Path, files: dict[str, str], expected: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mnemosyne_core.cache import CachedScan
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     vault = build(tmp_path, files)
-    index = VaultIndex(vault)
-    try:
-        served = index.search(vault, ["alpha"])
-    finally:
-        index.close()
     scanned = search(vault, ["alpha"])
-    assert [match.path for match in served.matches] == [match.path for match in scanned.matches]
-    assert (served.total, served.pages_searched) == (scanned.total, scanned.pages_searched)
-    assert served.total == expected
+    for _call in ("cold", "warm"):
+        cached = CachedScan().search(vault, ["alpha"])
+        assert [match.path for match in cached.matches] == [match.path for match in scanned.matches]
+        assert (cached.total, cached.pages_searched) == (scanned.total, scanned.pages_searched)
+    assert scanned.total == expected

@@ -1,7 +1,6 @@
 """Vaults other tools write, read as they lie on disk: pages in UTF-16 and UTF-32, pages
-that are not text. Each is searched by the scan, by the scan through the page cache (cold,
-then warm) and by the index (``VaultIndex``, what ``wiki serve`` answers from), which must
-agree with it exactly."""
+that are not text. Each is searched by the scan and by the scan through the page cache
+(cold, then warm), which must agree with it exactly."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ from mnemosyne_core import search
 from mnemosyne_core.cache import CachedScan
 from mnemosyne_core.find import HEAD_BYTES
 from mnemosyne_core.fold import as_utf8, decode, is_text
-from mnemosyne_core.index import VaultIndex
 
 if TYPE_CHECKING:
     from mnemosyne_core.results import FindResult
@@ -35,18 +33,11 @@ def answer(result: FindResult) -> tuple[object, ...]:
 
 
 def scanned_and_served(vault: str, keywords: list[str], *, keep_content: bool = False) -> tuple[object, ...]:
-    """The scan's answer, after checking that the cache and the index give the same."""
+    """The scan's answer, after checking that the cache gives the same, cold and warm."""
     scanned = search(vault, keywords, limit=0, keep_content=keep_content)
     for _call in ("cold", "warm"):
         cached = CachedScan().search(vault, keywords, limit=0, keep_content=keep_content)
         assert answer(cached) == answer(scanned)
-    index = VaultIndex(vault)
-    try:
-        index.rebuild()
-        served = index.search(vault, keywords, limit=0, keep_content=keep_content)
-    finally:
-        index.close()
-    assert answer(served) == answer(scanned)
     return answer(scanned)
 
 

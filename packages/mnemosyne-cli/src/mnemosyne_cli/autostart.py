@@ -68,10 +68,25 @@ def start_if_wanted(vault_real: str, environ: Mapping[str, str] = os.environ) ->
 
 
 def _wanted(vault_real: str) -> bool:
+    """Whether the vault's config asks for a server, and the vault is ours: a server we
+    started for another user's vault would watch it with our inotify watches."""
     # The scan reads this same file next; a vault without one costs one failed open.
     from mnemosyne_core.config import load_vault_config
 
-    return load_vault_config(vault_real).serve_auto
+    return os.stat(vault_real).st_uid == os.geteuid() and load_vault_config(vault_real).serve_auto
+
+
+def _open_private(path: str, flags: int, mode: int = 0o600) -> int:
+    """An fd of our own regular file in the runtime dir. A symlink is not followed, a FIFO
+    neither waited on nor used (O_NONBLOCK, then refused): no file planted there can hang
+    a call. OSError otherwise."""
+    import stat
+
+    fd = os.open(path, flags | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, mode)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(f"{path} is not a regular file")
+    return fd
 
 
 def _start(vault_real: str, environ: Mapping[str, str]) -> None:
@@ -79,7 +94,7 @@ def _start(vault_real: str, environ: Mapping[str, str]) -> None:
 
     if not _runtime_dir_ready(environ):
         return
-    record = os.open(record_path(vault_real, environ), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    record = _open_private(record_path(vault_real, environ), os.O_RDWR | os.O_CREAT)
     try:
         try:
             fcntl.flock(record, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -87,11 +102,7 @@ def _start(vault_real: str, environ: Mapping[str, str]) -> None:
             return  # our server is starting or running
         if _started_lately(record) or _server_lock_held(vault_real, environ):
             return
-        log = os.open(
-            log_path(vault_real, environ),
-            os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW,
-            0o600,
-        )
+        log = _open_private(log_path(vault_real, environ), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
         try:
             import time
 
@@ -136,7 +147,7 @@ def _server_lock_held(vault_real: str, environ: Mapping[str, str]) -> bool:
     import fcntl
 
     try:
-        fd = os.open(protocol.lock_path(vault_real, environ), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = _open_private(protocol.lock_path(vault_real, environ), os.O_RDONLY)
     except FileNotFoundError:
         return False
     try:
@@ -228,7 +239,7 @@ def describe(vault_real: str, enabled: bool, environ: Mapping[str, str] = os.env
     if not os.path.isfile(log):
         return AutoStarted(enabled, None, None)
     try:
-        fd = os.open(record_path(vault_real, environ), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = _open_private(record_path(vault_real, environ), os.O_RDONLY)
     except OSError:
         return AutoStarted(enabled, None, log)
     try:

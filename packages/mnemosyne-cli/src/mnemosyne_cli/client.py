@@ -1,15 +1,15 @@
-"""Asking a running ``wiki serve`` instead of scanning: ``RemoteBackend``.
+"""Asking a running ``wiki serve`` what changed: ``ServerChanges``, which the page cache
+(``mnemosyne_core.cache.CachedScan``) calls instead of listing the vault.
 
-The command runs here, in the caller's process, whichever backend answers: its own argument
-parsing, vault discovery, rendering and memory log. Only the question goes to the server
-(``protocol.Request``: the resolved vault and layout and the query) and only data comes
-back. What needs the caller's rights is done here with them: a page's content (--cat,
-recall's read entries) is read by this process, by the scan's rules, and used only when it
-is the very file version the server judged.
+Everything runs here, in the caller's process, with its rights: argument parsing, vault
+discovery, reading and matching pages, rendering, the memory log. Only a token goes to the
+server and only a token and paths come back; the caller then reads those pages itself.
 
 Before anything is sent, the socket dir must be ours (a real dir, owned by us, not open to
-others) and the process behind the socket must run as our uid (SO_PEERCRED). Any doubt,
-failure or refusal means a scan, silently: ``_scan`` is the one place that decides it.
+others) and the process behind the socket must run as our uid (SO_PEERCRED); its answer is
+used only when it sees the vault this process sees (the same mount namespace, the same
+dir at the vault's path). Any doubt, failure or refusal means the vault is listed,
+silently.
 
 This module is on the start-up path of every find: it imports ``_socket`` (C, well under a
 millisecond) and the protocol, never ``socket``, ``json`` or argparse.
@@ -24,20 +24,15 @@ from mnemosyne_cli import protocol
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
     from typing import Any
 
     from mnemosyne_core.backend import Backend
-    from mnemosyne_core.cache import CachedScan
-    from mnemosyne_core.recall import RecallResult
-    from mnemosyne_core.results import FindResult
 
 #: The client's budget for connect, send and reply together, in seconds; past it the scan
 #: answers. MNEMOSYNE_SERVER_TIMEOUT overrides it.
 DEFAULT_TIMEOUT = 2.0
 TIMEOUT_ENV_VAR = "MNEMOSYNE_SERVER_TIMEOUT"
-#: The commands a server answers; everything else always runs here.
-SERVED_COMMANDS = ("find", "recall")
 
 
 def timeout_seconds(environ: Mapping[str, str] = os.environ) -> float:
@@ -117,167 +112,91 @@ def _recv_exactly(sock: Any, count: int, deadline: float) -> bytes | None:
     return b"".join(chunks)
 
 
-def backend_for(*, no_cache: bool, no_server: bool) -> Backend:
+def backend_for(*, no_cache: bool, no_server: bool, environ: Mapping[str, str] = os.environ) -> Backend:
     """Where find's and recall's pages come from: with --no-cache, the plain scan; with
-    --no-server, the scan through the page cache; else the vault's server when one runs,
-    which falls back to the cached scan."""
+    --no-server, the scan through the page cache; else the page cache told by the vault's
+    server (when one of ours runs) what changed."""
     if no_cache:
         from mnemosyne_core.backend import SCAN
 
         return SCAN
+    from mnemosyne_core.cache import CachedScan
+
     if no_server:
-        from mnemosyne_core.cache import CachedScan
-
-        return CachedScan()
-    return RemoteBackend()
+        return CachedScan(environ)
+    return CachedScan(environ, ServerChanges(environ))
 
 
-class RemoteBackend:
-    """The Backend that asks the vault's server, and scans whenever it cannot answer."""
+class ServerChanges:
+    """Asks the vault's ``wiki serve`` what changed since a token (``cache.ChangeSource``):
+    (the token now, the changed paths or None for "rescan"), or None when no server of ours
+    answers in time, or one that sees another vault (another mount namespace, another dir
+    at the vault's path). When none answers, one starts if the vault's config says
+    ``[serve] auto`` (docs/server.md)."""
 
     def __init__(self, environ: Mapping[str, str] = os.environ):
         self.environ = environ
-        #: Whether the last call was answered by a server (tests check it).
-        self.served = False
+        #: Whether the last question got an answer (tests check it).
+        self.answered = False
 
-    def search(
-        self,
-        vault: str | os.PathLike[str] | None,
-        keywords: Sequence[str],
-        *,
-        limit: int = 20,
-        dirs: Sequence[str] | None = None,
-        keep_content: bool = False,
-    ) -> FindResult:
-        from mnemosyne_core.results import check_query
-        from mnemosyne_core.vault import read_as_judged, resolve_vault
-
-        self.served = False
-        # The scan's errors, in the scan's order, come from here; a server never words one.
-        check_query(keywords, limit)
-        vault_real = resolve_vault(vault, self.environ)
-        body = self._ask(protocol.OP_FIND, vault_real, dirs, limit, keep_content, keywords)
-        result = None
-        if body is not None:
-            try:
-                result, identity = protocol.find_result(body)
-            except protocol.ProtocolError:
-                result = None
-        if result is not None:
-            if not (keep_content and result.total == 1):
-                self.served = True
-                return result
-            # The one page --cat prints is read here, with the caller's rights.
-            content = read_as_judged(vault_real, result.matches[0].path, identity) if identity is not None else None
-            if content is not None:
-                result.matches[0].content = content
-                self.served = True
-                return result
-        return self._scan().search(vault, keywords, limit=limit, dirs=dirs, keep_content=keep_content)
-
-    def recall(
-        self,
-        vault: str | os.PathLike[str] | None,
-        topic: str | Sequence[str],
-        *,
-        dirs: Sequence[str] | None = None,
-    ) -> RecallResult:
-        from mnemosyne_core.recall import split_topic
-        from mnemosyne_core.vault import resolve_vault
-
-        self.served = False
-        split_topic(topic)
-        vault_real = resolve_vault(vault, self.environ)
-        parts = [topic] if isinstance(topic, str) else list(topic)
-        body = self._ask(protocol.OP_RECALL, vault_real, dirs, 0, True, parts)
-        if body is not None:
-            from mnemosyne_core.recall import fill_read_entries
-
-            try:
-                result, identities = protocol.recall_result(body)
-            except protocol.ProtocolError:
-                return self._scan().recall(vault, topic, dirs=dirs)
-            if identities is not None and fill_read_entries(result, identities):
-                self.served = True
-                return result
-        return self._scan().recall(vault, topic, dirs=dirs)
-
-    def _ask(
-        self,
-        op: str,
-        vault_real: str,
-        dirs: Sequence[str] | None,
-        limit: int,
-        wants_content: bool,
-        terms: Sequence[str],
-    ) -> Any:
-        """The body of the server's answer, or None: no server, not ours, no answer in
-        time, or it declined. The layout is resolved here, so its errors are the scan's."""
-        from mnemosyne_core.config import vault_layout
-
+    def __call__(self, vault_real: str, token: str | None) -> tuple[str, tuple[str, ...] | None] | None:
+        self.answered = False
         path = trusted_socket(vault_real, self.environ)
         if path is None:
             self._no_server(vault_real)
             return None
-        layout = vault_layout(vault_real, dirs)
-        words = [vault_real, *layout.dirs, *layout.exclude, *terms]
-        if any("\0" in word for word in words):
-            return None  # no field of a request can hold one; the scan says what it means
-        items = protocol.layout_items(layout, bool(dirs))
-        request = protocol.Request(op, vault_real, items, limit, wants_content, terms)
+        request = protocol.Request(protocol.OP_CHANGES, vault_real, token or "")
         reply = exchange(path, request.encode(), timeout_seconds(self.environ))
         if reply is None:
             self._no_server(vault_real)
             return None
         try:
             status, body = protocol.decode_reply(reply)
-        except protocol.ProtocolError:
+            if status != protocol.STATUS_OK:
+                return None
+            now, paths, mount_namespace, root = protocol.decode_changes(body)
+            info = os.stat(vault_real)
+        except (protocol.ProtocolError, OSError):
             return None
-        return body if status == protocol.STATUS_OK else None
+        if mount_namespace != protocol.mount_namespace() or root != (info.st_dev, info.st_ino):
+            return None  # it sees other mounts, or another dir at the vault's path
+        self.answered = True
+        return now, paths
 
     def _no_server(self, vault_real: str) -> None:
-        """No server answered for the vault (none is there, or it did not answer in time):
-        one starts now if the vault's config says ``[serve] auto`` (docs/server.md), and
-        this call scans."""
         from mnemosyne_cli import autostart
 
         autostart.start_if_wanted(vault_real, self.environ)
-
-    def _scan(self) -> CachedScan:
-        """What answers when no server does: the scan, through the page cache."""
-        from mnemosyne_core.cache import CachedScan
-
-        return CachedScan(self.environ)
 
 
 class Status:
     """What a running server says about itself."""
 
-    __slots__ = ("builds", "failure", "pages", "pid", "requests", "resident_bytes", "started")
+    __slots__ = ("builds", "dirs", "failure", "pid", "requests", "resident_bytes", "started")
 
     def __init__(self, fields: Any):
-        pid, pages, resident, builds, requests, started, failure = fields
-        numbers = (pid, pages, resident, builds, requests, started)
+        pid, dirs, resident, builds, requests, started, failure = fields
+        numbers = (pid, dirs, resident, builds, requests, started)
         if not all(isinstance(number, int) for number in numbers) or not isinstance(failure, str):
             raise ValueError("not a status")
-        self.pid, self.pages, self.resident_bytes = pid, pages, resident
+        self.pid, self.dirs, self.resident_bytes = pid, dirs, resident
         self.builds, self.requests, self.started = builds, requests, started
         #: Why the server answers no query now ("" when it answers): every call scans.
         self.failure = failure
 
     def summary(self) -> str:
-        """``pid N, P pages, M MiB resident``: the line wiki info and serve --status print."""
-        return f"pid {self.pid}, {self.pages} pages, {self.resident_bytes / (1 << 20):.1f} MiB resident"
+        """``pid N, D dirs watched, M MiB resident``: the line wiki info and serve --status print."""
+        return f"pid {self.pid}, {self.dirs} dirs watched, {self.resident_bytes / (1 << 20):.1f} MiB resident"
 
     def not_answering(self) -> str:
-        """``; not answering: WHY`` after the summary while the server answers nothing
-        (every find and recall scans), else empty."""
-        return f"; not answering: {self.failure}" if self.failure else ""
+        """``; every caller lists the vault: WHY`` after the summary while the server answers
+        every question with "rescan", else empty."""
+        return f"; every caller lists the vault: {self.failure}" if self.failure else ""
 
     def to_dict(self) -> dict[str, int | str | None]:
         return {
             "pid": self.pid,
-            "pages": self.pages,
+            "watched_dirs": self.dirs,
             "resident_bytes": self.resident_bytes,
             "not_answering": self.failure or None,
         }
@@ -296,10 +215,3 @@ def status(vault_real: str, environ: Mapping[str, str] = os.environ) -> Status |
         return Status(body) if state == protocol.STATUS_OK else None
     except (protocol.ProtocolError, TypeError, ValueError):
         return None
-
-
-if TYPE_CHECKING:
-
-    def _remote_is_a_backend(remote: RemoteBackend) -> Backend:
-        """mypy --strict holds the client to the interface every command asks."""
-        return remote

@@ -1,10 +1,9 @@
-"""``wiki serve``: one process per vault that answers find's and recall's questions from
-memory, as data.
+"""``wiki serve``: one process per vault that watches it and answers one question, which
+files changed since a token (``changes.VaultWatch``), as data.
 
-It imports the core and the protocol, nothing of the command line: a request carries the
-resolved vault and layout and the query (``protocol.Request``), the reply the result or why
-there is none. The caller parses its own arguments, resolves its own vault, reads page
-content with its own rights, renders and logs; see docs/server.md.
+It never reads a page and never judges a query: the caller lists, reads and matches with
+its own rights, through its page cache (``mnemosyne_core.cache``), and only skips listing
+the vault and stat-ing the pages the server says are unchanged; see docs/server.md.
 
 One thread answers every connection through a selector: a peer that is slow or silent holds
 only its own connection, which its deadline ends, never another's. Nothing a request does
@@ -28,16 +27,14 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import TextIO
 
-    from mnemosyne_core.index import VaultIndex
+    from mnemosyne_core.changes import VaultWatch
 
 #: A connection gets this long to send its request and take the reply, then it is closed.
 CONNECTION_DEADLINE = 5.0
 #: Connections held at once; more wait in the listen backlog.
 MAX_CONNECTIONS = 64
-#: While the index cannot be built, a rebuild is retried this often (and on every query).
+#: While the watch cannot be built, a rebuild is retried this often (and on every question).
 RETRY_SECONDS = 2.0
-#: SO_PEERGROUPS (Linux 4.13), which the socket module does not name.
-SO_PEERGROUPS = getattr(socket, "SO_PEERGROUPS", 59)
 
 
 class ServerError(Exception):
@@ -52,55 +49,18 @@ class AlreadyRunning(Exception):
         self.pid = pid
 
 
-def peer_credentials(connection: socket.socket) -> tuple[int, int]:
-    """(uid, gid) of the process at the other end of a Unix socket (SO_PEERCRED)."""
+def peer_uid(connection: socket.socket) -> int:
+    """The uid of the process at the other end of a Unix socket (SO_PEERCRED)."""
     import struct
 
     credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, gid = struct.unpack("3i", credentials)
-    return int(uid), int(gid)
-
-
-def peer_uid(connection: socket.socket) -> int:
-    return peer_credentials(connection)[0]
-
-
-def peer_groups(connection: socket.socket) -> frozenset[int] | None:
-    """The peer's supplementary groups as the kernel holds them (SO_PEERGROUPS), or None
-    when the kernel cannot say."""
-    import struct
-
-    size = 4 * 256
-    for _attempt in range(2):
-        try:
-            data = connection.getsockopt(socket.SOL_SOCKET, SO_PEERGROUPS, size)
-        except OSError as error:
-            if error.errno == errno.ERANGE:
-                size = 4 * 65536
-                continue
-            return None
-        return frozenset(struct.unpack(f"{len(data) // 4}I", data[: len(data) // 4 * 4]))
-    return None
+    _pid, uid, _gid = struct.unpack("3i", credentials)
+    return int(uid)
 
 
 def peer_allowed(uid: int) -> bool:
-    """Only our own user may ask: the answers carry the vault's text."""
+    """Only our own user may ask: the answers name the vault's files."""
     return uid == os.geteuid()
-
-
-def own_rights() -> frozenset[int]:
-    """The groups this process reads pages with: its effective gid and its supplementary
-    groups."""
-    return frozenset([os.getegid(), *os.getgroups()])
-
-
-def same_rights(connection: socket.socket) -> bool:
-    """Whether the peer reads files with our rights: the same uid (checked first), group
-    and supplementary groups. A caller that lacks one of our groups would be shown pages
-    the scan cannot read for it, so it is told to scan."""
-    uid, gid = peer_credentials(connection)
-    groups = peer_groups(connection)
-    return peer_allowed(uid) and groups is not None and frozenset([gid, *groups]) == own_rights()
 
 
 def prepare_socket_dir(environ: Mapping[str, str] = os.environ) -> str:
@@ -126,7 +86,14 @@ def take_lock(path: str) -> int:
     returned fd stays open; AlreadyRunning with the holder's pid when another has it."""
     import fcntl
 
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    # A FIFO or symlink planted at the lock's path is refused, never waited on or followed.
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = os.open(path, flags, 0o600)
+    import stat
+
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ServerError(f"{path} is not a regular file; remove it")
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as error:
@@ -163,24 +130,23 @@ def resident_bytes() -> int:
 class _Connection:
     """One peer: what it sent so far, what is left to send it, and when it must be done."""
 
-    __slots__ = ("deadline", "inbox", "outbox", "same_rights")
+    __slots__ = ("deadline", "inbox", "outbox")
 
-    def __init__(self, deadline: float, same_rights: bool):
+    def __init__(self, deadline: float):
         self.deadline = deadline
-        self.same_rights = same_rights
         self.inbox = b""
         self.outbox: bytes | None = None
 
 
 class Server:
-    """The socket, the lock and the index of one vault."""
+    """The socket, the lock and the watch of one vault."""
 
-    def __init__(self, index: VaultIndex, environ: Mapping[str, str] = os.environ):
-        self.index = index
+    def __init__(self, watch: VaultWatch, environ: Mapping[str, str] = os.environ):
+        self.watch = watch
         self.environ = environ
         self.started = time.time()
         self.requests = 0
-        #: Queries answered with a result (the rest were told to scan): tests check this.
+        #: Questions answered with a list of changed paths (the rest were told to rescan).
         self.answered = 0
         self.listener: socket.socket | None = None
         self.socket_path = ""
@@ -188,17 +154,19 @@ class Server:
         self._stopping = False
         self._wake_reader = -1
         self._wake_writer = -1
-        self._logged_failure: str | None = None
+        self._logged_doubt: str | None = None
+        self._root: tuple[int, int] = (0, 0)
+        self._mount_namespace = protocol.mount_namespace()
         #: Where the server's own log goes (None: stderr); a server in a test's thread
         #: keeps it apart from the calls the test captures.
         self.log_stream: TextIO | None = None
 
     @classmethod
-    def for_vault(cls, vault_real: str, dirs: list[str] | None) -> Server:
-        """A server for the vault at ``vault_real`` (over ``dirs``, None: its own)."""
-        from mnemosyne_core.index import VaultIndex
+    def for_vault(cls, vault_real: str, environ: Mapping[str, str] = os.environ) -> Server:
+        """A server for the vault at ``vault_real``, its cookies in the private socket dir."""
+        from mnemosyne_core.changes import VaultWatch
 
-        return cls(VaultIndex(vault_real, dirs))
+        return cls(VaultWatch(vault_real, protocol.socket_dir(environ)), environ)
 
     def stop(self) -> None:
         """Make ``serve_forever`` return (from another thread, or a signal handler)."""
@@ -208,19 +176,22 @@ class Server:
                 os.write(self._wake_writer, b"x")
 
     def start(self) -> float:
-        """Check the vault's file system, take the lock, index, then listen; returns the
-        indexing time in seconds. Raises ServerError or AlreadyRunning."""
+        """Check the vault's file system, take the lock, watch, then listen; returns the
+        time the watch took in seconds. Raises ServerError or AlreadyRunning."""
         from mnemosyne_core.inotify import no_event_reason
 
-        reason = no_event_reason(self.index.vault)
+        vault = self.watch.vault
+        reason = no_event_reason(vault)
         if reason:
-            raise ServerError(f"cannot serve {self.index.vault}: {reason}; find and recall scan it instead")
+            raise ServerError(f"cannot serve {vault}: {reason}; find and recall list it instead")
         prepare_socket_dir(self.environ)
-        self._lock_fd = take_lock(protocol.lock_path(self.index.vault, self.environ))
+        self._lock_fd = take_lock(protocol.lock_path(vault, self.environ))
+        info = os.stat(vault)
+        self._root = (info.st_dev, info.st_ino)
         began = time.monotonic()
-        self.index.rebuild()
+        self.watch.rebuild()
         took = time.monotonic() - began
-        self.socket_path = protocol.socket_path(self.index.vault, self.environ)
+        self.socket_path = protocol.socket_path(vault, self.environ)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)  # we hold the lock: any socket there is a dead server's
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -237,17 +208,24 @@ class Server:
 
     def serve_forever(self) -> None:
         """Answer connections until ``stop``; each peer has CONNECTION_DEADLINE to send its
-        request and take its reply, and none waits on another."""
+        request and take its reply, and none waits on another. While MAX_CONNECTIONS are
+        open the listener is not watched: more peers wait in the backlog, and nothing spins."""
         assert self.listener is not None
         selector = selectors.DefaultSelector()
         connections: dict[socket.socket, _Connection] = {}
         selector.register(self._wake_reader, selectors.EVENT_READ)
-        selector.register(self.listener, selectors.EVENT_READ)
+        listening = False
         watched_fd = -1
         try:
             while not self._stopping:
-                watched_fd = self._watch_index(selector, watched_fd)
-                timeout = RETRY_SECONDS if self.index.failure is not None else 60.0
+                watched_fd = self._watch_fd(selector, watched_fd)
+                if listening != (len(connections) < MAX_CONNECTIONS):
+                    if listening:
+                        selector.unregister(self.listener)
+                    else:
+                        selector.register(self.listener, selectors.EVENT_READ)
+                    listening = not listening
+                timeout = RETRY_SECONDS if watched_fd < 0 else 60.0
                 if connections:
                     timeout = max(0.0, min(timeout, *(c.deadline - time.monotonic() for c in connections.values())))
                 for key, events in selector.select(timeout):
@@ -258,25 +236,24 @@ class Server:
                         with contextlib.suppress(OSError):
                             os.read(self._wake_reader, 64)
                     elif target == watched_fd:
-                        # Keep the kernel queue short so it does not overflow between queries.
-                        self.index.take_events()
+                        # Keep the kernel queue short so it does not overflow between questions.
+                        self.watch.take_events()
                     elif isinstance(target, socket.socket) and target in connections:
                         self._serve(selector, connections, target, events)
                 now = time.monotonic()
                 for connection in [c for c, state in connections.items() if state.deadline <= now]:
                     self._drop(selector, connections, connection)
-                if self.index.failure is not None and not connections:
-                    self.index.sync()  # retry the rebuild: status and clients learn it recovered
-                self._log_failure()
+                if watched_fd < 0 and not connections:
+                    self.watch.sync()  # retry the watch: status and callers learn it recovered
+                self._log_doubt()
         finally:
             for connection in list(connections):
                 self._drop(selector, connections, connection)
             selector.close()
 
-    def _watch_index(self, selector: selectors.BaseSelector, watched_fd: int) -> int:
-        """Keep the index's inotify fd registered (a rebuild replaces it)."""
-        watcher = self.index.watcher
-        fd = watcher.fd if watcher is not None else -1
+    def _watch_fd(self, selector: selectors.BaseSelector, watched_fd: int) -> int:
+        """Keep the watch's inotify fd registered (a rebuild replaces it)."""
+        fd = self.watch.fd
         if fd != watched_fd:
             if watched_fd >= 0:
                 with contextlib.suppress(KeyError, ValueError, OSError):
@@ -299,11 +276,10 @@ class Server:
                 if not peer_allowed(peer_uid(connection)):
                     connection.close()
                     continue
-                state = _Connection(time.monotonic() + CONNECTION_DEADLINE, same_rights(connection))
             except OSError:
                 connection.close()
                 continue
-            connections[connection] = state
+            connections[connection] = _Connection(time.monotonic() + CONNECTION_DEADLINE)
             selector.register(connection, selectors.EVENT_READ)
 
     def _serve(
@@ -317,7 +293,7 @@ class Server:
         state = connections[connection]
         try:
             if state.outbox is None:
-                chunk = connection.recv(1 << 16)
+                chunk = connection.recv(protocol.MAX_REQUEST_BYTES + 8)
                 if not chunk:
                     self._drop(selector, connections, connection)
                     return
@@ -332,7 +308,7 @@ class Server:
                 elif len(state.inbox) > 4 + length:
                     state.outbox = protocol.frame(protocol.encode_reply(protocol.STATUS_ERROR, "one request only"))
                 else:
-                    state.outbox = protocol.frame(self.reply(state.inbox[4:], same_rights=state.same_rights))
+                    state.outbox = protocol.frame(self.reply(state.inbox[4:]))
                 state.inbox = b""
                 selector.modify(connection, selectors.EVENT_WRITE)
             sent = connection.send(state.outbox)
@@ -342,7 +318,7 @@ class Server:
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
-            self._drop(selector, connections, connection)  # the peer went away: it scans
+            self._drop(selector, connections, connection)  # the peer went away: it lists the vault
 
     @staticmethod
     def _drop(
@@ -353,10 +329,8 @@ class Server:
             selector.unregister(connection)
         connection.close()
 
-    def reply(self, payload: bytes, *, same_rights: bool = True) -> bytes:
+    def reply(self, payload: bytes) -> bytes:
         """The reply to one request's payload; never raises for anything in it."""
-        from mnemosyne_core.errors import MnemosyneError
-
         self.requests += 1
         try:
             request = protocol.decode_request(payload)
@@ -364,47 +338,40 @@ class Server:
             return protocol.encode_reply(protocol.STATUS_ERROR, str(error))
         if request.op == protocol.OP_STATUS:
             return protocol.encode_reply(protocol.STATUS_OK, self.status_fields())
-        if not same_rights:
-            return protocol.encode_reply(protocol.STATUS_UNSERVED, "the caller's groups differ from the server's")
-        layout, dirs_given = protocol.decode_layout(request.layout)  # checked by decode_request
+        if request.vault != self.watch.vault:
+            return protocol.encode_reply(protocol.STATUS_ERROR, "this server watches another vault")
         try:
-            if request.op == protocol.OP_FIND:
-                result, identity = self.index.find_in_memory(
-                    request.vault, layout, dirs_given, request.terms, request.limit, wants_content=request.wants_content
-                )
-                body = protocol.find_body(result, identity)
-            else:
-                recalled, identities = self.index.recall_in_memory(request.vault, layout, dirs_given, request.terms)
-                body = protocol.recall_body(recalled, identities if request.wants_content else None)
-        except (MnemosyneError, OSError) as error:
-            # NotServed, a query the scan would refuse, a vault that moved: the caller
-            # scans and says what the scan says.
-            return protocol.encode_reply(protocol.STATUS_UNSERVED, str(error))
+            token, paths = self.watch.changes_since(request.token or None)
         except Exception as error:
-            return protocol.encode_reply(protocol.STATUS_UNSERVED, f"{type(error).__name__}: {error}")
-        self.answered += 1
+            # The watch failed mid-question: every answer is "rescan" until it is rebuilt.
+            self.watch.doubt = f"{type(error).__name__}: {error}"
+            token, paths = self.watch.token(), None
+        # Answered: the changes since the caller's token, or the token a caller about to
+        # list the vault keeps; not a "rescan" told to a caller that had a token.
+        self.answered += paths is not None or (not request.token and self.watch.doubt is None)
+        body = protocol.changes_body(token, paths, self._mount_namespace, self._root)
         return protocol.encode_reply(protocol.STATUS_OK, body)
 
     def status_fields(self) -> tuple[int, int, int, int, int, int, str]:
-        """The status reply: pid, pages, resident bytes, index builds, requests, start time
-        (seconds since the epoch), and why it does not answer ("" when it does)."""
-        index = self.index
+        """The status reply: pid, watched dirs, resident bytes, watch builds, requests, start
+        time (seconds since the epoch), and why every answer is "rescan" ("" when it is not)."""
+        watch = self.watch
         return (
             os.getpid(),
-            index.page_count,
+            watch.watched_dirs,
             resident_bytes(),
-            index.rebuilds,
+            watch.rebuilds,
             self.requests,
             int(self.started),
-            index.failure or "",
+            watch.doubt or "",
         )
 
-    def _log_failure(self) -> None:
-        """Say once when the index stops or starts answering (never per request)."""
-        failure = self.index.failure
-        if failure != self._logged_failure:
-            self.log(failure if failure is not None else "the index is built again; answering")
-            self._logged_failure = failure
+    def _log_doubt(self) -> None:
+        """Say once when the watch stops or starts answering with changes (never per request)."""
+        doubt = self.watch.doubt
+        if doubt != self._logged_doubt:
+            self.log(f"every caller lists the vault: {doubt}" if doubt is not None else "watching; answering")
+            self._logged_doubt = doubt
 
     def log(self, message: str) -> None:
         stream = self.log_stream or sys.stderr
@@ -426,4 +393,4 @@ class Server:
         if self._lock_fd >= 0:
             os.close(self._lock_fd)
             self._lock_fd = -1
-        self.index.close()
+        self.watch.close()

@@ -1,9 +1,9 @@
 """Where the pages come from: one interface, ``Backend``, that find and recall ask.
 
-The scan (``SCAN``) reads the vault from disk on every call; a server's in-memory index
-(``index.VaultIndex``) and the client that asks a server implement the same interface and
-must answer exactly as the scan does. The commands take a Backend as a parameter and never
-ask which one they were given.
+The scan (``SCAN``) reads the vault from disk on every call; the scan through the page
+cache (``cache.CachedScan``, told by a ``wiki serve`` what changed when one runs)
+implements the same interface and must answer exactly as the scan does. The commands take
+a Backend as a parameter and never ask which one they were given.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ from mnemosyne_core.vault import (
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
     from mnemosyne_core.recall import RecallFields, RecallResult
@@ -63,6 +63,10 @@ if TYPE_CHECKING:
 
     #: What the cache holds of a page's file: (size, mtime_ns, ctime_ns, inode, device).
     StatKey = tuple[int, int, int, int, int]
+    #: Asks the vault's ``wiki serve`` what changed since a token (None: ask for the token
+    #: now): (the token now, the changed vault-relative paths, or None for "rescan"); None
+    #: when no server of ours answers. The CLI's client implements it (mnemosyne_cli.client).
+    ChangeSource = Callable[[str, str | None], tuple[str, tuple[str, ...] | None] | None]
 
 #: The first bytes of every cache file; a file that starts otherwise is not ours.
 MAGIC = b"MNEMPC\x00\x01"
@@ -75,6 +79,8 @@ RACY_NS = 3_000_000_000
 CACHE_DIR_NAME = "mnemosyne"
 CACHE_SUFFIX = ".pages"
 _HEADER_BYTES = len(MAGIC) + 12
+#: A page's flags in the file: read again on every call; watched only by stat.
+RACY, VOLATILE = 1, 2
 
 
 class CacheUnusable(MnemosyneError):
@@ -333,10 +339,10 @@ class Stored:
     """A cache file as read: the pages by vault-relative path, their records sliced from one
     buffer only when used."""
 
-    __slots__ = ("index", "keys", "metas", "offsets", "racy", "records", "token")
+    __slots__ = ("index", "keys", "listing", "metas", "offsets", "racy", "records", "token")
 
     def __init__(self, payload: tuple[Any, ...]):
-        paths_text, self.keys, self.racy, offsets, self.metas, self.records, self.token = payload[2:]
+        paths_text, self.keys, self.racy, offsets, self.metas, self.records, self.token, self.listing = payload[2:]
         paths = paths_text.split("\0") if paths_text else []
         self.index = dict(zip(paths, range(len(paths)), strict=True))
         self.offsets: list[int] = offsets
@@ -346,7 +352,7 @@ class Stored:
     def page(self, position: int) -> Page:
         # A NUL follows each record in the buffer (``save``).
         record = self.records[self.offsets[position] : self.offsets[position + 1] - 1]
-        return _page_from((self.keys[position], bool(self.racy[position]), self.metas[position], record))
+        return _page_from((self.keys[position], self.racy[position], self.metas[position], record))
 
 
 def load(path: str, code: bytes) -> Stored | None:
@@ -374,16 +380,19 @@ def load(path: str, code: bytes) -> Stored | None:
         return None
     try:
         fields = marshal.loads(payload)  # noqa: S302 - our own file, 0600, checksummed
-        if not isinstance(fields, tuple) or len(fields) != 9 or fields[0] != FORMAT or fields[1] != code:
+        if not isinstance(fields, tuple) or len(fields) != 10 or fields[0] != FORMAT or fields[1] != code:
             return None
         return Stored(fields)
     except (ValueError, EOFError, TypeError, CacheUnusable):
         return None
 
 
-def save(path: str, code: bytes, pages: Sequence[tuple[str, Page]], token: object = None) -> None:
+def save(
+    path: str, code: bytes, pages: Sequence[tuple[str, Page]], token: str | None = None, listing: object = None
+) -> None:
     """Write the cache file at ``path`` whole, to a temporary name first, then renamed over
-    the old one. Raises OSError (the caller goes on without it); leaves no temporary file."""
+    the old one. Raises OSError (the caller goes on without it); leaves no temporary file.
+    ``token``: what ``wiki serve`` said before ``listing`` (``listing_fields``) was made."""
     paths = []
     keys = []
     racy = bytearray()
@@ -400,7 +409,7 @@ def save(path: str, code: bytes, pages: Sequence[tuple[str, Page]], token: objec
         offsets.append(offsets[-1] + len(record) + 1)
     # Each record ends in a NUL, so the buffer can be searched as it is (``Snapshot.holding``).
     buffer = b"\0".join(records) + b"\0" if records else b""
-    fields: Any = (FORMAT, code, "\0".join(paths), keys, bytes(racy), offsets, metas, buffer, token)
+    fields: Any = (FORMAT, code, "\0".join(paths), keys, bytes(racy), offsets, metas, buffer, token, listing)
     payload = marshal.dumps(fields)
     header = MAGIC + len(payload).to_bytes(8, "little") + zlib.crc32(payload).to_bytes(4, "little")
     temporary = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
@@ -512,34 +521,70 @@ class Snapshot:
         return found
 
 
-def fresh_snapshot(pages: Scan, stored: Stored | None, *, part: bool = False, read: bool = True) -> Snapshot:
+class ListingChanged(Exception):
+    """A page ``wiki serve`` said changed is not the listed file it was (gone, not a regular
+    file, or not listed at all): only listing the vault again can say what it is now."""
+
+
+def fresh_snapshot(
+    pages: Scan,
+    stored: Stored | None,
+    *,
+    part: bool = False,
+    read: bool = True,
+    changed: set[str] | None = None,
+) -> Snapshot:
     """Every listed page, from ``stored`` where its stat is the one held and it is not racy,
     read anew otherwise (by two processes when there are many to read). ``part``: the
     listing is part of the vault's (--dir), so the cache's other pages are not gone.
-    ``read=False``: only what the cache holds fresh, nothing read (``wiki info``)."""
+    ``read=False``: only what the cache holds fresh, nothing read (``wiki info``).
+
+    ``changed``: the pages ``wiki serve`` says changed since the listing was made (then
+    ``pages`` is that listing): only those, and the pages a watch cannot follow (racy ones,
+    those with other hard links, symlinked ones), are stat'ed; the rest are taken as they
+    are. Raises ListingChanged when one of them is no longer the listed file."""
     snapshot = Snapshot(stored)
     links = pages.links
     listed: list[tuple[str, str, int | str | OSError]] = []
     to_read: list[tuple[str, str]] = []
+    served = changed is not None
+    unseen = set(changed) if changed else set()
     for dir_name, dir_path, names in pages.listing:
         prefix = f"{dir_name}/" if dir_name else ""
         for name in names:
             rel_path = prefix + name
             read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
             position = stored.index.get(rel_path) if stored is not None else None
-            if position is not None and stored is not None and not stored.racy[position]:
+            if served:
+                unseen.discard(rel_path)
+                if (
+                    position is not None
+                    and stored is not None
+                    and not stored.racy[position]
+                    and rel_path not in changed  # type: ignore[operator]
+                    and rel_path not in links
+                ):
+                    listed.append((rel_path, dir_name, position))
+                    continue
+            if position is not None and stored is not None and not stored.racy[position] & RACY:
                 try:
                     # Not followed: a page swapped for a symlink is read, and refused, anew.
                     info = os.lstat(read_path)
                 except OSError as error:
+                    if served:
+                        raise ListingChanged(rel_path) from None
                     listed.append((rel_path, dir_name, error))
                     continue
                 if stat_key(info) == stored.keys[position] and stat.S_ISREG(info.st_mode):
                     listed.append((rel_path, dir_name, position))
                     continue
+                if served and not stat.S_ISREG(info.st_mode):
+                    raise ListingChanged(rel_path)
             if read:
                 listed.append((rel_path, dir_name, read_path))
                 to_read.append((read_path, rel_path))
+    if unseen:
+        raise ListingChanged(min(unseen))  # a new file, maybe a page: the listing decides
     pages_read = iter(read_pages(to_read))
     sources = snapshot.sources
     for rel_path, dir_name, entry in listed:
@@ -627,7 +672,7 @@ def _page_fields(page: Page) -> tuple[Any, ...]:
     names = (page.folded_title, page.folded_path, page.folded_aliases)
     recall = _recall_to(page.recall)
     meta = (page.text_start, page.title, page.constellation, page.type, page.head, recall, names, page.not_text)
-    return (page.key, page.racy, meta, page.record)
+    return (page.key, page.racy | page.volatile << 1, meta, page.record)
 
 
 def _page_from(fields: tuple[Any, ...]) -> Page:
@@ -635,7 +680,8 @@ def _page_from(fields: tuple[Any, ...]) -> Page:
     if len(fields) == 3:
         page.error = OSError(*fields) if fields[0] is not None else OSError(fields[1])
         return page
-    page.key, page.racy, meta, page.record = fields
+    page.key, flags, meta, page.record = fields
+    page.racy, page.volatile = bool(flags & RACY), bool(flags & VOLATILE)
     page.text_start, page.title, page.constellation, page.type, page.head, recall, names, page.not_text = meta
     page.folded_title, page.folded_path, page.folded_aliases = names
     page.recall = _recall_from(recall)
@@ -643,12 +689,22 @@ def _page_from(fields: tuple[Any, ...]) -> Page:
 
 
 class CachedScan:
-    """The Backend that lists the vault on every call and takes each unchanged page from
-    the cache on disk; it answers exactly as the scan (``backend.SCAN``) does, and falls
-    back to it whenever the cache cannot be used."""
+    """The Backend that takes each unchanged page from the cache on disk; it answers exactly
+    as the scan (``backend.SCAN``) does, and falls back to it whenever the cache cannot be
+    used.
 
-    def __init__(self, environ: Mapping[str, str] = os.environ):
+    Without ``changes`` every call lists the vault and stats each listed page. With it (a
+    ``wiki serve`` to ask), a call whose cache holds the listing and a token asks the server
+    what changed since, and when the answer is a list of pages it neither lists the vault
+    nor stats the pages it was told are unchanged; any doubt (no answer, "rescan", a listed
+    dir that is not the one it was, a changed file that is no longer the listed page, a
+    miss, whose note needs the listing) takes the listing path."""
+
+    def __init__(self, environ: Mapping[str, str] = os.environ, changes: ChangeSource | None = None):
         self.environ = environ
+        self.changes = changes
+        #: Whether the last call took the pages the server said were unchanged as they were.
+        self.served = False
 
     def search(
         self,
@@ -660,14 +716,36 @@ class CachedScan:
         keep_content: bool = False,
     ) -> FindResult:
         """``find.search``'s answer; raises what it raises."""
-        from mnemosyne_core.find import Tally, judge, prepare_query, search
+        from mnemosyne_core.find import prepare_query, search
 
         folded = prepare_query(keywords, limit)
         vault_real = resolve_vault(vault)
-        pages = scan(vault_real, dirs)
-        snapshot = self._snapshot(pages, bool(dirs))
-        if snapshot is None:
+        served = self._served(vault_real) if not dirs else None
+        if served is not None:
+            result = self._search(served, folded, keywords, limit, keep_content)
+            if result is not None and result.total:
+                self.served = True
+                return result
+        self.served = False
+        pages, snapshot = self._listed(vault_real, dirs)
+        result = self._search((pages, snapshot), folded, keywords, limit, keep_content) if snapshot else None
+        if result is None:
             return search(vault_real, keywords, limit=limit, dirs=dirs, keep_content=keep_content)
+        return result
+
+    def _search(
+        self,
+        pages_and_snapshot: tuple[Scan, Snapshot],
+        folded: tuple[str, ...],
+        keywords: Sequence[str],
+        limit: int,
+        keep_content: bool,
+    ) -> FindResult | None:
+        """find's answer over a fresh snapshot; None when the one page --cat prints changed
+        since it was judged."""
+        from mnemosyne_core.find import Tally, judge
+
+        pages, snapshot = pages_and_snapshot
         tally = Tally(len(folded), limit)
         for rel_path, error in snapshot.unreadable:
             tally.unreadable_page(rel_path, error)
@@ -699,10 +777,9 @@ class CachedScan:
         if keep_content and result.total == 1:
             match = result.matches[0]
             at = next(index for index, (rel_path, _) in enumerate(snapshot.refs) if rel_path == match.path)
-            identity = snapshot.page(at).identity
-            content = read_as_judged(vault_real, match.path, identity)
-            if content is None:  # it changed since it was judged: the plain path decides
-                return search(vault_real, keywords, limit=limit, dirs=dirs, keep_content=keep_content)
+            content = read_as_judged(pages.vault, match.path, snapshot.page(at).identity)
+            if content is None:
+                return None
             match.content = content
         return result
 
@@ -714,25 +791,32 @@ class CachedScan:
         dirs: Sequence[str] | None = None,
     ) -> RecallResult:
         """``recall.recall``'s answer; raises what it raises."""
-        from mnemosyne_core.recall import (
-            RecallResult,
-            fill_read_entries,
-            fold_terms,
-            rank,
-            recall,
-            recall_fields,
-            split_topic,
-            take_page,
-        )
-        from mnemosyne_core.vault import PageRef
+        from mnemosyne_core.recall import recall, split_topic
 
         terms = split_topic(topic)
         vault_real = resolve_vault(vault)
-        pages = scan(vault_real, dirs)
-        snapshot = self._snapshot(pages, bool(dirs), fill_recall=True)
-        if snapshot is None:
-            return recall(vault_real, topic, dirs=dirs)
-        result = RecallResult(vault_real, topic if isinstance(topic, str) else " ".join(topic), terms)
+        served = self._served(vault_real, fill_recall=True) if not dirs else None
+        if served is not None:
+            result = self._recall(served, topic, terms)
+            if result is not None and result.matches:
+                self.served = True
+                return result
+        self.served = False
+        pages, snapshot = self._listed(vault_real, dirs, fill_recall=True)
+        result = self._recall((pages, snapshot), topic, terms) if snapshot else None
+        return result if result is not None else recall(vault_real, topic, dirs=dirs)
+
+    @staticmethod
+    def _recall(
+        pages_and_snapshot: tuple[Scan, Snapshot], topic: str | Sequence[str], terms: tuple[str, ...]
+    ) -> RecallResult | None:
+        """recall's answer over a fresh snapshot; None when a read entry changed since it
+        was judged."""
+        from mnemosyne_core.recall import RecallResult, fill_read_entries, fold_terms, rank, take_page
+        from mnemosyne_core.vault import PageRef
+
+        pages, snapshot = pages_and_snapshot
+        result = RecallResult(pages.vault, topic if isinstance(topic, str) else " ".join(topic), terms)
         result.warnings.extend(pages.warnings)
         result.unreadable = pages.incomplete
         for rel_path, error in snapshot.unreadable:
@@ -741,8 +825,6 @@ class CachedScan:
         folded_terms = fold_terms(terms)
         identities = {}
         for (rel_path, dir_name), page in zip(snapshot.refs, snapshot.pages(), strict=True):
-            if page.recall is False:
-                page.recall = recall_fields(page.head) if page.head is not None else None
             fields = page.recall if not isinstance(page.recall, bool) else None
             identities[rel_path] = page.identity
             take_page(result, PageRef(dir_name, rel_path.rpartition("/")[2], ""), fields, folded_terms, b"")
@@ -750,38 +832,126 @@ class CachedScan:
         if not result.matches and not result.incomplete:
             result.left_out = left_out_files(pages)
         if not fill_read_entries(result, [identities[entry.path] for entry in result.read]):
-            return recall(vault_real, topic, dirs=dirs)  # a read entry changed since it was judged
+            return None
         return result
 
-    def _snapshot(self, pages: Scan, dirs_given: bool, *, fill_recall: bool = False) -> Snapshot | None:
-        """The call's fresh pages through the cache, saved back when anything changed; None
-        when the cache is off or cannot be used (the caller takes the plain path)."""
+    # --- where the pages come from ---
+
+    def _cache_file(self, vault_real: str, *, create: bool) -> str | None:
+        cache_dir, _why_not = usable_cache_dir(self.environ, create=create)
+        return cache_file_path(cache_dir, vault_real) if cache_dir is not None else None
+
+    def _listed(
+        self, vault_real: str, dirs: Sequence[str] | None, *, fill_recall: bool = False
+    ) -> tuple[Scan, Snapshot | None]:
+        """The vault listed as the scan lists it, and its fresh pages through the cache,
+        saved back when anything changed (None when the cache is off or cannot be used).
+        With a server to ask, its token is taken before the listing, so every change the
+        listing may have missed is one it reports later."""
+        asked = self.changes(vault_real, None) if self.changes is not None and not dirs else None
+        pages = scan(vault_real, dirs)
         if not pages.cache_enabled:
-            return None
-        cache_dir, _why_not = usable_cache_dir(self.environ, create=True)
-        if cache_dir is None:
-            return None
-        path = cache_file_path(cache_dir, pages.vault)
+            return pages, None
+        path = self._cache_file(vault_real, create=True)
+        if path is None:
+            return pages, None
         code = code_key()
         stored = load(path, code)
-        snapshot = fresh_snapshot(pages, stored, part=dirs_given)
+        snapshot = fresh_snapshot(pages, stored, part=bool(dirs))
         if fill_recall:
-            from mnemosyne_core.recall import recall_fields
-
-            for page in snapshot.pages():
-                if page.recall is False:
-                    page.recall = recall_fields(page.head) if page.head is not None else None
-                    snapshot.changed = True
-        if snapshot.changed:
+            _fill_recall(snapshot)
+        if dirs:
+            token, listing = (stored.token, stored.listing) if stored is not None else (None, None)
+        else:
+            token, listing = (asked[0] if asked is not None else None), listing_fields(pages)
+        if snapshot.changed or (stored is not None and (token, listing) != (stored.token, stored.listing)):
             kept = list(zip((rel for rel, _ in snapshot.refs), snapshot.pages(), strict=True))
-            if dirs_given and stored is not None:
+            if dirs and stored is not None:
                 # A --dir call lists part of the vault: the rest of the cache stays.
                 listed = {rel for rel, _ in snapshot.refs} | {rel for rel, _ in snapshot.unreadable}
                 kept += [(rel, stored.page(at)) for rel, at in stored.index.items() if rel not in listed]
             # A read-only or full disk: this call's answer does not depend on it.
             with contextlib.suppress(OSError):
-                save(path, code, kept)
-        return snapshot
+                save(path, code, kept, token, listing)
+        return pages, snapshot
+
+    def _served(self, vault_real: str, *, fill_recall: bool = False) -> tuple[Scan, Snapshot] | None:
+        """The pages as the cache's listing holds them and the server says they changed,
+        without listing the vault; None at any doubt (see the class's docstring)."""
+        if self.changes is None:
+            return None
+        path = self._cache_file(vault_real, create=False)
+        stored = load(path, code_key()) if path is not None else None
+        if path is None or stored is None or stored.token is None or stored.listing is None:
+            return None
+        answer = self.changes(vault_real, stored.token)
+        if answer is None:
+            return None
+        token, changed = answer
+        if changed is None:
+            return None
+        pages = scan_from_fields(vault_real, stored.listing)
+        if pages is None:
+            return None
+        try:
+            snapshot = fresh_snapshot(pages, stored, changed=set(changed))
+        except ListingChanged:
+            return None
+        if fill_recall:
+            _fill_recall(snapshot)
+        if snapshot.changed or token != stored.token:
+            kept = list(zip((rel for rel, _ in snapshot.refs), snapshot.pages(), strict=True))
+            with contextlib.suppress(OSError):
+                save(path, code_key(), kept, token, stored.listing)
+        return pages, snapshot
+
+
+def _fill_recall(snapshot: Snapshot) -> None:
+    """Make recall's fields of every page that has none yet; the cache keeps them."""
+    from mnemosyne_core.recall import recall_fields
+
+    for page in snapshot.pages():
+        if page.recall is False:
+            page.recall = recall_fields(page.head) if page.head is not None else None
+            snapshot.changed = True
+
+
+def listing_fields(pages: Scan) -> tuple[Any, ...] | None:
+    """What of the vault's own listing a served call needs instead of listing it again: the
+    searched dirs, each listed dir with its names and (device, inode), the symlinked pages'
+    targets, the listing's warnings and what it could not list. None when a dir vanished."""
+    try:
+        identities = [tuple(_dir_identity(dir_path)) for _dir_rel, dir_path, _names in pages.listing]
+    except OSError:
+        return None
+    warnings = [warning.as_fields() for warning in pages.warnings]
+    return (pages.dirs, pages.listing, identities, pages.links, warnings, pages.incomplete)
+
+
+def _dir_identity(path: str) -> tuple[int, int]:
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
+
+
+def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
+    """The listing ``listing_fields`` kept, as a Scan; None when a listed dir is not the
+    dir it was (gone, or another file system mounted over it: no event tells that)."""
+    from mnemosyne_core.diagnostics import Diagnostic
+    from mnemosyne_core.vault import Scan
+
+    dirs, listing, identities, links, warnings, incomplete = fields
+    for (_dir_rel, dir_path, _names), identity in zip(listing, identities, strict=True):
+        try:
+            if _dir_identity(dir_path) != tuple(identity):
+                return None
+        except OSError:
+            return None
+    pages = Scan(vault_real, tuple(dirs))
+    pages.listing = [(dir_rel, dir_path, list(names)) for dir_rel, dir_path, names in listing]
+    pages.links = dict(links)
+    pages.warnings = [Diagnostic.from_fields(tuple(warning)) for warning in warnings]
+    pages.incomplete = incomplete
+    return pages
 
 
 class CacheInfo:

@@ -559,7 +559,7 @@ class _LongPage:
 
 
 def page_fields(data: bytes) -> dict[Any, Any] | None:
-    """The frontmatter mapping of a page read whole, for the scan and the index alike (None
+    """The frontmatter mapping of a page read whole, for the scan and the page cache alike (None
     when it has none or it is unusable); only its string fields when the fast path reads it.
     A page without frontmatter gives the title and aliases of its Logseq properties, if it
     opens with them (``frontmatter.logseq_properties``)."""
@@ -570,7 +570,7 @@ def page_fields(data: bytes) -> dict[Any, Any] | None:
 def fallback_title(stem: str) -> str:
     """The title of a page whose fields name none: the page name its file name stands for
     (``frontmatter.logseq_page_name``: Logseq's ``A___B`` is ``A/B``), for the scan and the
-    index alike."""
+    page cache alike."""
     return logseq_page_name(stem)
 
 
@@ -584,7 +584,7 @@ def _block_fields(block: bytes) -> dict[Any, Any] | None:
     return fast if fast is not None else parse_block(block.decode("utf-8", "replace"))[0]
 
 
-#: The frontmatter keys find and the index read (``title_of``, ``aliases_of``, ``_shown``).
+#: The frontmatter keys find and the page cache read (``title_of``, ``aliases_of``, ``_shown``).
 FIELD_KEYS = frozenset(("title", "aliases", "constellation", "type"))
 
 

@@ -1,8 +1,8 @@
-"""``mnemosyne wiki serve``: keep the vault in memory so find and recall answer at once."""
+"""``mnemosyne wiki serve``: watch the vault, so find and recall need not list it."""
 
 from __future__ import annotations
 
-from mnemosyne_cli.arguments import add_vault_arguments
+from mnemosyne_cli.arguments import add_vault_argument
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
@@ -19,13 +19,16 @@ if TYPE_CHECKING:
 def register(commands: Any) -> None:
     parser = commands.add_parser(
         "serve",
-        help="keep the vault in memory so find and recall answer in milliseconds (Linux)",
+        help="watch the vault so find and recall need not list it (Linux)",
         description=(
-            "Run in the foreground, holding every page's find and recall inputs in memory and\n"
-            "learning of changes from the kernel (inotify). While it runs, 'wiki find' and\n"
-            "'wiki recall' on this vault ask it first and print exactly what a scan would;\n"
-            "they scan as before when it is not running, does not answer in time, or says\n"
-            "it cannot (see docs/server.md). One server per vault. Ctrl-C or SIGTERM stops it."
+            "Run in the foreground, watching the dirs the vault's layout lists (inotify) and\n"
+            "answering one question: which files changed since a token. While it runs, 'wiki\n"
+            "find' and 'wiki recall' on this vault ask it, then read only the pages it names\n"
+            "(with their own rights, through the page cache) instead of listing the vault and\n"
+            "checking every page; the answer is the same bytes. It never reads a page. They\n"
+            "list the vault as before when it is not running, does not answer in time, or\n"
+            "answers 'rescan' (see docs/server.md). One server per vault. Ctrl-C or SIGTERM\n"
+            "stops it."
         ),
         epilog=epilog(
             [
@@ -47,9 +50,9 @@ def register(commands: Any) -> None:
         ),
     )
     parser.add_argument(
-        "--status", action="store_true", help="say whether a server runs for the vault: pid, pages, memory"
+        "--status", action="store_true", help="say whether a server runs for the vault: pid, watched dirs, memory"
     )
-    add_vault_arguments(parser)
+    add_vault_argument(parser)
     parser.set_defaults(handler=run)
 
 
@@ -77,18 +80,18 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
         auto = autostart.describe(vault, enabled=False)
         how = f"; auto-started, log {printable(auto.log or '')}" if auto.server_pid == running_now.pid else ""
         console.out(
-            f"server: {running_now.summary()}, {running_now.builds} index builds, "
+            f"server: {running_now.summary()}, {running_now.builds} watch builds, "
             f"{running_now.requests} requests since {started}{how}{running_now.not_answering()}"
         )
         return ExitCode.OK
     from mnemosyne_core.config import vault_layout
 
     try:
-        vault_layout(vault, args.dir)  # a bad config or --dir: refused before anything starts
+        vault_layout(vault)  # a bad config: refused before anything starts
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
-    running = server.Server.for_vault(vault, args.dir)
+    running = server.Server.for_vault(vault)
     try:
         took = running.start()
     except server.AlreadyRunning as error:
@@ -99,9 +102,10 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
     server.exit_on_sigterm()
+    doubt = f"; every caller lists the vault: {running.watch.doubt}" if running.watch.doubt else ""
     running.log(
-        f"serving {vault}: {running.index.page_count} pages indexed in {took:.2f} s, "
-        f"{server.resident_bytes() / (1 << 20):.0f} MiB resident; socket {running.socket_path}"
+        f"watching {vault}: {running.watch.watched_dirs} dirs in {took:.2f} s, "
+        f"{server.resident_bytes() / (1 << 20):.0f} MiB resident; socket {running.socket_path}{doubt}"
     )
     try:
         running.serve_forever()

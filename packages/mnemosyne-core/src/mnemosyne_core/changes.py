@@ -1,0 +1,274 @@
+"""What ``wiki serve`` keeps: the dirs the vault's listing enters, watched with inotify, and
+which files in them changed since a token. It never reads a page and never judges a query
+(git's fsmonitor daemon and watchman work so): the caller asks "what changed since token
+T", reads those pages itself with its own rights, and matches with the one matcher.
+
+How the answer stays exact:
+
+- The watched dirs are the listing's own: ``vault.scan`` calls back just before it lists a
+  dir (``before_listing``), and the dir is watched there, so a change made after the watch
+  is an event and one made before it is in the listing the caller makes.
+- Before answering, the watch makes sure it has seen every change made before the question
+  (``sync``): it writes a cookie file into a dir the same inotify instance watches and reads
+  events until the cookie's own arrives. The kernel queues events in order, so every event
+  of a change completed before the cookie was written has been read by then.
+- Any doubt answers "rescan" (``None`` paths), never a partial list: a queue overflow, a
+  watch lost (a dir deleted, moved, unmounted), a dir made, removed or renamed in a listed
+  dir, a change to ``.mnemosyne.toml`` or an ignore file, a change on the way to a searched
+  dir, a listed dir behind a symlink or on another file system than the vault, a symlinked
+  config or ignore file, a watch limit reached, a cookie not seen in time, a token from
+  before the last rebuild. A rebuild makes a new generation: every older token is unknown.
+- The caller checks what no event can show (a file system mounted over a listed dir) by
+  the listed dirs' (device, inode), and re-stats pages a watch cannot follow (symlinked
+  pages, pages with other hard links, pages changed too recently to trust their stat).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import time
+
+from mnemosyne_core import inotify
+from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, VAULT_ROOT_DIR, vault_layout
+from mnemosyne_core.errors import VaultError
+from mnemosyne_core.vault import IGNORE_FILES, join_rel, scan
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mnemosyne_core.config import Layout
+
+#: Events on the vault root and the dirs on the way to a nested searched dir that can
+#: change which dirs are listed or how.
+PATH_EVENTS = inotify.DIR_EVENTS
+#: A token names a generation (a random id, new at each rebuild) and a count of changes.
+TOKEN_SEPARATOR = ":"  # noqa: S105 - a token of changes, not a secret
+#: Past this many changed paths since a token, the caller rescans: listing the vault is
+#: cheaper than stat-ing a long list, and the answer must stay small.
+MAX_PATHS = 10_000
+#: How long ``sync`` waits for its cookie before it answers "rescan".
+COOKIE_SECONDS = 1.0
+COOKIE_PREFIX = "cookie."
+
+
+def new_generation() -> str:
+    return os.urandom(8).hex()
+
+
+class VaultWatch:
+    """The watched dirs of one vault, and the files changed in them since each token."""
+
+    def __init__(self, vault_real: str, cookie_dir: str | None = None):
+        self.vault = vault_real
+        #: A private dir the same inotify instance watches, for the cookie files of ``sync``
+        #: (None: no cookie, the queue is only drained: for tests of the watch alone).
+        self.cookie_dir = cookie_dir
+        self.watcher: inotify.Inotify | None = None
+        self.generation = new_generation()
+        #: How many files changed since the generation began: a token's count.
+        self.count = 0
+        #: (count, vault-relative path) of each change, oldest first.
+        self.log: list[tuple[int, str]] = []
+        #: Why every answer is "rescan" until the next rebuild (a doubt of this build), or
+        #: why no watch could be built (then each sync retries).
+        self.doubt: str | None = "not built yet"
+        self.rebuilds = 0
+        #: The listed dirs (vault-relative) each watch descriptor reports on.
+        self._dir_wds: dict[int, list[str]] = {}
+        #: The watched dirs on the way to a searched dir (the root among them), and the names
+        #: in each whose change may change the listing.
+        self._path_wds: dict[int, frozenset[str]] = {}
+        self._cookie_wd = -1
+        self._cookies = 0
+        self._stale = False
+        #: The layout's page suffixes (a file not named so is never a page).
+        self._suffixes: tuple[str, ...] = ()
+
+    @property
+    def fd(self) -> int:
+        return self.watcher.fd if self.watcher is not None else -1
+
+    @property
+    def watched_dirs(self) -> int:
+        return len(self._dir_wds)
+
+    def token(self) -> str:
+        return f"{self.generation}{TOKEN_SEPARATOR}{self.count}"
+
+    # --- keeping it current ---
+
+    def rebuild(self) -> None:
+        """Forget everything and watch the vault's listed dirs anew, each before it is
+        listed. A failure (out of watches, a dir that cannot be read) leaves ``doubt`` set:
+        every answer is "rescan" until a rebuild succeeds."""
+        self.close()
+        self.generation = new_generation()
+        self.count = 0
+        self.log = []
+        self._dir_wds = {}
+        self._path_wds = {}
+        self._stale = False
+        self.rebuilds += 1
+        try:
+            self.watcher = inotify.Inotify()
+            self.doubt = self._build()
+        except OSError as error:
+            self.doubt = f"cannot watch the vault: {error.strerror or error}"
+            if error.errno == errno.ENOSPC:
+                self.doubt = f"cannot watch the vault: {inotify.out_of_watches_reason()}"
+
+    def _build(self) -> str | None:
+        assert self.watcher is not None
+        if self.cookie_dir is not None:
+            self._cookie_wd = self.watcher.add_watch(self.cookie_dir, inotify.IN_CREATE | inotify.IN_ONLYDIR)
+        root_info = os.stat(self.vault)
+        root_wd = self.watcher.add_watch(self.vault, PATH_EVENTS | inotify.IN_ONLYDIR)
+        self._path_wds[root_wd] = frozenset((VAULT_CONFIG_FILE, *DEFAULT_SCANNED_DIRS))
+        if os.path.islink(os.path.join(self.vault, VAULT_CONFIG_FILE)):
+            return "the vault's .mnemosyne.toml is a symlink, whose target no watch follows"
+        try:
+            layout = vault_layout(self.vault)
+        except VaultError as error:
+            return str(error)  # the caller lists the vault and says what is wrong itself
+        self._suffixes = layout.suffixes
+        self._watch_paths_to_dirs(layout)
+        listing = scan(self.vault, require_dirs=False, before_listing=self._watch_listed_dir)
+        for dir_rel, dir_path, _names in listing.listing:
+            if os.path.realpath(os.path.join(self.vault, dir_rel)) != dir_path or os.path.islink(dir_path):
+                return f"the listed dir {dir_rel or '.'}/ is behind a symlink, which no watch follows"
+            if os.stat(dir_path).st_dev != root_info.st_dev:
+                return f"the listed dir {dir_rel or '.'}/ is on another file system than the vault"
+            for name in IGNORE_FILES:
+                if os.path.islink(os.path.join(dir_path, name)):
+                    return f"{join_rel(dir_rel, name)} is a symlink, whose target no watch follows"
+        if listing.skipped:
+            return "a searched dir is a symlink, which no watch follows"
+        return None
+
+    def _watch_paths_to_dirs(self, layout: Layout) -> None:
+        """Watch every dir on the way from the vault root to a nested searched dir, each for
+        the names that lead on (and in a tree, its ignore files, which apply below it)."""
+        assert self.watcher is not None
+        also = IGNORE_FILES if layout.tree else ()
+        leads: dict[str, set[str]] = {}
+        for dir_name in layout.dirs:
+            if dir_name == VAULT_ROOT_DIR:
+                continue
+            parts = dir_name.split("/")
+            for depth in range(len(parts)):
+                leads.setdefault("/".join(parts[:depth]), set(also)).add(parts[depth])
+        for dir_rel in sorted(leads, key=lambda rel: rel.count("/")):
+            path = os.path.join(self.vault, dir_rel) if dir_rel else self.vault
+            try:
+                wd = self.watcher.add_watch(path, PATH_EVENTS | inotify.IN_ONLYDIR)
+            except OSError as error:
+                if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.EACCES):
+                    continue  # its parent, watched, reports its arrival
+                raise
+            self._path_wds[wd] = self._path_wds.get(wd, frozenset()) | frozenset(leads[dir_rel])
+
+    def _watch_listed_dir(self, dir_rel: str, dir_path: str) -> None:
+        """The scan's call just before it lists a dir: watch it first. One that cannot be
+        watched because it is gone or unreadable cannot be listed either; out of watches
+        raises, so no answer is ever given for a vault watched in part."""
+        assert self.watcher is not None
+        try:
+            wd = self.watcher.add_watch(dir_path, inotify.DIR_EVENTS | inotify.IN_ONLYDIR)
+        except OSError as error:
+            if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.EACCES):
+                return
+            raise
+        self._dir_wds.setdefault(wd, []).append(dir_rel)
+
+    def take_events(self, awaited_cookie: str | None = None) -> bool:
+        """Take every queued event; True when ``awaited_cookie`` was among them. A doubt
+        rebuilds the watch (a new generation) once the batch is read."""
+        if self.watcher is None:
+            return False
+        seen = False
+        for event in self.watcher.read():
+            if event.wd == self._cookie_wd:
+                seen = seen or event.name == awaited_cookie
+                continue
+            if event.mask & inotify.IN_Q_OVERFLOW:
+                self._stale = True
+                continue
+            leads = self._path_wds.get(event.wd)
+            if leads is not None and (event.name in leads or event.mask & inotify.WATCH_LOST):
+                self._stale = True
+            listed = self._dir_wds.get(event.wd)
+            if listed is None:
+                continue
+            if event.mask & (inotify.WATCH_LOST | inotify.IN_ISDIR) or not event.name:
+                # A dir lost, made, removed or renamed, or the listed dir's own mode changed
+                # (which decides what can be read in it): the listing may differ.
+                self._stale = True
+            elif event.name in IGNORE_FILES or event.name == VAULT_CONFIG_FILE:
+                self._stale = True
+            elif not event.name.startswith(".") and event.name.endswith(self._suffixes):
+                # Only such a name can be a page (the listing's own rule): a change to any
+                # other file (an editor's swap file, an image) is no change to the pages.
+                self.count += 1
+                self.log += [(self.count, join_rel(dir_rel, event.name)) for dir_rel in listed]
+        if self._stale:
+            self.rebuild()
+        elif len(self.log) > 4 * MAX_PATHS:
+            self.rebuild()  # every token this old would be told to rescan anyway
+        return seen
+
+    def sync(self) -> bool:
+        """Read every event of a change completed before now (the cookie, see the module's
+        docstring); False when that could not be made sure of."""
+        if self.doubt is not None and self.doubt.startswith("cannot watch"):
+            self.rebuild()  # retried on every question
+        if self.watcher is None or (self.doubt is not None and self.doubt.startswith("cannot watch")):
+            return False
+        if self.cookie_dir is None:
+            self.take_events()
+            return True
+        self._cookies += 1
+        name = f"{COOKIE_PREFIX}{os.getpid()}.{self._cookies}"
+        path = os.path.join(self.cookie_dir, name)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            os.close(fd)
+        except OSError:
+            return False
+        try:
+            generation = self.generation
+            deadline = time.monotonic() + COOKIE_SECONDS
+            while not self.take_events(name):
+                if self.generation != generation:
+                    return True  # rebuilt: every older token is unknown now, nothing is missed
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self.watcher is None:
+                    return False
+                select.select([self.watcher.fd], [], [], remaining)
+            return True
+        finally:
+            os.unlink(path)
+
+    # --- the one question ---
+
+    def changes_since(self, token: str | None) -> tuple[str, tuple[str, ...] | None]:
+        """(the token now, the vault-relative paths of the files changed since ``token``),
+        the paths None for "rescan": any doubt, or a token this generation did not give."""
+        synced = self.sync()
+        now = self.token()
+        if not synced or self.doubt is not None or token is None:
+            return now, None
+        generation, _, count = token.partition(TOKEN_SEPARATOR)
+        if generation != self.generation or not count.isdigit() or int(count) > self.count:
+            return now, None
+        since = int(count)
+        paths = sorted({path for changed, path in self.log if changed > since})
+        if len(paths) > MAX_PATHS:
+            return now, None
+        return now, tuple(paths)
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
+            self.watcher = None
+        self._cookie_wd = -1
