@@ -472,12 +472,9 @@ def test_a_miss_finds_in_its_own_listing_what_a_second_listing_finds(
         ),
     ],
 )
-def test_the_page_cache_answers_every_layout_as_the_scan(
-    tmp_path: Path, files: dict[str, str], expected: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_page_cache_answers_every_layout_as_the_scan(tmp_path: Path, files: dict[str, str], expected: int) -> None:
     from mnemosyne_core.cache import CachedScan
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     vault = build(tmp_path, files)
     scanned = search(vault, ["alpha"])
     for _call in ("cold", "warm"):
