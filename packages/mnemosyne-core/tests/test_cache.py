@@ -60,6 +60,14 @@ def cache_file(tmp_path: Path, vault: Path) -> Path:
     return Path(cache.cache_file_path(str(tmp_path / "cache" / "mnemosyne"), os.path.realpath(vault)))
 
 
+@pytest.fixture
+def warm(tmp_path: Path, vault: Path, backend: cache.CachedScan, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The vault's cache file after one find, with no racy window (every page trusted)."""
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    answer(backend, vault, "alpha")
+    return cache_file(tmp_path, vault)
+
+
 def answer(backend: cache.CachedScan, vault: Path, *keywords: str, dirs: list[str] | None = None) -> list[str]:
     result = backend.search(str(vault), list(keywords), dirs=dirs)
     plain = search(str(vault), list(keywords), dirs=dirs)
@@ -127,12 +135,8 @@ def test_a_page_that_changed_while_read_is_racy(vault: Path, monkeypatch: pytest
     assert page.key[0] == len(PAGES["a/one.md"])  # the stat taken before the read
 
 
-def test_a_dir_call_keeps_the_other_dirs_pages(
-    tmp_path: Path, vault: Path, backend: cache.CachedScan, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(cache, "RACY_NS", 0)
-    answer(backend, vault, "alpha")
-    path = cache_file(tmp_path, vault)
+def test_a_dir_call_keeps_the_other_dirs_pages(warm: Path, vault: Path, backend: cache.CachedScan) -> None:
+    path = warm
     (vault / "a" / "one.md").write_text("---\ntitle: One\n---\nalpha delta\n", encoding="utf-8")
     (vault / "a" / "four.md").write_text("---\ntitle: Four\n---\ndelta\n", encoding="utf-8")
     assert answer(backend, vault, "delta", dirs=["a"]) == ["a/four.md", "a/one.md"]
@@ -144,11 +148,9 @@ def test_a_dir_call_keeps_the_other_dirs_pages(
 
 
 def test_a_call_where_nothing_changed_does_not_write_the_file(
-    tmp_path: Path, vault: Path, backend: cache.CachedScan, monkeypatch: pytest.MonkeyPatch
+    warm: Path, vault: Path, backend: cache.CachedScan
 ) -> None:
-    monkeypatch.setattr(cache, "RACY_NS", 0)
-    answer(backend, vault, "alpha")
-    path = cache_file(tmp_path, vault)
+    path = warm
     written = path.stat()
     answer(backend, vault, "gamma")
     answer(backend, vault, "beta", dirs=["a"])
@@ -160,14 +162,11 @@ def test_a_call_where_nothing_changed_does_not_write_the_file(
     assert (now.st_ino, now.st_mtime_ns, now.st_size) == (written.st_ino, written.st_mtime_ns, written.st_size)
 
 
-def test_a_page_gone_from_the_vault_leaves_the_file(
-    tmp_path: Path, vault: Path, backend: cache.CachedScan, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(cache, "RACY_NS", 0)
-    answer(backend, vault, "alpha")
+def test_a_page_gone_from_the_vault_leaves_the_file(warm: Path, vault: Path, backend: cache.CachedScan) -> None:
+    path = warm
     (vault / "a" / "two.md").unlink()
     assert answer(backend, vault, "alpha") == ["a/one.md"]
-    stored = cache.load(str(cache_file(tmp_path, vault)), cache.code_key())
+    stored = cache.load(str(path), cache.code_key())
     assert stored is not None
     assert sorted(stored.index) == ["a/one.md", "b/three.md"]
 
