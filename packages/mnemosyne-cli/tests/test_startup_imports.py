@@ -142,18 +142,23 @@ def test_a_page_with_aliases_and_dates_is_shown_without_yaml_or_datetime(tmp_pat
     assert sorted(modules & {"yaml", "datetime"}) == []
 
 
-def test_a_find_a_server_answers_imports_no_search(runtime_dir: Path) -> None:
-    """A call answered by ``wiki serve`` renders the server's answer: it imports what a
-    result is (mnemosyne_core.results), not the search, folding or frontmatter modules."""
+def test_a_find_a_server_answers_lists_nothing_and_imports_nothing_heavy(runtime_dir: Path) -> None:
+    """A call that ``wiki serve`` tells what changed takes its pages from the page cache: it
+    prints the plain scan's answer, lists no dir of the vault (os.scandir is never called)
+    and imports no heavy module."""
     argv = ["wiki", "find", "mastra", "--vault", str(FIXTURE_VAULT)]
     scanned = subprocess.run(
-        [sys.executable, "-c", PROBE, *argv, "--no-server"], capture_output=True, text=True, check=False, timeout=60
+        [sys.executable, "-c", PROBE, *argv, "--no-cache"], capture_output=True, text=True, check=False, timeout=60
+    )
+    listing_probe = "import os, sys\n_scandir = os.scandir\n" + (
+        "def scandir(path='.'):\n    sys.stderr.write('LISTED\\n')\n    return _scandir(path)\nos.scandir = scandir\n"
     )
     process = start_subprocess_server(FIXTURE_VAULT)
     try:
+        primed = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=60)
         before = client.status(str(FIXTURE_VAULT))
         served = subprocess.run(
-            [sys.executable, "-c", PROBE, *argv],
+            [sys.executable, "-c", listing_probe + PROBE, *argv],
             capture_output=True,
             text=True,
             check=False,
@@ -166,12 +171,12 @@ def test_a_find_a_server_answers_imports_no_search(runtime_dir: Path) -> None:
         assert process.wait(10) == 0
     assert before is not None
     assert after is not None
-    assert after.requests - before.requests == 2  # the find, then this status request: it was served
+    assert after.requests - before.requests == 2  # the find's question, then this status request
+    assert (primed.returncode, primed.stdout) == (scanned.returncode, scanned.stdout)
     assert (served.returncode, served.stdout) == (scanned.returncode, scanned.stdout)
+    assert "LISTED" not in served.stderr
     modules = set(served.stderr.splitlines()[-1].split())
-    assert "mnemosyne_core.results" in modules
-    search_modules = {"mnemosyne_core.find", "mnemosyne_core.fold", "mnemosyne_core.frontmatter", "unicodedata"}
-    assert sorted(modules & (search_modules | set(HEAVY_MODULES))) == []
+    assert sorted(modules & set(HEAVY_MODULES)) == []
 
 
 def test_every_command_module_is_named_after_its_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -326,10 +326,11 @@ READING_MODULES = ("cache.py", "find.py", "fold.py", "fold_sources.py", "frontma
 
 
 def cache_file_path(cache_dir: str, vault_real: str) -> str:
-    import hashlib
+    # blake2b from the C module: hashlib's import (OpenSSL) costs milliseconds of start-up.
+    from _blake2 import blake2b
 
-    digest = hashlib.sha256(utf8(vault_real) + b"\0" + rights_key()).hexdigest()
-    return os.path.join(cache_dir, digest[:32] + CACHE_SUFFIX)
+    digest = blake2b(utf8(vault_real) + b"\0" + rights_key(), digest_size=16).hexdigest()
+    return os.path.join(cache_dir, digest + CACHE_SUFFIX)
 
 
 # --- the file ----------------------------------------------------------------------------
@@ -728,7 +729,7 @@ class CachedScan:
                 return result
         self.served = False
         pages, snapshot = self._listed(vault_real, dirs)
-        result = self._search((pages, snapshot), folded, keywords, limit, keep_content) if snapshot else None
+        result = self._search((pages, snapshot), folded, keywords, limit, keep_content) if snapshot is not None else None
         if result is None:
             return search(vault_real, keywords, limit=limit, dirs=dirs, keep_content=keep_content)
         return result
@@ -803,7 +804,7 @@ class CachedScan:
                 return result
         self.served = False
         pages, snapshot = self._listed(vault_real, dirs, fill_recall=True)
-        result = self._recall((pages, snapshot), topic, terms) if snapshot else None
+        result = self._recall((pages, snapshot), topic, terms) if snapshot is not None else None
         return result if result is not None else recall(vault_real, topic, dirs=dirs)
 
     @staticmethod
