@@ -367,7 +367,11 @@ def load(path: str, code: bytes) -> Stored | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
             return None
-        data = read_to_end(fd)
+        # One read of the size it has (tens of MB at 100,000 pages): read_to_end's chunks
+        # would be copied once more to be joined.
+        data = os.read(fd, info.st_size + 1)
+        if len(data) == info.st_size + 1 or len(data) < info.st_size:
+            return None  # it grew or shrank while read: not the file that was written
     except OSError:
         return None
     finally:
@@ -546,66 +550,83 @@ def fresh_snapshot(
     are. Raises ListingChanged when one of them is no longer the listed file."""
     snapshot = Snapshot(stored)
     links = pages.links
-    listed: list[tuple[str, str, int | str | OSError]] = []
-    to_read: list[tuple[str, str]] = []
+    refs, sources = snapshot.refs, snapshot.sources
+    #: (where in ``sources``, read path, vault-relative path) of each page to read anew.
+    to_read: list[tuple[int, str, str]] = []
+    unreadable: list[tuple[str, OSError]] = []
+    index = stored.index if stored is not None else {}
+    keys = stored.keys if stored is not None else []
+    flags = stored.racy if stored is not None else b""
     served = changed is not None
     unseen = set(changed) if changed else set()
+    lstat, is_regular = os.lstat, stat.S_ISREG
     for dir_name, dir_path, names in pages.listing:
         prefix = f"{dir_name}/" if dir_name else ""
         for name in names:
             rel_path = prefix + name
-            read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
-            position = stored.index.get(rel_path) if stored is not None else None
-            if served:
+            position = index.get(rel_path)
+            if position is not None:
+                if served:
+                    if not flags[position] and rel_path not in unseen and rel_path not in links:
+                        refs.append((rel_path, dir_name))
+                        sources.append(position)
+                        continue
+                    unseen.discard(rel_path)
+                if not flags[position] & RACY:
+                    read_path = links.get(rel_path) or f"{dir_path}/{name}"
+                    try:
+                        # Not followed: a page swapped for a symlink is read, and refused, anew.
+                        info = lstat(read_path)
+                    except OSError as error:
+                        if served:
+                            raise ListingChanged(rel_path) from None
+                        unreadable.append((rel_path, error))
+                        continue
+                    if is_regular(info.st_mode):
+                        if (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev) == keys[
+                            position
+                        ]:
+                            refs.append((rel_path, dir_name))
+                            sources.append(position)
+                            continue
+                    elif served:
+                        raise ListingChanged(rel_path)
+            elif served:
                 unseen.discard(rel_path)
-                if (
-                    position is not None
-                    and stored is not None
-                    and not stored.racy[position]
-                    and rel_path not in changed  # type: ignore[operator]
-                    and rel_path not in links
-                ):
-                    listed.append((rel_path, dir_name, position))
-                    continue
-            if position is not None and stored is not None and not stored.racy[position] & RACY:
-                try:
-                    # Not followed: a page swapped for a symlink is read, and refused, anew.
-                    info = os.lstat(read_path)
-                except OSError as error:
-                    if served:
-                        raise ListingChanged(rel_path) from None
-                    listed.append((rel_path, dir_name, error))
-                    continue
-                if stat_key(info) == stored.keys[position] and stat.S_ISREG(info.st_mode):
-                    listed.append((rel_path, dir_name, position))
-                    continue
-                if served and not stat.S_ISREG(info.st_mode):
-                    raise ListingChanged(rel_path)
             if read:
-                listed.append((rel_path, dir_name, read_path))
-                to_read.append((read_path, rel_path))
+                to_read.append((len(sources), links.get(rel_path) or f"{dir_path}/{name}", rel_path))
+                refs.append((rel_path, dir_name))
+                sources.append(-1)
     if unseen:
         raise ListingChanged(min(unseen))  # a new file, maybe a page: the listing decides
-    pages_read = iter(read_pages(to_read))
-    sources = snapshot.sources
-    for rel_path, dir_name, entry in listed:
-        if isinstance(entry, OSError):
-            snapshot.unreadable.append((rel_path, entry))
-            continue
-        source: Page | int = next(pages_read) if isinstance(entry, str) else entry
-        if isinstance(source, Page) and source.error is not None:
-            snapshot.unreadable.append((rel_path, source.error))
-            continue
-        snapshot.refs.append((rel_path, dir_name))
-        sources.append(source)
-    every_stored = stored is not None and not to_read and len(sources) == len(stored.index)
-    if every_stored and stored is not None and sources == list(range(len(sources))):
+    if to_read:
+        failed = False
+        for (at, _read_path, rel_path), page in zip(
+            to_read, read_pages([(read_path, rel_path) for _, read_path, rel_path in to_read]), strict=True
+        ):
+            sources[at] = page
+            if page.error is not None:
+                unreadable.append((rel_path, page.error))
+                failed = True
+        if failed:
+            kept = [
+                (ref, source)
+                for ref, source in zip(refs, sources, strict=True)
+                if not (isinstance(source, Page) and source.error is not None)
+            ]
+            snapshot.refs = [ref for ref, _ in kept]
+            snapshot.sources = [source for _, source in kept]
+    # The scan meets the unreadable pages in listing order; so do its warnings (sorted later).
+    snapshot.unreadable = unreadable
+    count = len(snapshot.sources)
+    every_stored = stored is not None and not to_read and count == len(stored.index)
+    if every_stored and stored is not None and snapshot.sources == list(range(count)):
         # Nothing changed and the listing's order is the cache's: its buffer as it is.
         snapshot.buffer = stored.records
         snapshot.starts = stored.offsets[:-1]
         return snapshot
-    snapshot.changed = stored is None or bool(to_read) or (not part and len(sources) != len(stored.index))
-    records = [snapshot.page(index).record for index in range(len(sources))]
+    snapshot.changed = stored is None or bool(to_read) or (not part and count != len(stored.index))
+    records = [snapshot.page(at).record for at in range(count)]
     offset = 0
     for record in records:
         snapshot.starts.append(offset)
@@ -729,7 +750,9 @@ class CachedScan:
                 return result
         self.served = False
         pages, snapshot = self._listed(vault_real, dirs)
-        result = self._search((pages, snapshot), folded, keywords, limit, keep_content) if snapshot is not None else None
+        result = (
+            self._search((pages, snapshot), folded, keywords, limit, keep_content) if snapshot is not None else None
+        )
         if result is None:
             return search(vault_real, keywords, limit=limit, dirs=dirs, keep_content=keep_content)
         return result
