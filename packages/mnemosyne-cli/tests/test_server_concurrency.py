@@ -15,6 +15,7 @@ import pytest
 from server_harness import run_cli, start_subprocess_server, use_runtime_dir
 
 from mnemosyne_cli import client
+from mnemosyne_core.backend import FindRequest
 from mnemosyne_ingest import ingest
 
 CLIENTS = 8
@@ -51,7 +52,7 @@ def test_concurrent_calls_while_ingest_writes(
         for _ in range(CALLS_PER_CLIENT):
             began = time.monotonic()
             backend = client.backend_for(no_cache=False, no_server=False)
-            result = backend.search(str(vault), ["agent", "note"], limit=0)
+            result = backend.search(FindRequest(str(vault), ["agent", "note"], limit=0))
             lines = [f"{match.path} — {match.title}" for match in result.matches]
             warnings = [repr(warning) for warning in result.warnings]
             with lock:
@@ -84,7 +85,7 @@ def test_concurrent_calls_while_ingest_writes(
         backend = client.backend_for(no_cache=False, no_server=False)
         lines = [
             f"{match.path} — {match.title}\n"
-            for match in backend.search(str(vault), ["agent", "note"], limit=0).matches
+            for match in backend.search(FindRequest(str(vault), ["agent", "note"], limit=0)).matches
         ]
         assert "".join(lines).encode() == final[1]
         assert backend.served  # type: ignore[attr-defined]

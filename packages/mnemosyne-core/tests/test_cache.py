@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from property_examples import examples
 
 from mnemosyne_core import cache
+from mnemosyne_core.backend import FindRequest, RecallRequest
 from mnemosyne_core.find import search
 from mnemosyne_core.vault import read_to_end
 
@@ -69,7 +70,7 @@ def warm(tmp_path: Path, vault: Path, backend: cache.CachedScan, monkeypatch: py
 
 
 def answer(backend: cache.CachedScan, vault: Path, *keywords: str, dirs: list[str] | None = None) -> list[str]:
-    result = backend.search(str(vault), list(keywords), dirs=dirs)
+    result = backend.search(FindRequest(str(vault), list(keywords), dirs=dirs))
     plain = search(str(vault), list(keywords), dirs=dirs)
     assert [match.path for match in result.matches] == [match.path for match in plain.matches]
     return [match.path for match in result.matches]
@@ -154,9 +155,9 @@ def test_a_call_where_nothing_changed_does_not_write_the_file(
     written = path.stat()
     answer(backend, vault, "gamma")
     answer(backend, vault, "beta", dirs=["a"])
-    backend.recall(str(vault), "one")  # the first recall fills recall's fields: a write
+    backend.recall(RecallRequest(str(vault), "one"))  # the first recall fills recall's fields: a write
     written = path.stat()
-    backend.recall(str(vault), "two")
+    backend.recall(RecallRequest(str(vault), "two"))
     answer(backend, vault, "alpha")
     now = path.stat()
     assert (now.st_ino, now.st_mtime_ns, now.st_size) == (written.st_ino, written.st_mtime_ns, written.st_size)

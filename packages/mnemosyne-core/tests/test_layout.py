@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from property_examples import examples
 
 from mnemosyne_core import VaultError, search
+from mnemosyne_core.backend import FindRequest
 from mnemosyne_core.config import (
     DEFAULT_SCANNED_DIRS,
     LAYOUT_FROM_DEFAULT,
@@ -478,7 +479,7 @@ def test_the_page_cache_answers_every_layout_as_the_scan(tmp_path: Path, files: 
     vault = build(tmp_path, files)
     scanned = search(vault, ["alpha"])
     for _call in ("cold", "warm"):
-        cached = CachedScan().search(vault, ["alpha"])
+        cached = CachedScan().search(FindRequest(vault, ["alpha"]))
         assert [match.path for match in cached.matches] == [match.path for match in scanned.matches]
         assert (cached.total, cached.pages_searched) == (scanned.total, scanned.pages_searched)
     assert scanned.total == expected

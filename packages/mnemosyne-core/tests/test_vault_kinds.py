@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from mnemosyne_core import search
+from mnemosyne_core.backend import FindRequest
 from mnemosyne_core.cache import CachedScan
 from mnemosyne_core.find import HEAD_BYTES
 from mnemosyne_core.fold import as_utf8, decode, is_text
@@ -36,7 +37,7 @@ def scanned_and_served(vault: str, keywords: list[str], *, keep_content: bool = 
     """The scan's answer, after checking that the cache gives the same, cold and warm."""
     scanned = search(vault, keywords, limit=0, keep_content=keep_content)
     for _call in ("cold", "warm"):
-        cached = CachedScan().search(vault, keywords, limit=0, keep_content=keep_content)
+        cached = CachedScan().search(FindRequest(vault, keywords, limit=0, keep_content=keep_content))
         assert answer(cached) == answer(scanned)
     return answer(scanned)
 

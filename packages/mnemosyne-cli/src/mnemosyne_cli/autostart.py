@@ -57,23 +57,16 @@ def server_command(vault_real: str) -> list[str]:
 
 
 def start_if_wanted(vault_real: str, environ: Mapping[str, str] = os.environ) -> None:
-    """Start the vault's server, detached, if its config asks for one and none is running
-    or starting; return at once either way. Never raises (but for Ctrl-C) and never
-    prints: the call goes on to answer by its scan."""
+    """Start the vault's server, detached, if none is running or starting and the vault is
+    ours (the caller checked that its config says ``[serve] auto``); return at once either
+    way. Never raises (but for Ctrl-C) and never prints: the call goes on to answer by its
+    listing. A server we started for another user's vault would watch it with our inotify
+    watches, and tell us what changed in a vault we do not keep."""
     try:
-        if sys.platform.startswith("linux") and sys.executable and _wanted(vault_real):
+        if sys.platform.startswith("linux") and sys.executable and os.stat(vault_real).st_uid == os.geteuid():
             _start(vault_real, environ)
     except Exception:
         return  # a server that cannot start must not change the call's answer
-
-
-def _wanted(vault_real: str) -> bool:
-    """Whether the vault's config asks for a server, and the vault is ours: a server we
-    started for another user's vault would watch it with our inotify watches."""
-    # The scan reads this same file next; a vault without one costs one failed open.
-    from mnemosyne_core.config import load_vault_config
-
-    return os.stat(vault_real).st_uid == os.geteuid() and load_vault_config(vault_real).serve_auto
 
 
 def _open_private(path: str, flags: int, mode: int = 0o600) -> int:

@@ -131,8 +131,8 @@ class ServerChanges:
     """Asks the vault's ``wiki serve`` what changed since a token (``cache.ChangeSource``):
     (the token now, the changed paths or None for "rescan"), or None when no server of ours
     answers in time, or one that sees another vault (another mount namespace, another dir
-    at the vault's path). When none answers, one starts if the vault's config says
-    ``[serve] auto`` (docs/server.md)."""
+    at the vault's path). When none answers a call that then lists the vault, one starts
+    if the vault's config says ``[serve] auto`` (``unanswered``; docs/server.md)."""
 
     def __init__(self, environ: Mapping[str, str] = os.environ):
         self.environ = environ
@@ -143,12 +143,10 @@ class ServerChanges:
         self.answered = False
         path = trusted_socket(vault_real, self.environ)
         if path is None:
-            self._no_server(vault_real)
             return None
         request = protocol.Request(protocol.OP_CHANGES, vault_real, token or "")
         reply = exchange(path, request.encode(), timeout_seconds(self.environ))
         if reply is None:
-            self._no_server(vault_real)
             return None
         try:
             status, body = protocol.decode_reply(reply)
@@ -163,10 +161,11 @@ class ServerChanges:
         self.answered = True
         return now, paths
 
-    def _no_server(self, vault_real: str) -> None:
-        from mnemosyne_cli import autostart
+    def unanswered(self, vault_real: str, serve_auto: bool) -> None:
+        if serve_auto:
+            from mnemosyne_cli import autostart
 
-        autostart.start_if_wanted(vault_real, self.environ)
+            autostart.start_if_wanted(vault_real, self.environ)
 
 
 class Status:

@@ -1,54 +1,44 @@
-"""Where the pages come from: one interface, ``Backend``, that find and recall ask.
+"""Where the pages come from: one interface, ``Backend``, that find and recall ask with a
+typed request.
 
-The scan (``SCAN``) reads the vault from disk on every call; the scan through the page
-cache (``cache.CachedScan``, told by a ``wiki serve`` what changed when one runs)
-implements the same interface and must answer exactly as the scan does. The commands take
-a Backend as a parameter and never ask which one they were given.
+A command resolves its call once, at its boundary, into a ``FindRequest`` or a
+``RecallRequest`` (the vault as named, the dirs, the query, the environment) and hands it
+to the Backend it was given; it never asks which one. Two ways of answering implement it
+and must answer alike: the plain scan (``SCAN``), which reads every page on every call,
+and the scan through the page cache (``cache.CachedScan``), told by a ``wiki serve`` what
+changed when one runs. A Backend raises only ``BACKEND_ERRORS``; a page that cannot be
+read is a warning in the result, never an exception.
+
+``Backend`` is a runtime-checkable ``typing.Protocol``, made on first use: typing's
+import costs milliseconds that a find's start-up does not pay.
 """
 
 from __future__ import annotations
 
+import os
+
+from mnemosyne_core.errors import InvalidQueryError, VaultError
 from mnemosyne_core.results import DEFAULT_LIMIT
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    import os
-    from collections.abc import Sequence
-    from typing import Protocol
+    from collections.abc import Mapping, Sequence
 
     from mnemosyne_core.recall import RecallResult
     from mnemosyne_core.results import FindResult
 
-    class Backend(Protocol):
-        """Answers find's and recall's questions about one vault, as the scan would."""
-
-        def search(
-            self,
-            vault: str | os.PathLike[str] | None,
-            keywords: Sequence[str],
-            *,
-            limit: int = ...,
-            dirs: Sequence[str] | None = ...,
-            keep_content: bool = ...,
-        ) -> FindResult:
-            """``find.search``'s answer; raises what it raises."""
-            ...
-
-        def recall(
-            self,
-            vault: str | os.PathLike[str] | None,
-            topic: str | Sequence[str],
-            *,
-            dirs: Sequence[str] | None = ...,
-        ) -> RecallResult:
-            """``recall.recall``'s answer; raises what it raises."""
-            ...
+#: What a Backend may raise: a query the scan refuses (usage), a vault it cannot search.
+BACKEND_ERRORS = (InvalidQueryError, VaultError)
 
 
-class Scanner:
-    """The plain path: every call lists and reads the vault from disk."""
+class FindRequest:
+    """One find: the vault as named (None: found as ``vault.locate_vault`` says, from
+    ``environ``), the keywords, the cap (0: none), the --dir override, whether the one
+    match's bytes are wanted (--cat)."""
 
-    def search(
+    __slots__ = ("dirs", "environ", "keep_content", "keywords", "limit", "vault")
+
+    def __init__(
         self,
         vault: str | os.PathLike[str] | None,
         keywords: Sequence[str],
@@ -56,21 +46,76 @@ class Scanner:
         limit: int = DEFAULT_LIMIT,
         dirs: Sequence[str] | None = None,
         keep_content: bool = False,
-    ) -> FindResult:
-        from mnemosyne_core.find import search
+        environ: Mapping[str, str] = os.environ,
+    ):
+        self.vault = vault
+        self.keywords = tuple(keywords)
+        self.limit = limit
+        self.dirs = tuple(dirs) if dirs else None
+        self.keep_content = keep_content
+        self.environ = environ
 
-        return search(vault, keywords, limit=limit, dirs=dirs, keep_content=keep_content)
+    def __repr__(self) -> str:
+        return (
+            f"FindRequest({self.vault!r}, {self.keywords!r}, limit={self.limit}, dirs={self.dirs!r}, "
+            f"keep_content={self.keep_content})"
+        )
 
-    def recall(
+
+class RecallRequest:
+    """One recall: the vault as named (as in ``FindRequest``), the topic, the --dir override."""
+
+    __slots__ = ("dirs", "environ", "topic", "vault")
+
+    def __init__(
         self,
         vault: str | os.PathLike[str] | None,
         topic: str | Sequence[str],
         *,
         dirs: Sequence[str] | None = None,
-    ) -> RecallResult:
+        environ: Mapping[str, str] = os.environ,
+    ):
+        self.vault = vault
+        self.topic = topic
+        self.dirs = tuple(dirs) if dirs else None
+        self.environ = environ
+
+    def __repr__(self) -> str:
+        return f"RecallRequest({self.vault!r}, {self.topic!r}, dirs={self.dirs!r})"
+
+
+if TYPE_CHECKING:
+    from mnemosyne_core.backend_protocol import Backend as Backend
+
+
+def __getattr__(name: str) -> object:
+    """``Backend``, the runtime-checkable Protocol, imported on first use (see above)."""
+    if name != "Backend":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from mnemosyne_core.backend_protocol import Backend as Backend
+
+    return Backend
+
+
+class Scanner:
+    """The plain path: every call lists and reads the vault from disk."""
+
+    def search(self, request: FindRequest) -> FindResult:
+        from mnemosyne_core.find import search
+
+        return search(
+            request.vault,
+            request.keywords,
+            limit=request.limit,
+            dirs=request.dirs,
+            keep_content=request.keep_content,
+            environ=request.environ,
+        )
+
+    def recall(self, request: RecallRequest) -> RecallResult:
         from mnemosyne_core.recall import recall
 
-        return recall(vault, topic, dirs=dirs)
+        return recall(request.vault, request.topic, dirs=request.dirs, environ=request.environ)
 
 
 SCAN = Scanner()
@@ -78,5 +123,5 @@ SCAN = Scanner()
 if TYPE_CHECKING:
 
     def _scan_is_a_backend(scanner: Scanner) -> Backend:
-        """mypy --strict holds the scan to the interface here (the index: in index.py)."""
+        """mypy --strict holds the scan to the interface here (the page cache: in cache.py)."""
         return scanner

@@ -54,19 +54,32 @@ from mnemosyne_core.vault import (
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
+    from mnemosyne_core.backend import FindRequest, RecallRequest
     from mnemosyne_core.recall import RecallFields, RecallResult
     from mnemosyne_core.results import FindResult
     from mnemosyne_core.vault import Identity, Scan
 
     #: What the cache holds of a page's file: (size, mtime_ns, ctime_ns, inode, device).
     StatKey = tuple[int, int, int, int, int]
-    #: Asks the vault's ``wiki serve`` what changed since a token (None: ask for the token
-    #: now): (the token now, the changed vault-relative paths, or None for "rescan"); None
-    #: when no server of ours answers. The CLI's client implements it (mnemosyne_cli.client).
-    ChangeSource = Callable[[str, str | None], tuple[str, tuple[str, ...] | None] | None]
+    from typing import Protocol
+
+    class ChangeSource(Protocol):
+        """Asks the vault's ``wiki serve`` what changed since a token; the CLI's client
+        implements it (``mnemosyne_cli.client.ServerChanges``)."""
+
+        def __call__(self, vault_real: str, token: str | None) -> tuple[str, tuple[str, ...] | None] | None:
+            """(the token now, the changed vault-relative paths or None for "rescan"), for
+            ``token`` None the token now; None when no server of ours answers."""
+            ...
+
+        def unanswered(self, vault_real: str, serve_auto: bool) -> None:
+            """No server answered a call that listed the vault, whose config says
+            ``[serve] auto`` = ``serve_auto``: one may start now."""
+            ...
+
 
 #: The first bytes of every cache file; a file that starts otherwise is not ours.
 MAGIC = b"MNEMPC\x00\x01"
@@ -728,20 +741,14 @@ class CachedScan:
         #: Whether the last call took the pages the server said were unchanged as they were.
         self.served = False
 
-    def search(
-        self,
-        vault: str | os.PathLike[str] | None,
-        keywords: Sequence[str],
-        *,
-        limit: int = 20,
-        dirs: Sequence[str] | None = None,
-        keep_content: bool = False,
-    ) -> FindResult:
-        """``find.search``'s answer; raises what it raises."""
-        from mnemosyne_core.find import prepare_query, search
+    def search(self, request: FindRequest) -> FindResult:
+        """``find.search``'s answer for the request; raises only ``backend.BACKEND_ERRORS``."""
+        from mnemosyne_core.backend import SCAN
+        from mnemosyne_core.find import prepare_query
 
-        folded = prepare_query(keywords, limit)
-        vault_real = resolve_vault(vault)
+        folded = prepare_query(request.keywords, request.limit)
+        vault_real = resolve_vault(request.vault, request.environ)
+        keywords, limit, dirs, keep_content = request.keywords, request.limit, request.dirs, request.keep_content
         served = self._served(vault_real) if not dirs else None
         if served is not None:
             result = self._search(served, folded, keywords, limit, keep_content)
@@ -753,9 +760,8 @@ class CachedScan:
         result = (
             self._search((pages, snapshot), folded, keywords, limit, keep_content) if snapshot is not None else None
         )
-        if result is None:
-            return search(vault_real, keywords, limit=limit, dirs=dirs, keep_content=keep_content)
-        return result
+        # The cache could not be used, or the page --cat prints changed since it was judged.
+        return result if result is not None else SCAN.search(request)
 
     def _search(
         self,
@@ -807,18 +813,14 @@ class CachedScan:
             match.content = content
         return result
 
-    def recall(
-        self,
-        vault: str | os.PathLike[str] | None,
-        topic: str | Sequence[str],
-        *,
-        dirs: Sequence[str] | None = None,
-    ) -> RecallResult:
-        """``recall.recall``'s answer; raises what it raises."""
-        from mnemosyne_core.recall import recall, split_topic
+    def recall(self, request: RecallRequest) -> RecallResult:
+        """``recall.recall``'s answer for the request; raises only ``backend.BACKEND_ERRORS``."""
+        from mnemosyne_core.backend import SCAN
+        from mnemosyne_core.recall import split_topic
 
+        topic, dirs = request.topic, request.dirs
         terms = split_topic(topic)
-        vault_real = resolve_vault(vault)
+        vault_real = resolve_vault(request.vault, request.environ)
         served = self._served(vault_real, fill_recall=True) if not dirs else None
         if served is not None:
             result = self._recall(served, topic, terms)
@@ -828,7 +830,7 @@ class CachedScan:
         self.served = False
         pages, snapshot = self._listed(vault_real, dirs, fill_recall=True)
         result = self._recall((pages, snapshot), topic, terms) if snapshot is not None else None
-        return result if result is not None else recall(vault_real, topic, dirs=dirs)
+        return result if result is not None else SCAN.recall(request)
 
     @staticmethod
     def _recall(
@@ -843,6 +845,7 @@ class CachedScan:
         result = RecallResult(pages.vault, topic if isinstance(topic, str) else " ".join(topic), terms)
         result.warnings.extend(pages.warnings)
         result.unreadable = pages.incomplete
+        result.memory_dir = pages.memory_dir
         for rel_path, error in snapshot.unreadable:
             result.unreadable += 1
             result.warnings.append(unreadable_warning(rel_path, error))
@@ -874,6 +877,9 @@ class CachedScan:
         listing may have missed is one it reports later."""
         asked = self.changes(vault_real, None) if self.changes is not None and not dirs else None
         pages = scan(vault_real, dirs)
+        if self.changes is not None and asked is None and not dirs:
+            # No server answered: one may start, as the config the listing read says.
+            self.changes.unanswered(vault_real, pages.config is not None and pages.config.serve_auto)
         if not pages.cache_enabled:
             return pages, None
         path = self._cache_file(vault_real, create=True)
@@ -949,7 +955,7 @@ def listing_fields(pages: Scan) -> tuple[Any, ...] | None:
     except OSError:
         return None
     warnings = [warning.as_fields() for warning in pages.warnings]
-    return (pages.dirs, pages.listing, identities, pages.links, warnings, pages.incomplete)
+    return (pages.dirs, pages.listing, identities, pages.links, warnings, pages.incomplete, pages.memory_dir)
 
 
 def _dir_identity(path: str) -> tuple[int, int]:
@@ -963,7 +969,7 @@ def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
     from mnemosyne_core.diagnostics import Diagnostic
     from mnemosyne_core.vault import Scan
 
-    dirs, listing, identities, links, warnings, incomplete = fields
+    dirs, listing, identities, links, warnings, incomplete, memory_dir = fields
     for (_dir_rel, dir_path, _names), identity in zip(listing, identities, strict=True):
         try:
             if _dir_identity(dir_path) != tuple(identity):
@@ -975,6 +981,7 @@ def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
     pages.links = dict(links)
     pages.warnings = [Diagnostic.from_fields(tuple(warning)) for warning in warnings]
     pages.incomplete = incomplete
+    pages.memory_dir = memory_dir
     return pages
 
 

@@ -188,15 +188,17 @@ def search(
     limit: int = DEFAULT_LIMIT,
     dirs: Sequence[str] | None = None,
     keep_content: bool = False,
+    environ: Mapping[str, str] = os.environ,
 ) -> FindResult:
     """Find the pages of ``vault`` (None: found as ``vault.locate_vault`` says) that hold every keyword.
 
     ``limit`` caps ``matches`` (0: no cap; ``total`` always counts them all); ``dirs``
-    overrides the scanned dirs; ``keep_content`` keeps each match's bytes (for --cat).
+    overrides the scanned dirs; ``keep_content`` keeps each match's bytes (for --cat);
+    ``environ`` is where the vault is looked for when ``vault`` is None.
     Raises VaultError or InvalidQueryError; a page that cannot be read is a warning.
     """
     folded = prepare_query(keywords, limit)
-    vault_real = resolve_vault(vault)
+    vault_real = resolve_vault(vault, environ)
     pages = scan(vault_real, dirs)
     task = _Task(pages, folded, limit, keep_content)
     count = len(pages)

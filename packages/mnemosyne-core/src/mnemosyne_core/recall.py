@@ -118,7 +118,18 @@ class RecallResult:
     """What a recall found: every match in rank order, the first ``READ_CAP`` with their
     text, and what went wrong along the way."""
 
-    __slots__ = ("left_out", "matches", "pages_searched", "terms", "topic", "unreadable", "unseen", "vault", "warnings")
+    __slots__ = (
+        "left_out",
+        "matches",
+        "memory_dir",
+        "pages_searched",
+        "terms",
+        "topic",
+        "unreadable",
+        "unseen",
+        "vault",
+        "warnings",
+    )
 
     def __init__(self, vault: str, topic: str, terms: tuple[str, ...]):
         self.vault = vault
@@ -133,6 +144,9 @@ class RecallResult:
         #: Pages read whose frontmatter has no title, slug or tags: no topic can match them,
         #: though find may (a "no match" here says nothing about them).
         self.unseen = 0
+        #: The vault config's ``memory_dir`` as written (None: none), read with the listing:
+        #: the command logs there without reading the config again (``resolve_memory_dir``).
+        self.memory_dir: str | None = None
         #: As ``FindResult.left_out``: on a miss, the markdown files the layout leaves out,
         #: when the answer knows them; else None.
         self.left_out: list[tuple[str, str]] | None = None
@@ -241,6 +255,7 @@ def recall(
     topic: str | Sequence[str],
     *,
     dirs: Sequence[str] | None = None,
+    environ: Mapping[str, str] = os.environ,
 ) -> RecallResult:
     """The entries of ``vault`` (None: found as ``vault.locate_vault`` says) whose title, slug or tags hold any term
     of ``topic``, ranked; the top READ_CAP keep their text.
@@ -249,11 +264,12 @@ def recall(
     warning and counts in ``unreadable``.
     """
     terms = split_topic(topic)
-    vault_real = resolve_vault(vault)
+    vault_real = resolve_vault(vault, environ)
     pages = scan(vault_real, dirs)
     result = RecallResult(vault_real, topic if isinstance(topic, str) else " ".join(topic), terms)
     result.warnings.extend(pages.warnings)
     result.unreadable = pages.incomplete
+    result.memory_dir = pages.memory_dir
     folded_terms = fold_terms(terms)
     for page in pages.pages:
         try:
@@ -352,6 +368,7 @@ def resolve_memory_dir(
     flag: str | os.PathLike[str] | None,
     vault: str | os.PathLike[str] | None,
     environ: Mapping[str, str] = os.environ,
+    result: RecallResult | None = None,
 ) -> str | None:
     """The memory dir, or None when none is configured: ``flag`` (--memory-dir), else
     MNEMOSYNE_MEMORY_DIR, else ``memory_dir`` in the vault's config file (relative to the
@@ -362,6 +379,8 @@ def resolve_memory_dir(
     from_env = environ.get(MEMORY_DIR_ENV_VAR)
     if from_env:
         return from_env
+    if result is not None:  # the recall read the config already
+        return os.path.join(result.vault, result.memory_dir) if result.memory_dir else None
     try:
         vault_real = resolve_vault(vault, environ)
         configured = load_vault_config(vault_real).memory_dir

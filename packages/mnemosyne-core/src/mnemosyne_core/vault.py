@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
     Identity = tuple[int, int, int, int]
 
-    from mnemosyne_core.config import Layout
+    from mnemosyne_core.config import Layout, VaultConfig
 
 PAGE_SUFFIX = ".md"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -253,6 +253,7 @@ class Scan:
     __slots__ = (
         "_pages",
         "cache_enabled",
+        "config",
         "dir_warnings",
         "dirs",
         "error",
@@ -297,6 +298,9 @@ class Scan:
         self.memory_dir: str | None = None
         #: The config's ``[cache] enabled``: whether find and recall may use the page cache.
         self.cache_enabled = True
+        #: The vault's config as the listing read it (None for a listing made another way):
+        #: a call reads ``.mnemosyne.toml`` once.
+        self.config: VaultConfig | None = None
         #: What the listing met and neither took as a page nor entered nor skipped as
         #: hidden, per listed dir: (vault-relative dir, the ignore rules in force there, the
         #: entries, and where they lie: None in a searched dir, LEFT_OUT_OUTSIDE for the
@@ -364,6 +368,7 @@ def scan(
     result = Scan(vault, layout.dirs, layout)
     result.memory_dir = config.memory_dir
     result.cache_enabled = config.cache_enabled
+    result.config = config
     walk = None
     if layout.tree or layout.exclude or left_out is not None:
         walk = result.walk = TreeWalk(result, layout, config.memory_dir, left_out, before_listing)

@@ -7,6 +7,7 @@ import os
 from mnemosyne_cli.options import FIND_OPTIONS, NULL
 from mnemosyne_cli.output import counted, has_control_character, page_line, printable
 from mnemosyne_contract import ExitCode
+from mnemosyne_core.backend import FindRequest
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -84,7 +85,9 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
         console.error(contradiction)
         return ExitCode.USAGE
     try:
-        result = backend.search(args.vault, args.keywords, limit=args.limit, dirs=args.dir, keep_content=args.cat)
+        result = backend.search(
+            FindRequest(args.vault, args.keywords, limit=args.limit, dirs=args.dir, keep_content=args.cat)
+        )
     except InvalidQueryError as error:
         console.error(str(error))
         return ExitCode.USAGE
@@ -264,7 +267,7 @@ def _cat_way_out(args: argparse.Namespace, backend: Backend, result: Any, query:
     # Its path as the one keyword names it alone, unless other pages quote that path in
     # their text too: then the file itself is the way out.
     try:
-        alone = backend.search(args.vault, [named.path], limit=1, dirs=args.dir).total == 1
+        alone = backend.search(FindRequest(args.vault, [named.path], limit=1, dirs=args.dir)).total == 1
     except VaultError:  # the vault went away since: the file is still the way out
         alone = False
     if alone:

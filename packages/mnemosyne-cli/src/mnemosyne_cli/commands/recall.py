@@ -6,6 +6,7 @@ from mnemosyne_cli.arguments import add_color_argument, add_no_server_argument, 
 from mnemosyne_cli.help import epilog
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
+from mnemosyne_core.backend import RecallRequest
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
+    from mnemosyne_core.recall import RecallResult
 
 
 def register(commands: Any) -> None:
@@ -85,8 +87,8 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     query = " ".join(args.topic)
     when = utc_now()
 
-    def log(ok: bool, match_count: int, read_slugs: list[str], sentence: str) -> None:
-        memory_dir = resolve_memory_dir(args.memory_dir, args.vault)
+    def log(ok: bool, match_count: int, read_slugs: list[str], sentence: str, result: RecallResult | None) -> None:
+        memory_dir = resolve_memory_dir(args.memory_dir, args.vault, result=result)
         if memory_dir is None:
             return
         entry = format_log_entry(
@@ -98,19 +100,19 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
             console.warning(f"{error}; the recall itself is unaffected")
 
     try:
-        result = backend.recall(args.vault, args.topic, dirs=args.dir)
+        result = backend.recall(RecallRequest(args.vault, args.topic, dirs=args.dir))
     except (InvalidQueryError, VaultError) as error:
         console.error(str(error))
-        log(False, 0, [], failure_observation(error))
+        log(False, 0, [], failure_observation(error), None)
         return ExitCode.USAGE if isinstance(error, InvalidQueryError) else ExitCode.VAULT_ERROR
     if not result.matches and result.incomplete:
         message = f"no wiki entry matched '{query}' among the pages that could be read"
         console.err(printable(message))
         console.error("the search was incomplete (see the warnings below): fix them and recall again")
-        log(False, 0, [], f"recall was incomplete: {message}.")
+        log(False, 0, [], f"recall was incomplete: {message}.", result)
         code: int = ExitCode.VAULT_ERROR
     else:
-        log(True, len(result.matches), result.read_slugs, observation(result))
+        log(True, len(result.matches), result.read_slugs, observation(result), result)
         code = _report(args, console, result, query)
     for warning in result.warnings:
         console.diagnostic(warning)
