@@ -29,19 +29,24 @@ def write(root: Path, files: dict[str, str]) -> str:
 # --- a folder with no page at all: a vault error, never "no such page" ---
 
 
+def no_page_error(vault: str, searched: str) -> str:
+    """find's vault error for a vault whose searched dirs hold no page: ``searched`` is
+    what it says it searched, from the dirs to the suffixes."""
+    return (
+        f"mnemosyne: error: vault '{vault}' holds no page: find searched {searched} and found none; pass "
+        "--vault the folder that holds your notes, or name its dirs with --dir ('mnemosyne wiki info' shows "
+        "what is searched)\n"
+    )
+
+
 @pytest.mark.parametrize("as_json", [False, True])
 def test_a_folder_without_markdown_is_a_vault_error_naming_what_was_searched(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], as_json: bool
 ) -> None:
     vault = write(tmp_path, {"notes.txt": "flashcards\n", "src/main.rs": "fn main() {}\n"})
     argv = ["wiki", "find", "flashcards", "--vault", vault, *(["--json"] if as_json else [])]
-    assert run(capsys, *argv) == (
-        ExitCode.VAULT_ERROR,
-        "",
-        f"mnemosyne: error: vault '{vault}' holds no page: find searched ./ and every dir below for files "
-        "ending in .md, .markdown or .mdx and found none; pass --vault the folder that holds your notes, "
-        "or name its dirs with --dir ('mnemosyne wiki info' shows what is searched)\n",
-    )
+    searched = "./ and every dir below for files ending in .md, .markdown or .mdx"
+    assert run(capsys, *argv) == (ExitCode.VAULT_ERROR, "", no_page_error(vault, searched))
 
 
 def test_an_empty_flat_layout_says_which_dirs_and_suffix_it_searched(
@@ -50,13 +55,11 @@ def test_an_empty_flat_layout_says_which_dirs_and_suffix_it_searched(
     """The default dirs it has, flat, .md; the .mdx it leaves out is named as on a miss."""
     vault = write(tmp_path, {"atlas/intro.mdx": "# Intro\n"})
     (tmp_path / "hermes").mkdir()
+    searched = "atlas/, hermes/ (only the files directly in each) for files ending in .md"
     assert run(capsys, "wiki", "find", "intro", "--vault", vault) == (
         ExitCode.VAULT_ERROR,
         "",
-        f"mnemosyne: error: vault '{vault}' holds no page: find searched atlas/, hermes/ (only the files "
-        "directly in each) for files ending in .md and found none; pass --vault the folder that holds your "
-        "notes, or name its dirs with --dir ('mnemosyne wiki info' shows what is searched)\n"
-        "not searched: 1 markdown file in the searched dirs: 1 ending in .mdx "
+        no_page_error(vault, searched) + "not searched: 1 markdown file in the searched dirs: 1 ending in .mdx "
         '(set suffixes = [".md", ".mdx"] in .mnemosyne.toml); wiki lint lists them\n',
     )
 
