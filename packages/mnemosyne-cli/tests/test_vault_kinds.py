@@ -4,9 +4,11 @@ docs repeated in versioned copies. Exact stdout, stderr and exit code through ``
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
+from reliability_vault import KNOWN_ITEM_VAULT
 
 from mnemosyne_cli.app import main
 from mnemosyne_contract import ExitCode
@@ -126,3 +128,50 @@ def test_a_miss_counts_what_gitignore_excludes_and_info_says_so(
         "no wiki page matches 'passwords'\n" + note,
     )
     assert note in run(capsys, "wiki", "info", "--vault", vault)[1]
+
+
+# --- docs repeated in versioned copies: lint says so once per copy, info names the line ---
+
+DOCUSAURUS = KNOWN_ITEM_VAULT.parent / "docusaurus"
+COPIES_LINE = "run 'mnemosyne wiki init', then set exclude = [\"versioned_docs/\"] in .mnemosyne.toml"
+
+
+def test_lint_says_once_per_versioned_copy_which_exclude_line_drops_the_copies(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    per_copy = (
+        "\tduplicate-title\t4 pages here have the title and file name of another page: a copy of docs/ (a "
+        f"versioned or copied tree); find lists every copy: to leave the copies out, {COPIES_LINE}\n"
+    )
+    assert run(capsys, "wiki", "lint", "--vault", str(DOCUSAURUS)) == (
+        ExitCode.NO_MATCH,
+        "blog/2024-05-01-introduction.md\tduplicate-title\ttitle 'Introduction' is also the title of docs/intro.md\n"
+        "docs/intro.md\tduplicate-title\ttitle 'Introduction' is also the title of blog/2024-05-01-introduction.md\n"
+        f"versioned_docs/version-1.0{per_copy}versioned_docs/version-2.0{per_copy}",
+        "4 findings in 4 paths; 13 ignored (--select, --ignore, [lint] ignore, and zero config leaves out "
+        "no-frontmatter, missing-title, missing-updated)\n",
+    )
+
+
+def test_info_names_the_copies_and_the_exclude_line_that_drops_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "wiki", "info", "--vault", str(DOCUSAURUS))
+    assert code == ExitCode.OK
+    assert [line for line in out.splitlines() if line.startswith("copies: ")] == [
+        "copies: versioned_docs/version-1.0/ and versioned_docs/version-2.0/ repeat docs/ (8 pages with the title "
+        f"and file name of another page); find lists every copy: to leave them out, {COPIES_LINE}"
+    ]
+    # Done as it says, find lists the current docs alone, and neither info nor lint names copies.
+    vault = tmp_path / "site"
+    shutil.copytree(DOCUSAURUS, vault)
+    assert run(capsys, "wiki", "init", str(vault))[0] == ExitCode.OK
+    config = vault / ".mnemosyne.toml"
+    config.write_text(config.read_text().replace("exclude = []", 'exclude = ["versioned_docs/"]'))
+    assert run(capsys, "wiki", "find", "installation", "--vault", str(vault)) == (
+        ExitCode.OK,
+        "docs/installation.md — Installation\n",
+        "",
+    )
+    assert "copies: " not in run(capsys, "wiki", "info", "--vault", str(vault))[1]
+    assert "version" not in run(capsys, "wiki", "lint", "--vault", str(vault))[1]
