@@ -253,10 +253,10 @@ def test_duplicate_title_folds_unicode(make_vault: MakeVault) -> None:
 
 def _versioned_site(
     copies: Sequence[str], pages: Sequence[str] = ("intro", "install", "guides/deploy")
-) -> dict[str, str]:
+) -> dict[str, str | bytes]:
     """A docs site whose ``docs/`` pages are repeated, title and path alike, under each of
     ``copies``: the versioned copies of a Docusaurus site."""
-    files = {}
+    files: dict[str, str | bytes] = {}
     for root in ("docs", *copies):
         for name in pages:
             files[f"{root}/{name}.md"] = good(name.rpartition("/")[2].title())
