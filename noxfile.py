@@ -245,8 +245,9 @@ def serve_soak(session: nox.Session) -> None:
 @nox.session(default=False)
 def retrieval(session: nox.Session) -> None:
     """Known-item benchmark of find's order (docs/spec.md rule 8): does the page named by its
-    title or file name come first? On the fixture vault and generated docs-site and command-reference
-    vaults (build/retrieval/); writes docs/retrieval.md. Options go to bench/run_retrieval.py:
+    title or file name come first? On the fixture vault, generated docs-site and command-reference
+    vaults, and the vaults other tools write (translated help, Logseq, wide encodings, Dendron, look-alike
+    dirs, versioned docs; build/retrieval/); writes docs/retrieval.md. Options go to bench/run_retrieval.py:
     `nox -s retrieval -- --vaults commands:40000 --queries 0`."""
     # Installed, not editable, like bench: a sample of queries runs through the console
     # script a user gets, and must print what the in-process library run printed.

@@ -9,12 +9,14 @@ bench/tests/test_known_item.py holds these functions to hand-made rankings.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from reference_order import mention_depth, plain_fold, reference_sort_key
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
+
+T = TypeVar("T")
 
 #: What an agent leaves off a word it copies from a title: "(draft)" -> "draft",
 #: "ADR-0004:" -> "adr-0004". A leading "-" or "." stays ("-v" is a command's name), and so
@@ -156,6 +158,11 @@ def queries(pages: Sequence[Page], kind: str) -> list[Query]:
 
 
 def sample(items: Sequence[Query], size: int, seed: int) -> list[Query]:
+    """``sample_items`` of queries."""
+    return sample_items(items, size, seed)
+
+
+def sample_items(items: Sequence[T], size: int, seed: int) -> list[T]:
     """``size`` of ``items`` chosen by ``seed`` in their order (all when size is 0 or more
     than there are)."""
     if size <= 0 or size >= len(items):
@@ -307,6 +314,40 @@ def title_alone_first(
     """find's ``ranking`` with its first ``named`` pages (group 1) in the swapped order."""
     group_1 = sorted(ranking[:named], key=lambda path: title_alone_first_key(pages[path], keywords))
     return [*group_1, *ranking[named:]]
+
+
+def alias_ties_by_path_key(page: Page, keywords: Sequence[str]) -> tuple[object, ...]:
+    """The first-group key without key 4: an alias that ties with a title of equal weight
+    is not put after it, so the path decides (the alternative measured in docs/retrieval.md,
+    "A title before an alias")."""
+    key = order_key(page, keywords)
+    return (*key[:4], *key[5:]) if key[0] == 0 else key
+
+
+def alias_ties_by_path(
+    ranking: Sequence[str], named: int, pages: Mapping[str, Page], keywords: Sequence[str]
+) -> list[str]:
+    """find's ``ranking`` with its first ``named`` pages (group 1) sorted without key 4."""
+    group_1 = sorted(ranking[:named], key=lambda path: alias_ties_by_path_key(pages[path], keywords))
+    return [*group_1, *ranking[named:]]
+
+
+def plain_ranking(pages: Mapping[str, Page], keywords: Sequence[str]) -> list[str]:
+    """Every page holding every keyword in a name, its path or its text, in the spec's
+    order, computed plainly (no find): how find would answer over ``pages`` as given, e.g.
+    pages read without a convention, to measure what the convention changes."""
+    folded = list(dict.fromkeys(plain_fold(keyword) for keyword in keywords))
+    matching = [
+        page.path
+        for page in pages.values()
+        if all(
+            any(keyword in plain_fold(name) for name in (page.title, *page.aliases))
+            or keyword in plain_fold(page.path)
+            or keyword in page.folded_text
+            for keyword in folded
+        )
+    ]
+    return spec_order(matching, pages, keywords)
 
 
 # --- locate-a-page tasks as an agent phrases them ----------------------------------------

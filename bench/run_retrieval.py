@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import datetime
 import io
 import os
@@ -22,7 +23,6 @@ import platform
 import subprocess
 import sys
 import time
-import unittest.mock
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,9 +39,10 @@ import mnemosyne_core  # noqa: E402
 import mnemosyne_core.find  # noqa: E402
 from mnemosyne_cli.app import main as cli_main  # noqa: E402
 from mnemosyne_core.context import context_of  # noqa: E402
-from mnemosyne_core.find import aliases_of  # noqa: E402
-from mnemosyne_core.fold import decode  # noqa: E402
+from mnemosyne_core.find import aliases_of, fallback_title, page_fields  # noqa: E402
+from mnemosyne_core.fold import as_utf8, decode  # noqa: E402
 from mnemosyne_core.frontmatter import loads_bytes, title_of  # noqa: E402
+from mnemosyne_core.recall import recall  # noqa: E402
 from mnemosyne_core.results import DEFAULT_LIMIT, TEXT, FindResult  # noqa: E402
 from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan  # noqa: E402
 
@@ -63,7 +64,25 @@ FIXTURE_VAULTS = {
 BUILD_DIR = ROOT / "build" / "retrieval"
 DEFAULT_OUT = ROOT / "docs" / "retrieval.md"
 #: shape:pages of the generated vaults a plain ``nox -s retrieval`` measures.
-DEFAULT_VAULTS = ("docs:1000", "docs:10000", "commands:5000", "commands:40000")
+DEFAULT_VAULTS = (
+    "docs:1000",
+    "docs:10000",
+    "commands:5000",
+    "commands:40000",
+    *(f"{shape}:{topics}" for shape, topics in (("translated", 60), ("logseq", 200), ("wide", 200))),
+    *(f"{shape}:{topics}" for shape, topics in (("dendron", 200), ("look-alike", 200), ("versioned", 150))),
+)
+#: What each generated shape is, for the table of vaults.
+SHAPE_DESCRIPTIONS = {
+    "docs": "a documentation site: sections flattened into file names, Go-style API titles",
+    "commands": "a tldr-like command reference: no frontmatter, titles are file names",
+    "translated": "Obsidian's help in 9 languages: each translation aliased with the English title",
+    "logseq": "a Logseq graph: title:: and alias:: properties, A___B namespaces, %3F escapes, journals",
+    "wide": "a site with every fourth page UTF-16 (LE or BE) or UTF-32, with its byte order mark",
+    "dendron": "a Dendron vault: dotted hierarchy names, epoch-millisecond updated",
+    "look-alike": "a docs repo with apollo/ and athena/ dirs, most pages beside them",
+    "versioned": "a Docusaurus site: docs/ repeated in versioned_docs/version-1.0, 2.0 and 3.0",
+}
 DEFAULT_QUERIES = 100
 DEFAULT_CLI_SAMPLE = 4
 SAMPLE_SEED = 11
@@ -82,18 +101,21 @@ WITHIN_DEFAULT_BAR = 1.0
 
 
 class Vault:
-    def __init__(self, label: str, path: Path, description: str, every_query: bool = False):
+    def __init__(self, label: str, path: Path, description: str, every_query: bool = False, shape: str = ""):
         self.label = label
         self.path = path
         self.description = description
         #: Measure every distinct query, not a sample.
         self.every_query = every_query
+        #: The generator's shape ("" for a fixture vault).
+        self.shape = shape
 
 
 class Outcome:
     """One query's answer: the rank of its page, what came first, the default output."""
 
     __slots__ = (
+        "alias_path_rank",
         "first",
         "matched_bytes",
         "mention_ranks",
@@ -118,18 +140,26 @@ class Outcome:
         self.mention_ranks: dict[str, int | None] = {}
         #: The rank with a name alone before word starts (group 1 reordered).
         self.swapped_rank = rank
+        #: The rank with an alias tying with a title of equal weight, the tie going by path.
+        self.alias_path_rank = rank
 
 
-def catalogue(vault: Path) -> dict[str, known_item.Page]:
-    """Every page of the vault with its title as find determines it (frontmatter title, else
-    the file name stem), by path."""
+def catalogue(vault: Path, *, conventions: bool = True) -> dict[str, known_item.Page]:
+    """Every page of the vault with its title and aliases as find determines them (the
+    frontmatter's, or Logseq's properties; else the page name the file name stands for),
+    by path, read by find's own functions. ``conventions=False``: as find read pages before
+    it took other tools' conventions (wide encodings, Logseq's properties and names): UTF-8
+    only, frontmatter only, the stem as it is; for the rows that measure those rules."""
     pages = {}
     for ref in scan(resolve_vault(vault)).pages:
         data = read_page_bytes(ref)
-        metadata = loads_bytes(data).metadata
-        pages[ref.rel_path] = known_item.Page(
-            ref.rel_path, title_of(metadata, ref.stem), decode(data), aliases_of(metadata)
-        )
+        if conventions:
+            fields = page_fields(as_utf8(data))
+            title, text = title_of(fields, fallback_title(ref.stem)), decode(data)
+        else:
+            fields = loads_bytes(data).metadata
+            title, text = title_of(fields, ref.stem), data.decode("utf-8", "replace")
+        pages[ref.rel_path] = known_item.Page(ref.rel_path, title, text, aliases_of(fields))
     return pages
 
 
@@ -147,28 +177,27 @@ def default_output(
 
     searched: list[int] = []
 
-    def cut(_vault: object, given: list[str], *, limit: int, **_options: object) -> FindResult:
-        searched.append(limit)
-        if list(given) != keywords:
-            raise AssertionError(f"the CLI searched {given!r}, not {keywords!r}")
-        result = FindResult()
-        result.vault, result.named = full.vault, full.named
-        result.matches = full.matches[:limit] if limit else list(full.matches)
-        result.total, result.pages_searched = full.total, full.pages_searched
-        result.keyword_counts, result.warnings, result.unreadable = full.keyword_counts, full.warnings, full.unreadable
-        return result
+    class Cut:
+        """The CLI's backend: ``full`` cut to the limit the CLI asks for, not a second search."""
+
+        def search(self, _vault: object, given: Sequence[str], *, limit: int, **_options: object) -> FindResult:
+            searched.append(limit)
+            if list(given) != keywords:
+                raise AssertionError(f"the CLI searched {given!r}, not {keywords!r}")
+            result = copy.copy(full)
+            result.matches = full.matches[:limit] if limit else list(full.matches)
+            return result
+
+        def recall(self, *_args: object, **_options: object) -> object:
+            raise AssertionError("find's output does not recall")
 
     stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
     stderr = io.StringIO()
-    with (
-        unittest.mock.patch.object(mnemosyne_core.find, "search", cut),
-        contextlib.redirect_stdout(stdout),
-        contextlib.redirect_stderr(stderr),
-    ):
-        cli_main(cli_argv(vault, keywords, options))
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        cli_main(cli_argv(vault, keywords, options), backend=Cut())  # type: ignore[arg-type]
     if searched != [DEFAULT_LIMIT]:
         # Else the figures would be of a second, real search, or of none.
-        raise AssertionError(f"the CLI searched {len(searched)} times through mnemosyne_core.find.search, not once")
+        raise AssertionError(f"the CLI searched {len(searched)} times through its backend, not once")
     stdout.flush()
     return stdout.buffer.getvalue(), stderr.getvalue().encode("utf-8", "surrogateescape")
 
@@ -190,6 +219,8 @@ def measure(
             outcome.mention_ranks[order] = known_item.rank_of(reordered, query.relevant)
         swapped = known_item.title_alone_first(ranking, full.named, pages, query.keywords)
         outcome.swapped_rank = known_item.rank_of(swapped, query.relevant)
+        by_path = known_item.alias_ties_by_path(ranking, full.named, pages, query.keywords)
+        outcome.alias_path_rank = known_item.rank_of(by_path, query.relevant)
         if cli is not None and number < cli_sample:
             check_cli(cli, cli_argv(vault.path, query.keywords), stdout, stderr)
         outcomes.append(outcome)
@@ -219,11 +250,8 @@ def prepare(specs: list[str], fixture: bool) -> list[Vault]:
         started = time.monotonic()
         if generator.ensure(shape, count, str(target)):
             print(f"generated {target} in {time.monotonic() - started:.1f} s", flush=True)
-        description = {
-            "docs": "a documentation site: sections flattened into file names, Go-style API titles",
-            "commands": "a tldr-like command reference: no frontmatter, titles are file names",
-        }[shape]
-        vaults.append(Vault(f"{shape} {count // 1000}k" if count >= 1000 else f"{shape} {count}", target, description))
+        label = f"{shape} {count // 1000}k" if count >= 1000 else f"{shape} {count}"
+        vaults.append(Vault(label, target, SHAPE_DESCRIPTIONS[shape], shape=shape))
     return vaults
 
 
@@ -246,6 +274,7 @@ class Row:
         self.ambiguous = sum(outcome.query.ambiguous for outcome in outcomes)
         self.misses = [outcome for outcome in outcomes if outcome.rank != 1]
         self.swapped_hit1 = known_item.hit_at([outcome.swapped_rank for outcome in outcomes], 1)
+        self.alias_path_hit1 = known_item.hit_at([outcome.alias_path_rank for outcome in outcomes], 1)
 
     def mention_metrics(self, order: str) -> tuple[float, float, float]:
         """hit@1, hit@3 and "in default 20" with group 2 in one of known_item.MENTION_ORDERS."""
@@ -361,6 +390,9 @@ def report(rows: list[Row], args: argparse.Namespace, seconds: float) -> str:
         *agent_section(args.agent_outcomes),
         *mention_section(rows),
         *word_starts_section(rows, args.en_images),
+        "",
+        *alias_section(rows),
+        *kinds_section(args.kind_rows),
     ]
     missed = [row for row in rows if not row.met]
     lines += ["", "## Where the bar is missed", ""]
@@ -680,6 +712,314 @@ def word_starts_section(rows: list[Row], en_images: tuple[int | None, int | None
     return lines
 
 
+def alias_section(rows: list[Row]) -> list[str]:
+    """Key 4, a title before an alias of equal weight, against the tie going by path, on
+    every vault with aliased pages."""
+    lines = [
+        "## A title before an alias",
+        "",
+        "Key 4 of the order puts a page whose own title holds every keyword before a page where",
+        "only an alias of equal weight does (docs/spec.md, rule 8). Without it the tie goes by",
+        "path: in Obsidian's help vault every translation carries the English name as an alias,",
+        "and `ar/`, `bn/`, `de/` sort before `en/`. Each measured query of the vaults with aliased",
+        "pages, ranked both ways (group 1 re-sorted plainly without key 4,",
+        "bench/known_item.py `alias_ties_by_path_key`):",
+        "",
+        "| vault | query kind | queries | hit@1, title before an alias (find's order) | hit@1, alias ties go by path |",
+        "|---|---|---|---|---|",
+    ]
+    aliased = [row for row in rows if any(page.aliases for page in row.pages_by_path.values())]
+    for row in aliased:
+        lines.append(
+            f"| {row.vault.label} | {row.kind} | {len(row.outcomes)} | {row.hit1:.3f} | {row.alias_path_hit1:.3f} |"
+        )
+    drops = [row for row in aliased if row.hit1 < row.alias_path_hit1]
+    lines += [
+        "",
+        "**hit@1 is lower with key 4 on "
+        + ", ".join(f"{row.vault.label} ({row.kind})" for row in drops)
+        + "**: the measurement no longer supports it."
+        if drops
+        else "No row's hit@1 is lower with key 4. The rows of the translated vault hold every page's title "
+        "words, the translations' own included, which no alias ties with; the question of the English page, "
+        "whose title every translation's alias ties with, is its own row in \"Other tools' vaults\" below. "
+        "A shorter alias still beats a longer title (key 3 comes first).",
+        "",
+    ]
+    return lines
+
+
+class KindRow:
+    """One row of "Other vaults": a measure of one rule on one vault."""
+
+    def __init__(self, vault: str, measure: str, queries: int, value: str, alternative: str, what: str):
+        self.vault, self.measure, self.queries = vault, measure, queries
+        self.value, self.alternative, self.what = value, alternative, what
+
+
+def convention_rows(vault: Vault, rows: list[Row]) -> list[KindRow]:
+    """hit@1 of the vault's title-words and file-name queries as find reads it, and plainly
+    over its pages read without other tools' conventions (UTF-8 only, no Logseq names)."""
+    without = catalogue(vault.path, conventions=False)
+    out = []
+    for row in rows:
+        if row.vault is not vault or row.kind not in ("title words", "file name", TOPIC):
+            continue
+        ranks = [
+            known_item.rank_of(known_item.plain_ranking(without, outcome.query.keywords), outcome.query.relevant)
+            for outcome in row.outcomes
+        ]
+        rule = "wide encodings read by their mark" if vault.shape == "wide" else "Logseq's properties and names"
+        out.append(
+            KindRow(
+                vault.label,
+                f"{row.kind}: hit@1",
+                len(ranks),
+                f"{row.hit1:.3f}",
+                f"{known_item.hit_at(ranks, 1):.3f}",
+                f"with {rule} / without",
+            )
+        )
+    return out
+
+
+def translated_rows(vault: Vault, pages: dict[str, known_item.Page]) -> list[KindRow]:
+    """The English pages' title words on the translated vault, whose every translation
+    carries the English title as an alias: is the English page first, with key 4 (a title
+    before an alias of equal weight) and with alias ties going by path?"""
+    english = [page for page in pages.values() if page.path.startswith("en/")]
+    chosen = known_item.sample(known_item.queries(english, "title words"), DEFAULT_QUERIES, SAMPLE_SEED)
+    outcomes = measure(vault, pages, chosen, None, 0)
+    ranks = [outcome.rank for outcome in outcomes]
+    by_path = [outcome.alias_path_rank for outcome in outcomes]
+    what = "a title before an alias (key 4) / alias ties go by path"
+    return [
+        KindRow(
+            vault.label,
+            "English title words: the English page first",
+            len(chosen),
+            f"{known_item.hit_at(ranks, 1):.3f}",
+            f"{known_item.hit_at(by_path, 1):.3f}",
+            what,
+        ),
+        KindRow(
+            vault.label,
+            "English title words: in the default 20",
+            len(chosen),
+            f"{known_item.hit_at(ranks, DEFAULT_LIMIT):.3f}",
+            f"{known_item.hit_at(by_path, DEFAULT_LIMIT):.3f}",
+            what,
+        ),
+    ]
+
+
+def dendron_rows(vault: Vault, pages: dict[str, known_item.Page]) -> list[KindRow]:
+    """recall's order on a Dendron vault: is the newest page (by its epoch-millisecond
+    updated) first, and among the 3 recall reads? Against the pages as undated (epoch
+    milliseconds not read), ranked by path."""
+    import re
+
+    updated = {
+        path: int(match.group(1))
+        for path, page in pages.items()
+        if (match := re.search(r"^updated: (\d+)$", page.text, re.M))
+    }
+    terms = sorted({page.title.split()[0].lower() for page in pages.values() if page.title.split()})
+    first = read = old_first = old_read = 0
+    for term in terms:
+        found = [entry.path for entry in recall(vault.path, term).matches]
+        newest = max(found, key=lambda path: (updated.get(path, 0), path))
+        first += found[0] == newest
+        read += newest in found[:3]
+        by_path = sorted(found)
+        old_first += by_path[0] == newest
+        old_read += newest in by_path[:3]
+    count = len(terms)
+    what = "epoch-millisecond updated read / not read (pages undated, by path)"
+    return [
+        KindRow(
+            vault.label,
+            "recall: the newest page first",
+            count,
+            f"{first / count:.3f}",
+            f"{old_first / count:.3f}",
+            what,
+        ),
+        KindRow(
+            vault.label,
+            "recall: the newest page read (top 3)",
+            count,
+            f"{read / count:.3f}",
+            f"{old_read / count:.3f}",
+            what,
+        ),
+    ]
+
+
+def with_config(vault: Vault, config: str) -> Path:
+    """A copy of the vault beside it with ``config`` as its .mnemosyne.toml."""
+    import shutil
+
+    target = vault.path.with_name(vault.path.name + "-configured")
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(vault.path, target)
+    (target / ".mnemosyne.toml").write_text(config, encoding="utf-8")
+    return target
+
+
+def look_alike_rows(vault: Vault) -> list[KindRow]:
+    """The pages beside the look-alike dirs: does a miss say how many files it left out
+    and the setting that includes them, and does that setting find the page first?"""
+    whole = with_config(vault, 'dirs = ["."]\ndepth = "tree"\n')
+    pages = catalogue(whole)  # the default (Aion) layout lists none of them
+    beside = [page for page in pages.values() if not page.path.startswith(("apollo/", "athena/"))]
+    chosen = known_item.sample(known_item.queries(beside, "title words"), DEFAULT_QUERIES, SAMPLE_SEED)
+    misses = noted = elsewhere = 0
+    ranks = []
+    for query in chosen:
+        stdout, stderr = run_cli(cli_argv(vault.path, query.keywords))
+        if not stdout:
+            misses += 1
+            noted += b"not searched: " in stderr and b'set dirs = ["."] and depth = "tree"' in stderr
+        else:
+            elsewhere += 1
+        ranking = [match.path for match in mnemosyne_core.search(whole, query.keywords, limit=0).matches]
+        ranks.append(known_item.rank_of(ranking, query.relevant))
+    count = len(chosen)
+    return [
+        KindRow(
+            vault.label,
+            "misses whose note names the count and the setting",
+            misses,
+            f"{noted} of {misses}",
+            "",
+            "the page lies beside apollo/ and athena/",
+        ),
+        KindRow(
+            vault.label,
+            "answered by other pages (no note: not a miss)",
+            count,
+            f"{elsewhere} of {count}",
+            "",
+            "line 1 is a page in apollo/ or athena/",
+        ),
+        KindRow(
+            vault.label,
+            "hit@1 with the note's setting",
+            count,
+            f"{known_item.hit_at(ranks, 1):.3f}",
+            "",
+            'dirs = ["."], depth = "tree" set as the note says',
+        ),
+    ]
+
+
+def versioned_rows(vault: Vault, pages: dict[str, known_item.Page]) -> list[KindRow]:
+    """A versioned docs site: the current page's title words, as the vault lies and with
+    lint's exclude line set (hit@1 of the docs/ page, the lines and distinct pages shown,
+    bytes), and a version's copy named by its version dir as well."""
+    current = [page for page in pages.values() if page.path.startswith("docs/")]
+    chosen = known_item.sample(known_item.queries(current, "title words"), DEFAULT_QUERIES, SAMPLE_SEED)
+    excluded = with_config(vault, 'dirs = ["."]\ndepth = "tree"\nexclude = ["versioned_docs/"]\n')
+    figures: dict[Path, list[tuple[int | None, int, int, int]]] = {vault.path: [], excluded: []}
+    for target, outcomes in figures.items():
+        for query in chosen:
+            full = mnemosyne_core.search(target, query.keywords, limit=0)
+            shown = full.matches[:DEFAULT_LIMIT]
+            stdout, stderr = default_output(target, query.keywords, full)
+            rank = known_item.rank_of([match.path for match in full.matches], query.relevant)
+            outcomes.append((rank, len(shown), len({match.title for match in shown}), len(stdout) + len(stderr)))
+    versions = [
+        (page, [*known_item.title_words(page), page.path.split("/")[1]])
+        for page in pages.values()
+        if page.path.startswith("versioned_docs/")
+    ]
+    version_ranks = [
+        known_item.rank_of(
+            [match.path for match in mnemosyne_core.search(vault.path, keywords, limit=0).matches], {page.path}
+        )
+        for page, keywords in known_item.sample_items(versions, DEFAULT_QUERIES, SAMPLE_SEED)
+    ]
+    as_is, dropped = figures[vault.path], figures[excluded]
+    count = len(chosen)
+
+    def mean(outcomes: list[tuple[int | None, int, int, int]], index: int) -> str:
+        return f"{sum(outcome[index] for outcome in outcomes) / count:,.1f}"  # type: ignore[misc]
+
+    what = 'as it lies / with exclude = ["versioned_docs/"]'
+    return [
+        KindRow(
+            vault.label,
+            "current page's title words: hit@1",
+            count,
+            f"{known_item.hit_at([o[0] for o in as_is], 1):.3f}",
+            f"{known_item.hit_at([o[0] for o in dropped], 1):.3f}",
+            what,
+        ),
+        KindRow(vault.label, "lines shown (default 20)", count, mean(as_is, 1), mean(dropped, 1), what),
+        KindRow(vault.label, "distinct titles among them", count, mean(as_is, 2), mean(dropped, 2), what),
+        KindRow(vault.label, "bytes", count, mean(as_is, 3), mean(dropped, 3), what),
+        KindRow(
+            vault.label,
+            "a copy's title words and its version dir: hit@1",
+            len(version_ranks),
+            f"{known_item.hit_at(version_ranks, 1):.3f}",
+            "",
+            "e.g. `installation version-1.0`",
+        ),
+    ]
+
+
+def kinds_section(kind_rows: list[KindRow]) -> list[str]:
+    lines = [
+        "## Other tools' vaults",
+        "",
+        "The vaults other tools write, generated as they lie on disk (no .mnemosyne.toml;",
+        "fixtures/generate_known_item_vaults.py), each measured on the rule made for it, against",
+        "the alternative the rule replaced (the rows above give the usual query kinds on them):",
+        "",
+        "- **translated**: the title words of the English pages, each aliased by its 8 translations:",
+        '  is the English page first, with key 4 ("A title before an alias" above) and without it?',
+        "- **wide, logseq**: the title-words, file-name and topic queries, hit@1 as find reads the pages,",
+        "  and plainly over the same pages read without the convention (UTF-8 only; frontmatter",
+        "  only, the file name's stem as it is), bench/known_item.py `plain_ranking`.",
+        "- **dendron**: recall of each title's first word; the page with the newest epoch-millisecond",
+        "  `updated` should come first, and be among the 3 recall reads; the alternative reads no",
+        "  such date (the pages undated, by path), as recall did before.",
+        "- **look-alike**: title-words queries of the pages beside `apollo/` and `athena/`, which the",
+        "  default (Aion) layout does not search: does each miss say how many files it left out and",
+        '  the setting that includes them, and does that setting (`dirs = ["."]`, `depth = "tree"`)',
+        "  find the page first?",
+        "- **versioned**: title-words queries of the current `docs/` pages (the copies are not the",
+        "  page meant), as the site lies and with the `exclude` line lint names; and a copy named by",
+        "  its version dir too.",
+        "",
+        "| vault | measure | queries | find | alternative | find / alternative |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {row.vault} | {row.measure} | {row.queries} | {row.value} | {row.alternative or '—'} | {row.what} |"
+        for row in kind_rows
+    ]
+    return [*lines, ""]
+
+
+def measure_kinds(vaults: list[Vault], rows: list[Row]) -> list[KindRow]:
+    kind_rows: list[KindRow] = []
+    for vault in vaults:
+        if vault.shape in ("wide", "logseq"):
+            kind_rows += convention_rows(vault, rows)
+        elif vault.shape == "translated":
+            kind_rows += translated_rows(vault, catalogue(vault.path))
+        elif vault.shape == "dendron":
+            kind_rows += dendron_rows(vault, catalogue(vault.path))
+        elif vault.shape == "look-alike":
+            kind_rows += look_alike_rows(vault)
+        elif vault.shape == "versioned":
+            kind_rows += versioned_rows(vault, catalogue(vault.path))
+    return kind_rows
+
+
 def why(outcome: Outcome, row: Row) -> str:
     if outcome.rank is None:
         return "find does not return the intended page" + ("" if outcome.first else " (no match at all)")
@@ -742,6 +1082,9 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     args.en_images = en_images_case(vaults)
+    began = time.monotonic()
+    args.kind_rows = measure_kinds(vaults, rows)
+    print(f"other tools' vaults: {len(args.kind_rows)} rows ({time.monotonic() - began:.0f} s)", flush=True)
     began = time.monotonic()
     args.agent_outcomes = measure_agent_tasks(args.mnemosyne)
     print(f"agent tasks: {len(args.agent_outcomes)} ({time.monotonic() - began:.0f} s)", flush=True)

@@ -253,6 +253,54 @@ def test_reorder_mentions_keeps_group_1_and_sorts_group_2_by_the_order() -> None
     assert reordered("a heading holds every keyword, then path")[1] == "a/mid.md"
 
 
+def test_alias_ties_by_path_drops_only_key_4() -> None:
+    # The English page's title and a translation's alias are the same words: with key 4 the
+    # title wins, without it the path (ar/ before en/); a shorter alias wins either way.
+    pages = {
+        "en/Embed files.md": Page("en/Embed files.md", "Embed files"),
+        "ar/x.md": Page("ar/x.md", "تضمين", aliases=["Embed files"]),
+        "de/y.md": Page("de/y.md", "Einbetten", aliases=["Embed"]),
+    }
+    find_order = known_item.spec_order(pages, pages, ["embed"])
+    assert find_order == ["de/y.md", "en/Embed files.md", "ar/x.md"]
+    assert known_item.alias_ties_by_path(find_order, 3, pages, ["embed"]) == ["de/y.md", "ar/x.md", "en/Embed files.md"]
+    mention = Page("a/m.md", "M", "embed")
+    assert known_item.alias_ties_by_path_key(mention, ["embed"]) == known_item.order_key(mention, ["embed"])
+
+
+def test_plain_ranking_matches_names_path_or_text_in_the_spec_order() -> None:
+    pages = {
+        "pages/A___B.md": Page("pages/A___B.md", "A___B", "- about b"),
+        "pages/b.md": Page("pages/b.md", "b"),
+        "pages/c.md": Page("pages/c.md", "C", aliases=["a/b"]),
+        "pages/d.md": Page("pages/d.md", "D", "nothing"),
+    }
+    assert known_item.plain_ranking(pages, ["a/b"]) == ["pages/c.md"]
+    # The shorter name first: the alias "a/b" before the title "A___B" (key 3).
+    assert known_item.plain_ranking(pages, ["b"]) == ["pages/b.md", "pages/c.md", "pages/A___B.md"]
+
+
+def test_sample_items_is_seeded_and_keeps_the_order() -> None:
+    items = list(range(50))
+    chosen = known_item.sample_items(items, 10, 11)
+    assert chosen == sorted(chosen)
+    assert len(set(chosen)) == 10
+    assert known_item.sample_items(items, 10, 11) == chosen
+    assert known_item.sample_items(items, 0, 11) == items
+
+
+def test_every_kind_of_vault_generates_the_same_bytes_from_a_seed(tmp_path: Path) -> None:
+    for shape in generator.KIND_SHAPES:
+        first, second = tmp_path / f"{shape}-1", tmp_path / f"{shape}-2"
+        generator.generate(shape, 12, str(first))
+        generator.generate(shape, 12, str(second))
+        files = sorted(path.relative_to(first) for path in first.rglob("*") if path.is_file())
+        assert files, shape
+        assert files == sorted(path.relative_to(second) for path in second.rglob("*") if path.is_file())
+        assert all((first / name).read_bytes() == (second / name).read_bytes() for name in files)
+        assert not (first / ".mnemosyne.toml").exists()  # as the tool writes it, no setup
+
+
 # --- agent tasks and the candidate context lines ----------------------------------------
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "vaults"

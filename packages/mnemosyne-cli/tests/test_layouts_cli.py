@@ -383,6 +383,27 @@ def test_init_writes_the_aion_dirs_it_finds(tmp_path: Path, capsys: pytest.Captu
     assert "[lint]" not in text  # an Aion vault keeps every check
 
 
+def test_init_beside_a_look_alike_dir_names_the_markdown_its_layout_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # stdout and the exit code keep their contract; stderr says, as a miss would, what the
+    # written layout leaves out and the setting that takes it in (--dry-run too).
+    vault = write(tmp_path / "repo", {"apollo/setup.md": "# Setup\n", "pages/Flashcards.md": "# F\n", "a.md": "x"})
+    note = (
+        "not searched: 2 markdown files: 2 outside the default (Aion) dirs, in pages/, the vault root (the vault "
+        'has apollo/, so it is searched as an Aion vault; set dirs = ["."] and depth = "tree" in .mnemosyne.toml '
+        "to search the whole folder); wiki lint lists them\n"
+    )
+    code, out, err = run(capsys, "wiki", "init", str(vault), "--dry-run")
+    assert (code, err) == (0, note)
+    assert 'dirs = ["apollo"]\n' in out
+    assert run(capsys, "wiki", "init", str(vault)) == (
+        0,
+        f"{vault}/.mnemosyne.toml\n",
+        "a flat layout of apollo (.md): 1 page now; edit the file to change it\n" + note,
+    )
+
+
 def test_init_never_overwrites(docs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (docs / ".mnemosyne.toml").write_text("# mine\n", encoding="utf-8")
     message = (

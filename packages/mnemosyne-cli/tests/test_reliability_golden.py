@@ -176,6 +176,11 @@ QUERIES = [
     # A Dendron vault: dotted hierarchy names, epoch-millisecond dates.
     Query("dendron-dotted-names", ["dendron.topic"], vault="dendron"),
     Query("dendron-title-and-text", ["preview"], vault="dendron"),
+    # A Docusaurus site: docs/ repeated in versioned_docs/version-*/. Every copy is listed
+    # (distinct files), the current docs/ first by path; a version in the keywords names its copy.
+    Query("versioned-copies-listed-current-first", ["installation", "--matched"], vault="docusaurus"),
+    Query("versioned-copy-named-by-its-version", ["version-1.0", "installation"], vault="docusaurus"),
+    Query("versioned-file-name-pasted", ["intro.md"], vault="docusaurus"),
 ]
 
 

@@ -4,9 +4,11 @@ docs repeated in versioned copies. Exact stdout, stderr and exit code through ``
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
+from reliability_vault import KNOWN_ITEM_VAULT
 
 from mnemosyne_cli.app import main
 from mnemosyne_contract import ExitCode
@@ -29,19 +31,24 @@ def write(root: Path, files: dict[str, str]) -> str:
 # --- a folder with no page at all: a vault error, never "no such page" ---
 
 
+def no_page_error(vault: str, searched: str) -> str:
+    """find's vault error for a vault whose searched dirs hold no page: ``searched`` is
+    what it says it searched, from the dirs to the suffixes."""
+    return (
+        f"mnemosyne: error: vault '{vault}' holds no page: find searched {searched} and found none; pass "
+        "--vault the folder that holds your notes, or name its dirs with --dir ('mnemosyne wiki info' shows "
+        "what is searched)\n"
+    )
+
+
 @pytest.mark.parametrize("as_json", [False, True])
 def test_a_folder_without_markdown_is_a_vault_error_naming_what_was_searched(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], as_json: bool
 ) -> None:
     vault = write(tmp_path, {"notes.txt": "flashcards\n", "src/main.rs": "fn main() {}\n"})
     argv = ["wiki", "find", "flashcards", "--vault", vault, *(["--json"] if as_json else [])]
-    assert run(capsys, *argv) == (
-        ExitCode.VAULT_ERROR,
-        "",
-        f"mnemosyne: error: vault '{vault}' holds no page: find searched ./ and every dir below for files "
-        "ending in .md, .markdown or .mdx and found none; pass --vault the folder that holds your notes, "
-        "or name its dirs with --dir ('mnemosyne wiki info' shows what is searched)\n",
-    )
+    searched = "./ and every dir below for files ending in .md, .markdown or .mdx"
+    assert run(capsys, *argv) == (ExitCode.VAULT_ERROR, "", no_page_error(vault, searched))
 
 
 def test_an_empty_flat_layout_says_which_dirs_and_suffix_it_searched(
@@ -50,13 +57,11 @@ def test_an_empty_flat_layout_says_which_dirs_and_suffix_it_searched(
     """The default dirs it has, flat, .md; the .mdx it leaves out is named as on a miss."""
     vault = write(tmp_path, {"atlas/intro.mdx": "# Intro\n"})
     (tmp_path / "hermes").mkdir()
+    searched = "atlas/, hermes/ (only the files directly in each) for files ending in .md"
     assert run(capsys, "wiki", "find", "intro", "--vault", vault) == (
         ExitCode.VAULT_ERROR,
         "",
-        f"mnemosyne: error: vault '{vault}' holds no page: find searched atlas/, hermes/ (only the files "
-        "directly in each) for files ending in .md and found none; pass --vault the folder that holds your "
-        "notes, or name its dirs with --dir ('mnemosyne wiki info' shows what is searched)\n"
-        "not searched: 1 markdown file in the searched dirs: 1 ending in .mdx "
+        no_page_error(vault, searched) + "not searched: 1 markdown file in the searched dirs: 1 ending in .mdx "
         '(set suffixes = [".md", ".mdx"] in .mnemosyne.toml); wiki lint lists them\n',
     )
 
@@ -123,3 +128,50 @@ def test_a_miss_counts_what_gitignore_excludes_and_info_says_so(
         "no wiki page matches 'passwords'\n" + note,
     )
     assert note in run(capsys, "wiki", "info", "--vault", vault)[1]
+
+
+# --- docs repeated in versioned copies: lint says so once per copy, info names the line ---
+
+DOCUSAURUS = KNOWN_ITEM_VAULT.parent / "docusaurus"
+COPIES_LINE = "run 'mnemosyne wiki init', then set exclude = [\"versioned_docs/\"] in .mnemosyne.toml"
+
+
+def test_lint_says_once_per_versioned_copy_which_exclude_line_drops_the_copies(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    per_copy = (
+        "\tduplicate-title\t4 pages here have the title and file name of another page: a copy of docs/ (a "
+        f"versioned or copied tree); find lists every copy: to leave the copies out, {COPIES_LINE}\n"
+    )
+    assert run(capsys, "wiki", "lint", "--vault", str(DOCUSAURUS)) == (
+        ExitCode.NO_MATCH,
+        "blog/2024-05-01-introduction.md\tduplicate-title\ttitle 'Introduction' is also the title of docs/intro.md\n"
+        "docs/intro.md\tduplicate-title\ttitle 'Introduction' is also the title of blog/2024-05-01-introduction.md\n"
+        f"versioned_docs/version-1.0{per_copy}versioned_docs/version-2.0{per_copy}",
+        "4 findings in 4 paths; 13 ignored (--select, --ignore, [lint] ignore, and zero config leaves out "
+        "no-frontmatter, missing-title, missing-updated)\n",
+    )
+
+
+def test_info_names_the_copies_and_the_exclude_line_that_drops_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "wiki", "info", "--vault", str(DOCUSAURUS))
+    assert code == ExitCode.OK
+    assert [line for line in out.splitlines() if line.startswith("copies: ")] == [
+        "copies: versioned_docs/version-1.0/ and versioned_docs/version-2.0/ repeat docs/ (8 pages with the title "
+        f"and file name of another page); find lists every copy: to leave them out, {COPIES_LINE}"
+    ]
+    # Done as it says, find lists the current docs alone, and neither info nor lint names copies.
+    vault = tmp_path / "site"
+    shutil.copytree(DOCUSAURUS, vault)
+    assert run(capsys, "wiki", "init", str(vault))[0] == ExitCode.OK
+    config = vault / ".mnemosyne.toml"
+    config.write_text(config.read_text().replace("exclude = []", 'exclude = ["versioned_docs/"]'))
+    assert run(capsys, "wiki", "find", "installation", "--vault", str(vault)) == (
+        ExitCode.OK,
+        "docs/installation.md — Installation\n",
+        "",
+    )
+    assert "copies: " not in run(capsys, "wiki", "info", "--vault", str(vault))[1]
+    assert "version" not in run(capsys, "wiki", "lint", "--vault", str(vault))[1]

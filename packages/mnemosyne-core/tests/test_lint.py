@@ -251,6 +251,87 @@ def test_duplicate_title_folds_unicode(make_vault: MakeVault) -> None:
     assert findings(vault) == [("atlas/a.md", "duplicate-title"), ("atlas/b.md", "duplicate-title")]
 
 
+def _versioned_site(
+    copies: Sequence[str], pages: Sequence[str] = ("intro", "install", "guides/deploy")
+) -> dict[str, str | bytes]:
+    """A docs site whose ``docs/`` pages are repeated, title and path alike, under each of
+    ``copies``: the versioned copies of a Docusaurus site."""
+    files: dict[str, str | bytes] = {}
+    for root in ("docs", *copies):
+        for name in pages:
+            files[f"{root}/{name}.md"] = good(name.rpartition("/")[2].title())
+    return files
+
+
+def test_copied_dirs_get_one_duplicate_title_each_with_the_exclude_line(make_vault: MakeVault) -> None:
+    files = _versioned_site(["versioned_docs/version-1.0", "versioned_docs/version-2.0"])
+    files["blog/intro-post.md"] = good("Intro")  # the same title under another file name: no copy
+    vault = make_vault(files)
+    # Zero config: an exclude alone would end it, so wiki init writes the layout down first.
+    line = "run 'mnemosyne wiki init', then set exclude = [\"versioned_docs/\"] in .mnemosyne.toml"
+    assert messages(vault) == {
+        ("blog/intro-post.md", "duplicate-title"): "title 'Intro' is also the title of docs/intro.md",
+        ("docs/intro.md", "duplicate-title"): "title 'Intro' is also the title of blog/intro-post.md",
+        **{
+            (f"versioned_docs/version-{version}", "duplicate-title"): (
+                "3 pages here have the title and file name of another page: a copy of docs/ (a versioned or "
+                f"copied tree); find lists every copy: to leave the copies out, {line}"
+            )
+            for version in ("1.0", "2.0")
+        },
+    }
+
+
+def test_copies_replace_exactly_the_per_page_findings_inside_them(make_vault: MakeVault) -> None:
+    # The plain rule, one finding per page sharing a title, stays for every page outside
+    # the copies; inside them one finding per dir stands for all of them.
+    files = _versioned_site(["old/v1", "old/v2"], pages=("a", "b", "c", "d"))
+    files["docs/sub/a.md"] = good("A")  # the same title and file name inside docs/ itself
+    vault = make_vault(files)
+    found = findings(vault)
+    assert found == [
+        ("docs/a.md", "duplicate-title"),
+        ("docs/sub/a.md", "duplicate-title"),
+        ("old/v1", "duplicate-title"),
+        ("old/v2", "duplicate-title"),
+    ]
+    titled = [(path, path.rpartition("/")[2][:-3].title()) for path in sorted(files)]
+    copies = lint_module.find_copies(titled)
+    plain = {
+        path for path, _ in titled if sum(title == path.rpartition("/")[2][:-3].title() for _, title in titled) > 1
+    }
+    assert {path for path in plain if copies.holds(path)} == {path for path in files if path.startswith("old/")}
+    assert copies.line == 'exclude = ["old/"]'
+
+
+def test_too_few_repeated_pages_are_no_copy(make_vault: MakeVault) -> None:
+    # Two pages, or fewer than half of a dir's pages, repeating another dir's are a
+    # coincidence of names (two sections' "Overview" and "FAQ"), said page by page.
+    two = make_vault(_versioned_site(["v1"], pages=("faq", "overview")))
+    assert findings(two) == [
+        (f"{root}/{name}.md", "duplicate-title") for root in ("docs", "v1") for name in ("faq", "overview")
+    ]
+    repeated = [(f"{root}/{name}.md", name) for root in ("docs", "v1") for name in ("a", "b", "c")]
+    assert [copy.dir for copy in lint_module.find_copies(repeated).dirs] == ["v1"]
+    own = [(f"v1/own-{number}.md", f"Own {number}") for number in range(4)]
+    assert lint_module.find_copies([*repeated, *own]).dirs == []
+
+
+def test_exclude_line_names_each_copy_anchors_a_bare_name_and_keeps_the_config(make_vault: MakeVault) -> None:
+    # One copy beside a page that is not one: only the copy is named. A one-part name is
+    # anchored when a dir of that name lies deeper (gitignore would match it there too).
+    files = _versioned_site(["archive/v1"])
+    files["archive/notes.md"] = good("Notes")
+    files.update(_versioned_site(["v1"], pages=("x", "y", "z")))
+    files["docs/v1/readme.md"] = good("Readme")
+    files[".mnemosyne.toml"] = 'dirs = ["."]\ndepth = "tree"\nexclude = ["drafts/"]\n'
+    vault = make_vault(files)
+    assert messages(vault)[("v1", "duplicate-title")].endswith(
+        'to leave the copies out, set exclude = ["drafts/", "archive/v1/", "/v1/"] in .mnemosyne.toml'
+    )
+    assert lint_module.find_copies([("v1/a.md", "A")]).line is None
+
+
 def test_unknown_constellation(make_vault: MakeVault) -> None:
     vault = make_vault(
         {

@@ -240,41 +240,38 @@ def test_updated_date_accepts_dates_datetimes_and_iso_strings(value: object, exp
     assert updated_date(value) == expected
 
 
-def test_ranking_is_newest_updated_first_then_undated_then_by_path(fs: FakeFilesystem) -> None:
+def test_ranking_is_newest_first_by_updated_else_lastmod_or_date_then_undated_by_path(fs: FakeFilesystem) -> None:
     harness_vault(fs)
-    page(fs, "wiki/old.md", "tags: [t]\nupdated: 2025-01-01")
-    page(fs, "wiki/new.md", "tags: [t]\nupdated: 2026-03-18")
-    page(fs, "wiki/string-date.md", "tags: [t]\nupdated: '2026-02-01'")
-    page(fs, "wiki/datetime.md", "tags: [t]\nupdated: 2026-02-01 23:59:00")
-    page(fs, "wiki/missing.md", "tags: [t]")
-    page(fs, "wiki/invalid.md", "tags: [t]\nupdated: last week")
-    page(fs, "wiki/impossible.md", "tags: [t]\nupdated: '2026-02-30'")
-    assert paths(recall(VAULT, "t")) == [
-        "wiki/new.md",
-        "wiki/datetime.md",  # same date as string-date.md: the tie goes by path
-        "wiki/string-date.md",
-        "wiki/old.md",
-        "wiki/impossible.md",  # no valid date: last, by path
-        "wiki/invalid.md",
-        "wiki/missing.md",
-    ]
-
-
-def test_ranking_takes_lastmod_or_date_where_updated_is_absent(fs: FakeFilesystem) -> None:
-    harness_vault(fs)
-    page(fs, "wiki/hugo.md", "tags: [t]\nlastmod: 2026-03-01\ndate: 2020-01-01")
-    page(fs, "wiki/jekyll.md", "tags: [t]\ndate: 2026-02-01 10:00:00 +0100")
-    page(fs, "wiki/aion.md", "tags: [t]\nupdated: 2025-01-01\ndate: 2026-03-18")
-    page(fs, "wiki/dendron.md", "tags: [t]\nupdated: 1772409600000\ncreated: 1653409628830")
-    page(fs, "wiki/bad-updated.md", "tags: [t]\nupdated: last week\ndate: 2024-06-01")
-    page(fs, "wiki/undated.md", "tags: [t]\npublished: 2026-03-18")
-    result = recall(VAULT, "t")
-    assert [(entry.path, entry.updated) for entry in result.matches] == [
-        ("wiki/dendron.md", datetime.date(2026, 3, 2)),
+    dates = {
+        "old": "updated: 2025-01-01",
+        "new": "updated: 2026-03-18",
+        "string-date": "updated: '2026-02-01'",
+        "datetime": "updated: 2026-02-01 23:59:00",
+        "missing": "",
+        "invalid": "updated: last week",
+        "impossible": "updated: '2026-02-30'",
+        "hugo": "lastmod: 2026-03-01\ndate: 2020-01-01",
+        "jekyll": "date: 2026-02-01 10:00:00 +0100",
+        "aion": "updated: 2025-01-01\ndate: 2026-03-18",
+        "dendron": "updated: 1772409600000\ncreated: 1653409628830",
+        "bad-updated": "updated: last week\ndate: 2024-06-01",
+        "undated": "published: 2026-03-18",
+    }
+    for name, lines in dates.items():
+        page(fs, f"wiki/{name}.md", "\n".join(["tags: [t]", *([lines] if lines else [])]))
+    assert [(entry.path, entry.updated) for entry in recall(VAULT, "t").matches] == [
+        ("wiki/new.md", datetime.date(2026, 3, 18)),
+        ("wiki/dendron.md", datetime.date(2026, 3, 2)),  # epoch milliseconds, by their UTC date
         ("wiki/hugo.md", datetime.date(2026, 3, 1)),  # lastmod before date
+        ("wiki/datetime.md", datetime.date(2026, 2, 1)),  # the same date: the tie goes by path
         ("wiki/jekyll.md", datetime.date(2026, 2, 1)),
+        ("wiki/string-date.md", datetime.date(2026, 2, 1)),
         ("wiki/aion.md", datetime.date(2025, 1, 1)),  # updated, though date is newer
+        ("wiki/old.md", datetime.date(2025, 1, 1)),
         ("wiki/bad-updated.md", datetime.date(2024, 6, 1)),  # the next valid one
+        ("wiki/impossible.md", None),  # no valid date: last, by path
+        ("wiki/invalid.md", None),
+        ("wiki/missing.md", None),
         ("wiki/undated.md", None),
     ]
 

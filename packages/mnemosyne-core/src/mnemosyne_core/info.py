@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from mnemosyne_core.cache import describe_cache
 from mnemosyne_core.config import VAULT_CONFIG_FILE, VAULT_ROOT_DIR, scanned_dirs_and_source
-from mnemosyne_core.lint import UNREADABLE, unsearched_findings
+from mnemosyne_core.lint import UNREADABLE, unsearched_findings, vault_copies
 from mnemosyne_core.vault import scan
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from mnemosyne_core.cache import CacheInfo
     from mnemosyne_core.config import Layout
+    from mnemosyne_core.lint import Copies
     from mnemosyne_core.vault import Scan, VaultLocation
 
 # What became of a scanned dir.
@@ -77,6 +78,7 @@ class VaultInfo:
     __slots__ = (
         "cache",
         "config_files",
+        "copies",
         "dirs",
         "dirs_given",
         "dirs_source",
@@ -113,6 +115,9 @@ class VaultInfo:
         self.cache = cache
         #: The --dir the description was asked with (None: the layout's dirs).
         self.dirs_given: Sequence[str] | None = None
+        #: The dirs that repeat another dir's pages, and the exclude line that drops them
+        #: (``lint.vault_copies``, the rule of lint's duplicate-title per dir).
+        self.copies: Copies | None = None
 
 
 def describe_vault(
@@ -152,6 +157,7 @@ def describe_vault(
         describe_cache(pages, environ),
     )
     described.dirs_given = dirs
+    described.copies = vault_copies(pages)
     return described
 
 

@@ -211,13 +211,16 @@ class InitPlan:
     """What ``wiki init`` writes: the file's ``path``, its ``text``, the ``layout`` it
     writes down and how many ``pages`` that layout finds in the dir now."""
 
-    __slots__ = ("layout", "pages", "path", "text")
+    __slots__ = ("layout", "note", "pages", "path", "text")
 
-    def __init__(self, path: str, text: str, layout: Layout, pages: int):
+    def __init__(self, path: str, text: str, layout: Layout, pages: int, note: str | None = None):
         self.path = path
         self.text = text
         self.layout = layout
         self.pages = pages
+        #: The miss note's line for the markdown files that layout leaves out and a setting
+        #: would take in (beside the default dirs, nested, another suffix); None when none.
+        self.note = note
 
 
 def plan_init(path: str) -> InitPlan:
@@ -234,8 +237,12 @@ def plan_init(path: str) -> InitPlan:
             "'mnemosyne wiki init' again"
         )
     layout = detected_layout(vault_real)
-    pages = len(scan(vault_real))
-    return InitPlan(target, init_text(layout), layout, pages)
+    left_out: list[tuple[str, str]] = []
+    pages = scan(vault_real, left_out=left_out)
+    # What ignore files exclude stays out on purpose, as rg leaves it out: not init's news.
+    settable = [(kind, rel_path) for kind, rel_path in left_out if rule_file_of(kind) is None]
+    note = _left_out_note(vault_real, settable, layout.suffixes)
+    return InitPlan(target, init_text(layout), layout, len(pages), note)
 
 
 def write_init(plan: InitPlan) -> None:

@@ -285,7 +285,9 @@ def _all_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:
         findings.update(page_findings)
         if title is not None:
             titled.append((page, title))
-    findings.update(_duplicate_titles(titled))
+    copies = _copies_of(pages, [(page.rel_path, title) for page, title in titled])
+    findings.update(copies.findings())
+    findings.update(_duplicate_titles(pair for pair in titled if not copies.holds(pair[0].rel_path)))
     return sorted(findings, key=Finding.sort_key)
 
 
@@ -430,6 +432,173 @@ def _duplicate_titles(titled: Iterable[tuple[PageRef, str]]) -> list[Finding]:
             others = ", ".join(path for path in paths if path != page.rel_path)
             findings.append(Finding(page.rel_path, DUPLICATE_TITLE, f"title {title!r} is also the title of {others}"))
     return findings
+
+
+#: How many pages of a dir must repeat another dir's, title and path below it alike, for
+#: the dir to count as its copy: fewer is a coincidence of two "Introduction" pages.
+MIN_COPIED_PAGES = 3
+
+
+class CopyDir:
+    """A dir whose pages repeat another's (``of``), as a docs site's ``versioned_docs/version-1.0/``
+    repeats ``docs/``: ``copied`` of its pages share their title and file name with another
+    page. Both vault-relative, without a trailing ``/`` ("" for the root)."""
+
+    __slots__ = ("copied", "dir", "of")
+
+    def __init__(self, dir_name: str, of: str, copied: int):
+        self.dir = dir_name
+        self.of = of
+        self.copied = copied
+
+    def __repr__(self) -> str:
+        return f"CopyDir({self.dir!r}, of={self.of!r}, copied={self.copied})"
+
+
+class Copies:
+    """The copied dirs of a vault (``find_copies``) and the ``exclude`` line of
+    ``.mnemosyne.toml`` that leaves them all out (None when there are none)."""
+
+    __slots__ = ("dirs", "line", "zero_config")
+
+    def __init__(self, dirs: list[CopyDir], line: str | None):
+        self.dirs = dirs
+        self.line = line
+        #: Whether the vault has no layout key yet: an exclude alone would end zero config
+        #: and bring back the checks it leaves out, which wiki init writes down first.
+        self.zero_config = False
+
+    def way_out(self) -> str:
+        """What to do to leave the copies out: the line to set, and where."""
+        first = "run 'mnemosyne wiki init', then " if self.zero_config else ""
+        return f"{first}set {self.line} in {VAULT_CONFIG_FILE}"
+
+    def holds(self, rel_path: str) -> bool:
+        """Whether the page at ``rel_path`` lies in one of the copied dirs."""
+        return any(rel_path.startswith(copy.dir + "/") for copy in self.dirs)
+
+    def findings(self) -> list[Finding]:
+        """One duplicate-title finding per copied dir, in place of one per page in it."""
+        return [
+            Finding(
+                copy.dir,
+                DUPLICATE_TITLE,
+                f"{copy.copied} pages here have the title and file name of another page: a copy of "
+                f"{copy.of or '.'}/ (a versioned or copied tree); find lists every copy: to leave the copies out, "
+                f"{self.way_out()}",
+            )
+            for copy in self.dirs
+        ]
+
+
+def find_copies(titled: Sequence[tuple[str, str]], exclude: Sequence[str] | None = None) -> Copies:
+    """The dirs whose pages repeat another dir's, judged from the pages' paths and
+    frontmatter titles ``titled`` (vault-relative path, title): a page repeats another when
+    both have the same title (folded) and the same file name, and the dirs above their
+    common tail (``docs/`` and ``versioned_docs/version-1.0/`` above ``guides/intro.md``)
+    are the pair it counts for. A pair counts when at least MIN_COPIED_PAGES pages, and at
+    least half of the titled pages below the deeper dir of the two (then the later by
+    path: the copy), repeat this way; of the dirs a chain of
+    such pairs links, the shallowest (then the first by path) is the original, the rest
+    copies. ``exclude``: the config's patterns, kept first in the line."""
+    by_name: dict[tuple[str, str], list[tuple[str, ...]]] = {}
+    for rel_path, title in titled:
+        parts = tuple(rel_path.split("/"))
+        by_name.setdefault((fold(title), parts[-1]), []).append(parts)
+    pairs: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = {}
+    for group in by_name.values():
+        for index, first in enumerate(group):
+            for second in group[index + 1 :]:
+                tail = 1
+                while tail < min(len(first), len(second)) and first[-1 - tail] == second[-1 - tail]:
+                    tail += 1
+                pair = (first[:-tail], second[:-tail]) if first < second else (second[:-tail], first[:-tail])
+                pairs[pair] = pairs.get(pair, 0) + 1
+    below: dict[tuple[str, ...], int] = {}
+    for rel_path, _ in titled:
+        parts = tuple(rel_path.split("/"))
+        for depth in range(len(parts)):
+            below[parts[:depth]] = below.get(parts[:depth], 0) + 1
+    linked: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+    for (first, second), count in pairs.items():
+        copy = max(first, second, key=lambda root: (len(root), root))  # the original is the other
+        if count < MIN_COPIED_PAGES or 2 * count < below[copy]:
+            continue
+        linked.setdefault(first, set()).add(second)
+        linked.setdefault(second, set()).add(first)
+    originals: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for start in sorted(linked):
+        if start in originals:
+            continue
+        chain, todo = {start}, [start]
+        while todo:
+            for other in linked[todo.pop()]:
+                if other not in chain:
+                    chain.add(other)
+                    todo.append(other)
+        original = min(chain, key=lambda root: (len(root), root))
+        originals.update(dict.fromkeys(chain, original))
+    kept = set(originals.values())
+    copy_roots = [root for root, original in sorted(originals.items()) if root != original]
+    # A copy holding an original (or inside another copy) is no dir to leave out as a whole.
+    copy_roots = [
+        root
+        for root in copy_roots
+        if not any(other[: len(root)] == root for other in kept)
+        and not any(other != root and root[: len(other)] == other for other in copy_roots)
+    ]
+    if not copy_roots:
+        return Copies([], None)
+    repeated = [parts for group in by_name.values() if len(group) > 1 for parts in group]
+    dirs = [
+        CopyDir("/".join(root), "/".join(originals[root]), sum(parts[: len(root)] == root for parts in repeated))
+        for root in copy_roots
+    ]
+    patterns = _copy_patterns(copy_roots, below, [tuple(rel_path.split("/")) for rel_path, _ in titled])
+    return Copies(dirs, "exclude = [" + ", ".join(_toml_string(item) for item in (*(exclude or ()), *patterns)) + "]")
+
+
+def vault_copies(pages: Scan) -> Copies:
+    """``find_copies`` of the pages of the scan ``pages``, each read for its frontmatter
+    title as lint reads it (a page that cannot be read, or has no title, counts for none)."""
+    titled = []
+    for page in pages.pages:
+        try:
+            data = read_page_bytes(page)
+        except OSError:
+            continue
+        metadata, status = page_metadata(as_utf8(data), _CHECKED_KEYS)
+        title = _usable_title(metadata) if status == STATUS_OK and metadata is not None else None
+        if title is not None:
+            titled.append((page.rel_path, title))
+    return _copies_of(pages, titled)
+
+
+def _copies_of(pages: Scan, titled: Sequence[tuple[str, str]]) -> Copies:
+    copies = find_copies(titled, load_vault_config(pages.vault).exclude)
+    copies.zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
+    return copies
+
+
+def _copy_patterns(
+    copy_roots: Sequence[tuple[str, ...]], below: Mapping[tuple[str, ...], int], paths: Sequence[tuple[str, ...]]
+) -> list[str]:
+    """The exclude patterns that leave out exactly the dirs ``copy_roots``: their common
+    parent when two or more share one that holds nothing else (``versioned_docs/``), else
+    each dir. A one-part pattern matches that name at any depth in gitignore's rules, so
+    it is anchored (``/name/``) when another page lies below a dir of that name."""
+    by_parent: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for root in copy_roots:
+        by_parent.setdefault(root[:-1], []).append(root)
+    roots: list[tuple[str, ...]] = []
+    for parent, children in by_parent.items():
+        held = sum(below[child] for child in children)
+        roots += [parent] if parent and len(children) > 1 and held == below[parent] else children
+    patterns = []
+    for root in sorted(roots):
+        elsewhere = len(root) == 1 and any(root[0] in path[1:-1] for path in paths)
+        patterns.append(("/" if elsewhere else "") + "/".join(root) + "/")
+    return patterns
 
 
 def _scan_warning_findings(warnings: Iterable[Diagnostic]) -> list[Finding]:

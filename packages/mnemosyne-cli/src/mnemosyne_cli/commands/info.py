@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from mnemosyne_core.backend import Backend
     from mnemosyne_core.cache import CacheInfo
     from mnemosyne_core.info import DirInfo, VaultInfo
+    from mnemosyne_core.lint import Copies
 
 
 def register(commands: Any) -> None:
@@ -155,12 +156,31 @@ def report_lines(
         note = miss_note(info.location.path, info.dirs_given)
         if note is not None:
             lines.append(printable(note))
+    if info.copies is not None and info.copies.dirs:
+        lines.append(f"copies: {copies_state(info.copies)}")
     if info.cache is not None:
         lines.append(f"cache: {cache_state(info.cache)}")
     lines.append(f"server: {server_state(served, auto)}")
     packages = ", ".join(package_version(name, installed) for name, installed in versions.items())
     lines.append(f"version: mnemosyne {__version__} ({packages})")
     return lines
+
+
+def copies_state(copies: Copies) -> str:
+    """The ``copies:`` line's value: which dirs repeat which, how many pages they hold that
+    repeat another's, and the exclude line that leaves them out (lint's duplicate-title)."""
+    by_original: dict[str, list[str]] = {}
+    for copy in copies.dirs:
+        by_original.setdefault(copy.of, []).append(f"{printable(copy.dir)}/")
+    groups = []
+    for original, dirs in by_original.items():
+        shown = ", ".join(dirs[:-1]) + f" and {dirs[-1]}" if len(dirs) > 1 else dirs[0]
+        groups.append(f"{shown} {'repeat' if len(dirs) > 1 else 'repeats'} {printable(original) or '.'}/")
+    copied = sum(copy.copied for copy in copies.dirs)
+    return (
+        f"{'; '.join(groups)} ({counted(copied, 'page')} with the title and file name of another page); "
+        f"find lists every copy: to leave them out, {printable(copies.way_out())}"
+    )
 
 
 def cache_state(cache: CacheInfo) -> str:

@@ -23,7 +23,8 @@ def register(commands: Any) -> None:
         description="Write PATH/.mnemosyne.toml (default: the current dir), commented, for the layout the "
         "commands use there without it: the default dirs it has, flat, when it has any; else the whole tree "
         "of .md, .markdown and .mdx files. Afterwards every command run in PATH or below it finds the vault. "
-        "Never overwrites an existing .mnemosyne.toml. Prints the file's path on stdout and the layout on stderr.",
+        "Never overwrites an existing .mnemosyne.toml. Prints the file's path on stdout and the layout on "
+        "stderr, with the markdown files it leaves out and the setting that takes them in.",
         epilog=epilog(
             [
                 "mnemosyne wiki init",
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
         plan = plan_init(args.path)
         if args.dry_run:
             console.out_bytes(plan.text.encode("utf-8"))
+            _say_left_out(console, plan.note)
             return ExitCode.OK
         write_init(plan)
     except VaultError as error:
@@ -76,4 +78,12 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
             f"{counted(plan.pages, 'page')} now; edit the file to change it"
         )
     )
+    _say_left_out(console, plan.note)
     return ExitCode.OK
+
+
+def _say_left_out(console: Console, note: str | None) -> None:
+    """The markdown files the written layout leaves out, as a miss would count them: a dir
+    merely named like a default dir must not narrow the vault silently from the start."""
+    if note is not None:
+        console.err(printable(note))
