@@ -42,12 +42,14 @@ from mnemosyne_core.context import context_of  # noqa: E402
 from mnemosyne_core.find import aliases_of, fallback_title, page_fields  # noqa: E402
 from mnemosyne_core.fold import as_utf8, decode  # noqa: E402
 from mnemosyne_core.frontmatter import loads_bytes, title_of  # noqa: E402
-from mnemosyne_core.recall import recall  # noqa: E402
+from mnemosyne_core.recall import RecallResult, recall  # noqa: E402
 from mnemosyne_core.results import DEFAULT_LIMIT, TEXT, FindResult  # noqa: E402
 from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from mnemosyne_core.backend import FindRequest, RecallRequest
 
 #: The fixture vaults, measured on every query: label -> (path, what it is).
 FIXTURE_VAULTS = {
@@ -180,21 +182,22 @@ def default_output(
     class Cut:
         """The CLI's backend: ``full`` cut to the limit the CLI asks for, not a second search."""
 
-        def search(self, _vault: object, given: Sequence[str], *, limit: int, **_options: object) -> FindResult:
+        def search(self, request: FindRequest) -> FindResult:
+            limit = request.limit
             searched.append(limit)
-            if list(given) != keywords:
-                raise AssertionError(f"the CLI searched {given!r}, not {keywords!r}")
+            if list(request.keywords) != keywords:
+                raise AssertionError(f"the CLI searched {request.keywords!r}, not {keywords!r}")
             result = copy.copy(full)
             result.matches = full.matches[:limit] if limit else list(full.matches)
             return result
 
-        def recall(self, *_args: object, **_options: object) -> object:
+        def recall(self, request: RecallRequest) -> RecallResult:
             raise AssertionError("find's output does not recall")
 
     stdout = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
     stderr = io.StringIO()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        cli_main(cli_argv(vault, keywords, options), backend=Cut())  # type: ignore[arg-type]
+        cli_main(cli_argv(vault, keywords, options), backend=Cut())
     if searched != [DEFAULT_LIMIT]:
         # Else the figures would be of a second, real search, or of none.
         raise AssertionError(f"the CLI searched {len(searched)} times through its backend, not once")

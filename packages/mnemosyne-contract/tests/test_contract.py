@@ -106,7 +106,7 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
     assert validator.is_valid(good)
     assert validator.is_valid({**good, "server": None})  # reserved for wiki serve
     assert validator.is_valid({**good, "packages": {**versions, "mnemosyne-wiki-core": None}})
-    server = {"pid": 42, "pages": 94, "resident_bytes": 16 << 20, "auto_started": False}
+    server = {"pid": 42, "watched_dirs": 10, "resident_bytes": 16 << 20, "auto_started": False}
     assert validator.is_valid({**good, "server": server})
     assert validator.is_valid(
         {**good, "server": {**server, "auto_started": True}, "auto_start": {"enabled": True, "log": "/run/x.log"}}
