@@ -24,6 +24,7 @@ from mnemosyne_contract import load_schema
 from mnemosyne_core import cache as cache_module
 from mnemosyne_core import recall as recall_module
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, VAULT_ENV_VAR
+from mnemosyne_core.vault import open_page as vault_open_page
 from mnemosyne_core.vault import read_page_bytes
 
 if TYPE_CHECKING:
@@ -282,7 +283,7 @@ def test_an_unreadable_page_with_no_match_exits_3(
     write_page(vault, "wiki/locked.md", "tags: [auth]")
     write_page(vault, "wiki/open.md", "tags: [other]")
     real_read = read_page_bytes
-    real_open_page = cache_module.open_page
+    real_open_page = vault_open_page
 
     def read(page: PageRef) -> bytes:
         if page.name == "locked.md":
