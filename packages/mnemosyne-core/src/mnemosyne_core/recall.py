@@ -30,6 +30,7 @@ from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
 from mnemosyne_core.fold import as_utf8, decode, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
+from mnemosyne_core.record import Record
 from mnemosyne_core.vault import (
     left_out_files,
     read_as_judged,
@@ -63,7 +64,7 @@ class MemoryLogError(MnemosyneError):
     opened, locked or written). A failed write is truncated away, never left half done."""
 
 
-class Entry:
+class Entry(Record):
     """A wiki entry that matched: its path and the frontmatter fields recall reads."""
 
     __slots__ = ("content", "page", "slug", "tags", "title", "updated")
@@ -109,9 +110,6 @@ class Entry:
             "updated": self.updated.isoformat() if self.updated is not None else None,
             "content": decode(self.content) if self.content is not None else None,
         }
-
-    def __repr__(self) -> str:
-        return f"Entry({self.path!r}, updated={self.updated!r})"
 
 
 class RecallResult:

@@ -22,14 +22,15 @@ from mnemosyne_core.config import (
     FROM_VAULT_CONFIG,
     LAYOUT_FROM_DEFAULT,
     LAYOUT_FROM_ZERO_CONFIG,
-    MARKDOWN_SUFFIXES,
     VAULT_CONFIG_FILE,
     VAULT_ENV_VAR,
     VAULT_ROOT_DIR,
     expand_path,
     find_vault_config_upwards,
+    is_markdown_like,
     load_user_vault,
     load_vault_config,
+    markdown_like_endings,
     stem_of,
     user_config_path,
     vault_layout,
@@ -45,6 +46,7 @@ from mnemosyne_core.diagnostics import (
     Diagnostic,
 )
 from mnemosyne_core.errors import VaultError
+from mnemosyne_core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -59,7 +61,7 @@ PAGE_SUFFIX = ".md"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
-class VaultLocation:
+class VaultLocation(Record):
     """The vault root and how it was found.
 
     ``path``: the root as a real (symlink-free) path. ``source``: which of the four ways
@@ -75,17 +77,6 @@ class VaultLocation:
         self.source = source
         self.given = given
         self.source_file = source_file
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, VaultLocation):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def _key(self) -> tuple[str, str, str, str | None]:
-        return (self.path, self.source, self.given, self.source_file)
-
-    def __repr__(self) -> str:
-        return f"VaultLocation({self.path!r}, {self.source!r}, {self.given!r}, {self.source_file!r})"
 
 
 def resolve_vault(path: str | os.PathLike[str] | None, environ: Mapping[str, str] = os.environ) -> str:
@@ -219,7 +210,7 @@ def join_rel(rel_dir: str, name: str) -> str:
     return f"{rel_dir}/{name}" if rel_dir else name
 
 
-class PageRef:
+class PageRef(Record):
     """A page found by the scan: where it is shown (``rel_path``) and where it is read.
     ``dir``: the vault-relative dir it is directly in ("" for the vault root)."""
 
@@ -234,9 +225,6 @@ class PageRef:
     @property
     def stem(self) -> str:
         return stem_of(self.name)
-
-    def __repr__(self) -> str:
-        return f"PageRef({self.rel_path!r})"
 
 
 class Scan:
@@ -657,7 +645,7 @@ class TreeWalk:
         #: When a list: the markdown files the layout leaves out are added to it, as
         #: (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX, vault-relative path); see ``scan``.
         self.left_out = left_out
-        self.markdown_like = tuple(dict.fromkeys((*MARKDOWN_SUFFIXES, *(suffix.lower() for suffix in self.suffixes))))
+        self.markdown_like = markdown_like_endings(self.suffixes)
         #: See ``scan``; when set, ``rules_by_dir`` keeps the ignore rules in force in each
         #: listed dir, so that a name met there later is judged as the walk would.
         self.before_listing = before_listing
@@ -779,7 +767,7 @@ class TreeWalk:
                 elif entry.is_file(follow_symlinks=False):
                     names.append(name)
             elif left_out is not None:
-                if name.lower().endswith(self.markdown_like):
+                if is_markdown_like(name, self.markdown_like):
                     rule = self.deciding_rule(child, rules) if filtering else None
                     if rule is None:
                         left_out.append((where or LEFT_OUT_SUFFIX, child))
@@ -808,7 +796,7 @@ class TreeWalk:
         """Whether the walk would add an entry named ``name`` in the listed dir ``dir_rel``
         to ``left_out`` as LEFT_OUT_SUFFIX (if it is not a dir): a markdown-like name the
         layout's suffixes do not take, neither hidden nor ignored."""
-        if name.startswith(".") or name.endswith(self.suffixes) or not name.lower().endswith(self.markdown_like):
+        if name.startswith(".") or name.endswith(self.suffixes) or not is_markdown_like(name, self.markdown_like):
             return False
         rules = self.rules_by_dir.get(dir_rel, ())
         return not ((self.exclude is not None or rules) and self.ignored(join_rel(dir_rel, name), rules))
