@@ -83,10 +83,10 @@ def log_entry(result: str, query: str, count: int, slugs: str, observation: str)
     )
 
 
-# --- the seed's example and the output format ---
+# --- any term matches, and the output format ---
 
 
-def test_seed_example_github_auth_on_the_harness_fixture(harness: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_github_auth_on_the_harness_fixture_matches_any_term(harness: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """OR semantics: the entry tagged [auth, sandbox] and the one titled "GitHub Token
     Workflow Scope" both match; 4 matches, newest first, the top 3 read."""
     code = main(["wiki", "recall", "github", "auth", "--vault", str(harness)])

@@ -1,4 +1,5 @@
-"""``wiki recall``: the harness wiki-query contract (seed 003) on find's scanner and parser.
+"""``wiki recall``: the harness's ``/wiki-query`` contract (any term in a title, slug or tags;
+newest first; the first three read) on find's scanner and parser.
 
 An entry matches when ANY term of the topic (split on whitespace) is a case-insensitive
 substring of its frontmatter ``title``, ``slug`` or ``tags``, folded as find folds
@@ -45,7 +46,8 @@ if TYPE_CHECKING:
 
     from mnemosyne_core.vault import Identity, PageRef
 
-#: How many of the ranked matches are read into context. Fixed by the seed: not a flag.
+#: How many of the ranked matches are read into context. Fixed, as ``/wiki-query``'s is, so
+#: that every logged call reads alike: not a flag.
 READ_CAP = 3
 #: The heading the harness memory protocol greps for; recall implements /wiki-query.
 LOG_HEADING = "/wiki-query"
@@ -97,7 +99,8 @@ class Entry(Record):
 
     @property
     def file_slug(self) -> str:
-        """The seed's slug: the file name without ``.md`` (``basename $path .md``)."""
+        """The slug the memory log names a read entry by: the file name without ``.md``
+        (``basename $path .md``, as ``/wiki-query`` names it)."""
         return self.page.stem
 
     def to_dict(self) -> dict[str, Any]:
@@ -403,7 +406,8 @@ def format_log_entry(
     observation: str,
     when: datetime.datetime,
 ) -> str:
-    """The seed's log entry: a heading with the UTC time, then the five fields."""
+    """A ``/wiki-query`` log entry, as the harness memory protocol reads it: a heading with
+    the UTC time, then the five fields."""
     utc = when.astimezone(datetime.UTC)
     slugs = ", ".join(one_line(slug) for slug in read_slugs) or NO_SLUGS
     return (
