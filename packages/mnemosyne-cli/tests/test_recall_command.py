@@ -409,6 +409,7 @@ def test_a_log_that_cannot_be_written_is_a_warning(harness: Path, capsys: pytest
     )
 
 
+@pytest.mark.slow
 def test_concurrent_recalls_log_whole_entries(harness: Path, tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     topics = [f"github auth {index}" for index in range(8)]

@@ -275,6 +275,7 @@ def _write_vault(root: str, layout: dict[tuple[str, str], bytes]) -> None:
             handle.write(data)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=examples(50),
     deadline=None,

@@ -55,6 +55,8 @@ if TYPE_CHECKING:
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
     Identity = tuple[int, int, int, int]
 
+    from pathspec import GitIgnoreSpec
+
     from mnemosyne_core.config import Layout
 
 PAGE_SUFFIX = ".md"
@@ -611,7 +613,7 @@ MAX_IGNORE_FILE_BYTES = 1 << 20
 
 #: One dir's ignore rules: the vault-relative prefix of its dir ("" or "docs/"), their spec,
 #: and the ignore file(s) they come from ("docs/.gitignore"; both, joined by " or ").
-IgnoreRules = tuple[str, object, str]
+IgnoreRules = tuple[str, "_IgnoreSpec", str]
 #: See ``Scan.passed_over``: (dir, its ignore rules or None when not read yet, the entries,
 #: where they lie: None in a searched dir, else a left-out kind).
 PassedOver = tuple[str, "tuple[IgnoreRules, ...] | None", "list[os.DirEntry[str]]", "str | None"]
@@ -811,7 +813,7 @@ class TreeWalk:
         if self.exclude is not None and self.exclude.include_of(rel_path):
             return EXCLUDED_BY_CONFIG
         for base, spec, source in reversed(rules):  # the deepest ignore file decides first
-            include = spec.include_of(rel_path[len(base) :])  # type: ignore[attr-defined]
+            include = spec.include_of(rel_path[len(base) :])
             if include is not None:
                 return source if include else None
         return None
@@ -890,18 +892,19 @@ class _IgnoreSpec:
 
     __slots__ = ("search", "spec")
 
-    def __init__(self, spec: object):
+    def __init__(self, spec: GitIgnoreSpec):
         import re  # pathspec imports it anyway
 
         self.spec = spec
-        rules = [pattern for pattern in spec.patterns if pattern.include is not None]  # type: ignore[attr-defined]
-        regexes = [getattr(pattern, "regex", None) for pattern in rules]
+        rules = [pattern for pattern in spec.patterns if pattern.include is not None]
+        regexes = [pattern.regex for pattern in rules]
+        sources = [regex.pattern for regex in regexes if regex is not None and isinstance(regex.pattern, str)]
         self.search: Callable[[str], object] | None = None
-        if regexes and all(isinstance(regex, re.Pattern) and isinstance(regex.pattern, str) for regex in regexes):
+        if rules and len(sources) == len(rules):
             # A rule matches a path only where its regex finds it (pathspec matches with
             # ``search``, or ``match`` in older releases: what matches is found by search too).
             # Group names go: the rules share them, and one regex cannot.
-            alternatives = (re.sub(r"\(\?P<\w+>", "(?:", regex.pattern) for regex in regexes)  # type: ignore[union-attr]
+            alternatives = (re.sub(r"\(\?P<\w+>", "(?:", source) for source in sources)
             try:
                 self.search = re.compile("|".join(f"(?:{part})" for part in alternatives)).search
             except re.error:
@@ -913,7 +916,7 @@ class _IgnoreSpec:
         False re-included by a ``!`` rule, None no rule matches."""
         if self.search is not None and self.search(path) is None:
             return None
-        return self.spec.check_file(path).include  # type: ignore[attr-defined,no-any-return]
+        return self.spec.check_file(path).include
 
 
 def _names_only_hidden(line: str) -> bool:
