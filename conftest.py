@@ -21,6 +21,19 @@ from hypothesis import settings
 # filesystem, the client keeps pyfakefs's os after the test and the next call fails.
 import mnemosyne_cli.client  # noqa: F401
 
+# The same for the core's modules, which the CLI imports on first use: pyfakefs's cleanup
+# drops a module first imported during a test from sys.modules but leaves it on its
+# package, which the CLI's options load at start-up (the default limit), so a later
+# ``from mnemosyne_core import find`` would get the dropped module while monkeypatch
+# patches the new one.
+import mnemosyne_core.cache
+import mnemosyne_core.context
+import mnemosyne_core.find
+import mnemosyne_core.info
+import mnemosyne_core.layout
+import mnemosyne_core.lint
+import mnemosyne_core.recall  # noqa: F401
+
 # No per-example deadline: a loaded CI machine must not turn a slow example into a failure.
 # In CI (CI=true, as .ci/run is run), the same examples every time: a red run is
 # reproducible, never a new random draw.

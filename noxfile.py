@@ -303,7 +303,7 @@ def readme_install(session: nox.Session) -> None:
 
 @nox.session(name="ingest-report", default=False)
 def ingest_report(session: nox.Session) -> None:
-    """Land the agent-ecosystem report in a vault's analyses/, owned by atlas (seed criterion 8).
+    """Land the agent-ecosystem report in a vault's analyses/, owned by atlas (acceptance criterion 8).
 
     Default vault: fixtures/vaults/aion. Arguments after -- go to `mnemosyne wiki ingest`:
     `nox -s ingest-report -- --vault PATH`, or add --dry-run, --force, --json. Running it
@@ -328,7 +328,7 @@ def ingest_report(session: nox.Session) -> None:
 
 @nox.session
 def acceptance(session: nox.Session) -> None:
-    """The release gate: the seed's eight acceptance criteria (acceptance/) against the built
+    """The release gate: the eight acceptance criteria (acceptance/README.md) against the built
     wheels, installed into this fresh venv; no editable install, no source tree on sys.path."""
     wheels = build_distributions(session)
     # One pip call, so the local wheels satisfy each other's dependencies.

@@ -1,1 +1,1 @@
-"""The release gate: the seed's eight acceptance criteria against the installed wheels."""
+"""The release gate: the eight acceptance criteria (README.md) against the installed wheels."""

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: Kept after the run (the hyperfine JSON, the unit tests' JUnit XML); ``build/`` is gitignored.
 ARTIFACT_DIR = REPO_ROOT / "build" / "acceptance"
-#: The seed's acceptance criteria, as the closing table names them.
+#: The acceptance criteria (README.md), as the closing table names them.
 CRITERIA: dict[int, str] = {
     1: "find mastra < 500 ms (hyperfine)",
     2: "no match: exit 1, message, stdout empty",

@@ -103,7 +103,7 @@ def schema_errors(validator: Draft202012Validator, document: Any) -> list[str]:
 def test_criterion_2_no_match_exit_1_in_process(
     capsysbinary: pytest.CaptureFixture[bytes], fake_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("AION_VAULT", str(fake_vault))  # as the seed runs it: no --vault
+    monkeypatch.setenv("AION_VAULT", str(fake_vault))  # as an agent's harness runs it: no --vault
     assert run_main(capsysbinary, "wiki", "find", "nonexistent") == (1, b"", b"no wiki page matches 'nonexistent'\n")
 
 
@@ -185,17 +185,17 @@ def test_criterion_4_cat_prints_the_page_byte_for_byte_subprocess(
     record_figure(f"{unique_page}: {len(page)} bytes identical")
 
 
-def test_criterion_1_the_seeds_example_is_lines_1_and_2_subprocess(
+def test_criterion_1_the_readmes_example_is_lines_1_and_2_subprocess(
     mnemosyne: Installed, aion_vault: Path, record_figure: Callable[[str], None]
 ) -> None:
-    """The seed's output example, in its order: the page an agent names is on line 1."""
+    """The README's output example, in its order: the page an agent names is on line 1."""
     result = mnemosyne.run("wiki", "find", "mastra", "--vault", aion_vault)
     assert result.returncode == 0
     assert result.stdout.decode("utf-8").splitlines()[:2] == [
         "analyses/mastra-framework-decision-trail.md — Mastra Framework Decision Trail",
         "hermes/hermes-mastra-changelog-analysis.md — Hermes Mastra Changelog Safety Analysis",
     ]
-    record_figure("the seed's two example lines are lines 1 and 2")
+    record_figure("the README's two example lines are lines 1 and 2")
 
 
 # Criterion 5: --cat with several matches exits 2, prints nothing, names the candidates.

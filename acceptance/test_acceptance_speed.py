@@ -1,5 +1,5 @@
 """Criterion 1: ``mnemosyne wiki find mastra`` answers in under 500 ms on the fixture vault
-(the seed's "current vault", 93 pages), timed end to end by hyperfine as a fresh process,
+(fixtures/vaults/aion, the bundled Aion vault), timed end to end by hyperfine as a fresh process,
 start-up included, because that is what an agent waits for."""
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 #: The fixture vaults, measured on every query: label -> (path, what it is).
 FIXTURE_VAULTS = {
-    "aion": (ROOT / "fixtures" / "vaults" / "aion", "fixtures/vaults/aion: the seed's vault"),
+    "aion": (ROOT / "fixtures" / "vaults" / "aion", "fixtures/vaults/aion: the bundled Aion vault"),
     "known-item": (
         ROOT / "fixtures" / "vaults" / "known-item",
         "fixtures/vaults/known-item: the known-item examples of docs/spec.md (tar, shortcodes, strings.Contains)",

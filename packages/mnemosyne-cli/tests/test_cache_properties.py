@@ -84,6 +84,7 @@ def _restore_modes(root: Path) -> None:
             path.chmod(0o755 if path.is_dir() else 0o644)
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(
     operations=st.lists(st.sampled_from(OPERATIONS + CACHE_OPERATIONS), min_size=5, max_size=30),
@@ -113,6 +114,7 @@ def test_every_answer_through_the_cache_equals_the_plain_scan(
         shutil.rmtree(root)
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(operations=st.lists(st.sampled_from(TREE_OPERATIONS), min_size=5, max_size=25), seed=st.integers(0, 2**32 - 1))
 @example(operations=["delete", "write", "rename", "tree_config", "rename", "ignore_file"], seed=1_000_000_000)

@@ -319,6 +319,7 @@ def zsh(script: str, vault: Path | None, tmp_path: Path, *args: str) -> subproce
     return run_shell([require("zsh"), "-f", "-c", script, "zsh", *args], env)
 
 
+@pytest.mark.slow
 def test_zsh_script_loads_with_eval(scripts: dict[str, Path], vault: Path, tmp_path: Path) -> None:
     completed = zsh(
         f'autoload -Uz compinit && compinit -u -D && eval "$(<{scripts["zsh"]})" && print -r -- $_comps[mnemosyne]',

@@ -484,8 +484,8 @@ def test_matched_line_says_that_no_title_or_path_holds_the_keywords(
     assert run(capsys, "wiki", "find", "goals", "--matched", "--vault", vault)[2] == (
         "no title or path holds 'goals'; this page mentions it in its text\n"
     )
-    # Without --matched, stdout has no context and stderr stays empty (the seed's agents
-    # expect nothing there on exit 0).
+    # Without --matched, stdout has no context and stderr stays empty (agents take anything
+    # there on exit 0 for trouble).
     assert run(capsys, "wiki", "find", "non-lexical", "--vault", vault) == (
         0,
         "atlas/2094-nll.md — 2094-nll\natlas/1774-roadmap.md — 1774-roadmap\n",

@@ -71,6 +71,7 @@ def run_probe(target: int, words: list[str]) -> subprocess.CompletedProcess[str]
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("words", CALLS, ids=" ".join)
 def test_ctrl_c_anywhere_in_a_call_exits_130_adding_at_most_an_empty_line(words: list[str]) -> None:
     """What the call printed before the interrupt stays (a prefix of its whole output);
@@ -115,6 +116,7 @@ console_script.run()
 """
 
 
+@pytest.mark.slow
 def test_a_call_stuck_after_ctrl_c_still_exits_130_keeping_what_it_printed() -> None:
     """The watchdog every interrupt arms ends a call whose cleanup cannot finish: exit 130,
     stdout's buffered lines written, the ^C line ended, as an interrupt that ran its

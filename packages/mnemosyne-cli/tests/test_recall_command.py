@@ -24,7 +24,7 @@ from mnemosyne_contract import load_schema
 from mnemosyne_core import cache as cache_module
 from mnemosyne_core import recall as recall_module
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, VAULT_ENV_VAR
-from mnemosyne_core.vault import open_page as open_listed_page
+from mnemosyne_core.vault import open_page as vault_open_page
 from mnemosyne_core.vault import read_page_bytes
 
 if TYPE_CHECKING:
@@ -83,10 +83,10 @@ def log_entry(result: str, query: str, count: int, slugs: str, observation: str)
     )
 
 
-# --- the seed's example and the output format ---
+# --- any term matches, and the output format ---
 
 
-def test_seed_example_github_auth_on_the_harness_fixture(harness: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_github_auth_on_the_harness_fixture_matches_any_term(harness: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """OR semantics: the entry tagged [auth, sandbox] and the one titled "GitHub Token
     Workflow Scope" both match; 4 matches, newest first, the top 3 read."""
     code = main(["wiki", "recall", "github", "auth", "--vault", str(harness)])
@@ -283,7 +283,7 @@ def test_an_unreadable_page_with_no_match_exits_3(
     write_page(vault, "wiki/locked.md", "tags: [auth]")
     write_page(vault, "wiki/open.md", "tags: [other]")
     real_read = read_page_bytes
-    real_open_page = open_listed_page
+    real_open_page = vault_open_page
 
     def read(page: PageRef) -> bytes:
         if page.name == "locked.md":
@@ -409,6 +409,7 @@ def test_a_log_that_cannot_be_written_is_a_warning(harness: Path, capsys: pytest
     )
 
 
+@pytest.mark.slow
 def test_concurrent_recalls_log_whole_entries(harness: Path, tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     topics = [f"github auth {index}" for index in range(8)]

@@ -288,6 +288,7 @@ def test_two_ingests_racing_for_one_slug(tmp_path: Path) -> None:
 # --- recall: concurrent log appends stay whole --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_concurrent_recall_log_appends_stay_whole(tmp_path: Path) -> None:
     vault = write_pages(tmp_path / "vault", {"atlas/kestrel.md": "---\ntitle: Kestrel\ntags: [kestrel]\n---\nbody\n"})
     memory = tmp_path / "memory"

@@ -4,7 +4,6 @@ served answer differ from the scan's. The permission cases run as an unprivilege
 
 from __future__ import annotations
 
-import functools
 import os
 import select
 import shutil
@@ -17,7 +16,9 @@ import threading
 import time
 from pathlib import Path
 
+import nobody
 import pytest
+from nobody import NOBODY, NOBODY_WITH_GROUP
 from server_harness import (
     ThreadServer,
     make_vault,
@@ -78,9 +79,8 @@ def test_a_rebuild_that_runs_out_of_watches_declines_every_query_until_one_succe
 def test_a_vault_root_the_server_cannot_read_for_a_moment_is_never_answered_empty(tmp_path: Path) -> None:
     """The vault root mode 000 during a rebuild, as an unprivileged user: the server
     declines while it cannot read, and answers in full once it can again."""
-    script = f"""
+    script = """
 import os, sys, time
-sys.path[:0] = {sys.path!r}
 os.environ["XDG_RUNTIME_DIR"] = sys.argv[2]
 from mnemosyne_cli.client import RemoteBackend
 from mnemosyne_cli.server import Server
@@ -228,7 +228,6 @@ def test_a_stalled_server_never_adds_a_second_log_entry(
 def test_the_memory_log_is_written_with_the_callers_umask(tmp_path: Path) -> None:
     script = """
 import os, sys
-sys.path[:0] = {path!r}
 os.environ["XDG_RUNTIME_DIR"] = sys.argv[2]
 import threading
 from mnemosyne_cli.app import main
@@ -245,7 +244,7 @@ code = main(["wiki", "recall", "github", "--vault", vault, "--memory-dir", memor
 log = [os.path.join(d, f) for d, _, files in os.walk(memory) for f in files][0]
 print("CODE", code, "ANSWERED", server.answered, "MODE", oct(os.stat(log).st_mode & 0o777))
 server.stop()
-""".replace("{path!r}", repr(sys.path))
+"""
     out = _as_nobody(tmp_path, script, PAGES)
     assert "CODE 0 ANSWERED 1 MODE 0o600" in out, out
 
@@ -323,7 +322,7 @@ def test_the_client_sends_nothing_to_a_socket_in_a_dir_it_cannot_trust(
 def test_the_client_sends_nothing_to_a_server_of_another_uid(
     tmp_path: Path, runtime_dir: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    _require_privilege_drop()
+    python = _require_privilege_drop()
     vault = make_vault(tmp_path / "v", PAGES)
     theirs = Path(tempfile.mkdtemp(prefix="mnemosyne-other-"))
     try:
@@ -339,7 +338,7 @@ def test_the_client_sends_nothing_to_a_server_of_another_uid(
             "except OSError:\n    print('NOTHING', flush=True)\n"
         )
         process = subprocess.Popen(
-            [*NOBODY, sys.executable, "-c", listen, str(theirs / "s.sock")],
+            [*NOBODY, python, "-c", listen, str(theirs / "s.sock")],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -367,18 +366,18 @@ def test_the_client_sends_nothing_to_a_server_of_another_uid(
 def test_a_caller_without_the_servers_groups_is_told_to_scan(tmp_path: Path) -> None:
     """Same uid, fewer groups: the scan says Permission denied, and so does a served call
     (the server declines), never the page."""
-    _require_privilege_drop()
+    python = _require_privilege_drop()
     base = Path(tempfile.mkdtemp(prefix="mnemosyne-groups-"))
     try:
         vault, run = _nobody_tree(base, {"atlas/secret.md": "kestrel secret\n", "atlas/open.md": "other\n"})
         secret = vault / "atlas" / "secret.md"
         os.chown(secret, 0, 4242)  # not nobody's: the group bits decide
         secret.chmod(0o640)
-        env = {**os.environ, "XDG_RUNTIME_DIR": str(run), "PYTHONPATH": os.pathsep.join(sys.path)}
+        env = {**os.environ, "XDG_RUNTIME_DIR": str(run), "PYTHONPATH": nobody.import_path()}
         server = subprocess.Popen(
             [
                 *NOBODY_WITH_GROUP,
-                sys.executable,
+                python,
                 "-m",
                 "mnemosyne_cli",
                 "wiki",
@@ -391,13 +390,13 @@ def test_a_caller_without_the_servers_groups_is_told_to_scan(tmp_path: Path) -> 
             stderr=subprocess.DEVNULL,
         )
         try:
-            probe = [*NOBODY, sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--status", "--vault", str(vault)]
+            probe = [*NOBODY, python, "-m", "mnemosyne_cli", "wiki", "serve", "--status", "--vault", str(vault)]
             deadline = time.monotonic() + 30
             while subprocess.run(probe, env=env, capture_output=True, check=False, timeout=60).returncode != 0:
                 assert time.monotonic() < deadline
                 assert server.poll() is None
                 time.sleep(0.05)
-            find = [*NOBODY, sys.executable, "-m", "mnemosyne_cli", "wiki", "find", "kestrel", "--vault", str(vault)]
+            find = [*NOBODY, python, "-m", "mnemosyne_cli", "wiki", "find", "kestrel", "--vault", str(vault)]
             for flags in ([], ["--cat"]):
                 # Listed by a server that read it with its own groups, the page would show
                 # here without the scan's warning; --cat would print it.
@@ -464,26 +463,20 @@ def test_a_silent_peer_is_dropped_at_its_deadline(tmp_path: Path, monkeypatch: p
 
 # --- running as another user ---
 
-NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
-NOBODY_WITH_GROUP = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=4242"]
 
-
-def _require_privilege_drop() -> None:
+def _require_privilege_drop() -> str:
     """The permission cases need a uid that mode bits stop: root can drop to nobody with
-    setpriv. Skipped only where that is impossible (not root, or no setpriv)."""
+    setpriv. The interpreter nobody runs them with (``nobody.python``, importing from
+    ``nobody.import_path()``); skipped only where that is impossible (not root, no
+    setpriv, no Python nobody may run)."""
     if os.geteuid() != 0:
         pytest.skip("the test drops privileges to nobody, which needs root")
     if shutil.which("setpriv") is None:
         pytest.skip("setpriv (util-linux) is not installed")
-    if not _nobody_can_run_this_python():
-        # pyenv's 3.12 and 3.13 here live under /root, whose files nobody may not read.
-        pytest.skip(f"nobody cannot run this interpreter ({sys.executable}): its files are private to root")
-
-
-@functools.cache
-def _nobody_can_run_this_python() -> bool:
-    completed = subprocess.run([*NOBODY, sys.executable, "-c", "pass"], capture_output=True, check=False, timeout=60)
-    return completed.returncode == 0
+    python = nobody.python()
+    if python is None:
+        pytest.skip(f"nobody can run neither this interpreter ({sys.executable}) nor its base installation's")
+    return python
 
 
 def _nobody_tree(base: Path, pages: dict[str, str]) -> tuple[Path, Path]:
@@ -499,12 +492,13 @@ def _nobody_tree(base: Path, pages: dict[str, str]) -> tuple[Path, Path]:
 
 def _as_nobody(tmp_path: Path, script: str, pages: dict[str, str]) -> str:
     """Run ``script`` (argv: vault, runtime dir) as nobody over a vault of ``pages``."""
-    _require_privilege_drop()
+    python = _require_privilege_drop()
     base = Path(tempfile.mkdtemp(prefix="mnemosyne-nobody-"))
     try:
         vault, run = _nobody_tree(base, pages)
         completed = subprocess.run(
-            [*NOBODY, sys.executable, "-c", script, str(vault), str(run)],
+            [*NOBODY, python, "-c", script, str(vault), str(run)],
+            env={**os.environ, "PYTHONPATH": nobody.import_path()},
             capture_output=True,
             text=True,
             check=False,

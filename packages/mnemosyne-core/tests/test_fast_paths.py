@@ -89,6 +89,7 @@ def test_outside_subset_is_the_complement_of_what_the_subset_allows() -> None:
     assert outside == not_allowed
 
 
+@pytest.mark.slow
 def test_the_bytes_check_finds_every_character_outside_the_subset() -> None:
     """The subset's lines hold no control byte; past ASCII, the bytes check answers for
     every code point as the character set does on the decoded text (a surrogate's bytes

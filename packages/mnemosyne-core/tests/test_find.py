@@ -1,4 +1,4 @@
-"""find's rules (docs/spec.md, rules 1-11), on pyfakefs vaults. The seed's own cases first."""
+"""find's rules (docs/spec.md, rules 1-11), on pyfakefs vaults. The plain matches every rule builds on first."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def paths(vault: str, *keywords: str, limit: int = 0) -> list[str]:
     return [match.path for match in search(vault, keywords, limit=limit).matches]
 
 
-# --- the seed's cases -----------------------------------------------------------------
+# --- the plain matches ----------------------------------------------------------------
 
 
 def test_title_match(make_vault: MakeVault) -> None:
@@ -425,7 +425,7 @@ def test_the_path_is_searched_folded_like_everything_else(make_vault: MakeVault)
     assert paths(vault, "atlas/STRASSE.MD") == ["atlas/Straße.md"]
 
 
-def test_the_seeds_example_order_holds_on_the_fixture_vault() -> None:
+def test_the_readmes_example_order_holds_on_the_fixture_vault() -> None:
     fixture = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "aion"
     titles = [match.title for match in search(fixture, ["mastra"]).matches]
     assert titles[:2] == ["Mastra Framework Decision Trail", "Hermes Mastra Changelog Safety Analysis"]

@@ -81,7 +81,7 @@ def test_a_topic_without_terms_is_an_invalid_query(topic: str | list[str]) -> No
 
 
 def test_any_term_matching_is_enough_or_semantics(fs: FakeFilesystem) -> None:
-    """The seed's example: `github auth` finds the entry tagged [auth, sandbox] and the one
+    """Any term is enough: `github auth` finds the entry tagged [auth, sandbox] and the one
     titled GitHub Token Workflow Scope, though neither holds both words."""
     harness_vault(fs)
     page(fs, "wiki/sandbox-credential-boundaries.md", "title: Sandbox Credential Boundaries\ntags: [auth, sandbox]")

@@ -1,4 +1,4 @@
-"""Seed criterion 8: the agent-ecosystem report is in the committed fixture vault under
+"""Acceptance criterion 8 (acceptance/README.md): the agent-ecosystem report is in the committed fixture vault under
 analyses/, owned by atlas, exactly as ``nox -s ingest-report`` lands it."""
 
 from __future__ import annotations

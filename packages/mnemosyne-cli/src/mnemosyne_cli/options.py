@@ -1,4 +1,4 @@
-"""find's options, declared once, importing nothing: argparse's registration (find's and
+"""find's options, declared once, importing nothing but the core's default limit: argparse's registration (find's and
 the shared ones in arguments.py), the console script's own parser of a plain find
 (``console_script.find_arguments``) and the tests all read this table, so they cannot
 drift apart.
@@ -8,6 +8,8 @@ than the search of a small vault (docs/performance.md).
 """
 
 from __future__ import annotations
+
+from mnemosyne_core.results import DEFAULT_LIMIT
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -77,8 +79,6 @@ class Option:
     def takes_value(self) -> bool:
         return self.metavar is not None
 
-
-DEFAULT_LIMIT = 20
 
 CAT = Option(("--cat",), "cat", "print the one matching page verbatim; exit 2 unless exactly one matches")
 JSON = Option(("--json",), "json", "print a JSON array of {path, title, constellation, type}")

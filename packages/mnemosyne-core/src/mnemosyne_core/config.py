@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from mnemosyne_core.errors import VaultError
+from mnemosyne_core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ DEPTHS: tuple[str, ...] = (DEPTH_FLAT, DEPTH_TREE)
 MARKDOWN_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".mdx")
 #: What a flat layout searches by default: the Aion vault's pages end in .md.
 FLAT_SUFFIXES: tuple[str, ...] = (".md",)
+
 #: In ``dirs`` (and --dir), the vault root itself.
 VAULT_ROOT_DIR = "."
 #: Where a layout came from, as ``wiki info`` reports it.
@@ -74,7 +76,7 @@ FROM_USER_CONFIG = "user-config"
 VAULT_SOURCES: tuple[str, ...] = (FROM_FLAG, FROM_VAULT_CONFIG, FROM_ENV, FROM_USER_CONFIG)
 
 
-class VaultConfig:
+class VaultConfig(Record):
     """What a vault's ``.mnemosyne.toml`` declares. Missing keys are None.
 
     ``lint_ignore`` is ``[lint] ignore``: lint codes never reported for this vault. Only
@@ -128,29 +130,33 @@ class VaultConfig:
         """Whether the file sets any layout key (then it, not the default, is the layout's source)."""
         return any(value is not None for value in (self.dirs, self.depth, self.suffixes, self.exclude))
 
-    def _key(self) -> tuple[object, ...]:
-        return (
-            self.dirs,
-            self.memory_dir,
-            self.lint_ignore,
-            self.serve_auto,
-            self.depth,
-            self.suffixes,
-            self.exclude,
-            self.cache_enabled,
-        )
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, VaultConfig):
-            return NotImplemented
-        return self._key() == other._key()
+#: How a TOML basic string writes the characters it may not hold as they are: the quote,
+#: the backslash, and every control character (C0 and DEL).
+_TOML_ESCAPES: dict[int, str] = {code: f"\\u{code:04x}" for code in (*range(0x20), 0x7F)}
+_TOML_ESCAPES.update(
+    {
+        ord('"'): '\\"',
+        ord("\\"): "\\\\",
+        ord("\b"): "\\b",
+        ord("\t"): "\\t",
+        ord("\n"): "\\n",
+        ord("\f"): "\\f",
+        ord("\r"): "\\r",
+    }
+)
 
-    def __repr__(self) -> str:
-        return (
-            f"VaultConfig(dirs={self.dirs!r}, memory_dir={self.memory_dir!r}, "
-            f"lint_ignore={self.lint_ignore!r}, serve_auto={self.serve_auto!r}, depth={self.depth!r}, "
-            f"suffixes={self.suffixes!r}, exclude={self.exclude!r}, cache_enabled={self.cache_enabled!r})"
-        )
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string, which a config file (and tomllib) reads back as
+    ``text`` exactly, whatever it holds: the messages that say which line to write in
+    ``.mnemosyne.toml`` and the file ``wiki init`` writes all quote with it."""
+    return '"' + text.translate(_TOML_ESCAPES) + '"'
+
+
+def toml_array(items: Sequence[str]) -> str:
+    """``items`` as a one-line TOML array of strings (``["atlas", "docs/en"]``)."""
+    return "[" + ", ".join(toml_string(item) for item in items) + "]"
 
 
 def check_dir_name(name: str) -> str | None:
@@ -188,7 +194,20 @@ def stem_of(name: str) -> str:
     return name[: name.rindex(".")]
 
 
-class Layout:
+def markdown_like_endings(suffixes: Sequence[str]) -> tuple[str, ...]:
+    """What ``is_markdown_like`` compares a name's end with, for a layout whose pages end
+    in ``suffixes``: MARKDOWN_SUFFIXES and ``suffixes``, lowercased."""
+    return tuple(dict.fromkeys((*MARKDOWN_SUFFIXES, *(suffix.lower() for suffix in suffixes))))
+
+
+def is_markdown_like(name: str, endings: tuple[str, ...]) -> bool:
+    """Whether the file name ``name`` reads as markdown whatever its case (``Notes.MD``):
+    it ends in one of ``endings`` (``markdown_like_endings``) once lowercased. Lint and the
+    miss note count such a file the layout does not take as one it leaves out."""
+    return name.lower().endswith(endings)
+
+
+class Layout(Record):
     """Which files of a vault are its pages.
 
     ``dirs``: the searched dirs, vault-relative, '/'-separated (``.``: the root itself).
@@ -236,17 +255,6 @@ class Layout:
             "exclude": list(self.exclude),
             "source": self.source,
         }
-
-    def _key(self) -> tuple[object, ...]:
-        return (self.dirs, self.depth, self.suffixes, self.exclude, self.source, self.dirs_source)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Layout):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __repr__(self) -> str:
-        return f"Layout({self.dirs!r}, {self.depth!r}, {self.suffixes!r}, {self.exclude!r}, {self.source!r})"
 
 
 #: A config file is a few lines; anything larger is refused rather than read.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import unicodedata
 
 from mnemosyne_core.fold import TextMatcher, decode, fold
+from mnemosyne_core.record import HashableRecord
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ ELLIPSIS = "…"
 LEAD = 20
 
 
-class Context:
+class Context(HashableRecord):
     """One line of a page's text: its number (1-based), the text shown (the line stripped
     of surrounding whitespace, tabs as spaces, cut to about ``WIDTH`` characters with
     ``ELLIPSIS`` where it was cut) and where each keyword occurs in that text, as
@@ -43,17 +44,6 @@ class Context:
     def to_dict(self) -> dict[str, int | str]:
         """The context as find --json --matched reports it."""
         return {"line": self.line, "text": self.text}
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Context):
-            return NotImplemented
-        return (self.line, self.text, self.marks) == (other.line, other.text, other.marks)
-
-    def __hash__(self) -> int:
-        return hash((self.line, self.text, self.marks))
-
-    def __repr__(self) -> str:
-        return f"Context({self.line}, {self.text!r}, {self.marks!r})"
 
 
 def best_line(data: bytes, folded_keywords: Sequence[str]) -> Context | None:

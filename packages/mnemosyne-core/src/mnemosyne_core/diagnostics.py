@@ -6,6 +6,8 @@ A server sends them as they are (``as_fields``) and its client renders them as t
 
 from __future__ import annotations
 
+from mnemosyne_core.record import HashableRecord
+
 #: A page-named symlink (or a scanned dir that is one) whose target does not exist.
 BROKEN_SYMLINK = "broken-symlink"
 #: A page-named symlink (or a scanned dir that is one) whose target is outside the vault.
@@ -25,7 +27,7 @@ UNKNOWN_DIR = "unknown-dir"
 VANISHED = "vanished during the search"
 
 
-class Diagnostic:
+class Diagnostic(HashableRecord):
     """One thing a search skipped, and why. ``path`` is vault-relative (``is_dir``: it
     names a dir); for UNKNOWN_DIR it is the dir name as the command line gave it."""
 
@@ -54,15 +56,3 @@ class Diagnostic:
         else:
             subject = f"{self.path}/: " if self.is_dir else f"{self.path}: "
         return (subject, self.code, self.detail)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Diagnostic):
-            return NotImplemented
-        return self.as_fields() == other.as_fields()
-
-    def __hash__(self) -> int:
-        return hash(self.as_fields())
-
-    def __repr__(self) -> str:
-        flag = ", is_dir=True" if self.is_dir else ""
-        return f"Diagnostic({self.path!r}, {self.code!r}, {self.detail!r}{flag})"

@@ -654,6 +654,6 @@ def _end_child(pid: int) -> None:
 def find_pages(
     keywords: Sequence[str], limit: int = DEFAULT_LIMIT, *, vault: str | None = None
 ) -> list[dict[str, Any]]:
-    """The seed's API: the matching pages as find --json reports them, in ``vault`` if given,
+    """find for Python callers: the matching pages as find --json reports them, in ``vault`` if given,
     else in the vault ``vault.locate_vault`` finds."""
     return [match.to_dict() for match in search(vault, keywords, limit=limit).matches]

@@ -11,6 +11,7 @@ by ``parse_block_bytes``); tests/test_fast_paths.py holds each to PyYAML's answe
 from __future__ import annotations
 
 from mnemosyne_core.fold import BOM, RegexOnceItPays, decode
+from mnemosyne_core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def opens_frontmatter(data: bytes) -> bool:
     return _opening_end(data) >= 0
 
 
-class Frontmatter:
+class Frontmatter(Record):
     """A page split into its frontmatter mapping (None when unusable) and its body."""
 
     __slots__ = ("body", "metadata", "status")
@@ -85,9 +86,6 @@ class Frontmatter:
         self.metadata = metadata
         self.body = body
         self.status = status
-
-    def __repr__(self) -> str:
-        return f"Frontmatter(status={self.status!r}, metadata={self.metadata!r})"
 
 
 def loads_bytes(data: bytes) -> Frontmatter:

@@ -6,6 +6,7 @@ Nothing here scans a second way."""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mnemosyne_core.cache import describe_cache
@@ -30,27 +31,18 @@ DIR_UNREADABLE = "unreadable"  # could not be listed (in full): its pages were n
 DIR_STATES: tuple[str, ...] = (DIR_PRESENT, DIR_MISSING, DIR_NOT_A_DIR, DIR_SKIPPED, DIR_UNREADABLE)
 
 
+@dataclass(slots=True)
 class DirInfo:
     """One scanned dir: its ``state`` (DIR_STATES), the pages find lists in it (in a tree,
     below it too), for a dir that is skipped or unreadable, why, and in a tree the pages
     below each dir directly in it (``subdirs``: name, pages; by name; pages directly in the
     dir itself are not in any)."""
 
-    __slots__ = ("name", "pages", "reason", "state", "subdirs")
-
-    def __init__(
-        self,
-        name: str,
-        state: str,
-        pages: int = 0,
-        reason: str | None = None,
-        subdirs: list[tuple[str, int]] | None = None,
-    ):
-        self.name = name
-        self.state = state
-        self.pages = pages
-        self.reason = reason
-        self.subdirs = subdirs or []
+    name: str
+    state: str
+    pages: int = 0
+    reason: str | None = None
+    subdirs: list[tuple[str, int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -60,9 +52,6 @@ class DirInfo:
             "reason": self.reason,
             "subdirs": [{"name": name, "pages": pages} for name, pages in self.subdirs],
         }
-
-    def __repr__(self) -> str:
-        return f"DirInfo({self.name!r}, {self.state!r}, {self.pages}, {self.reason!r})"
 
 
 class VaultInfo:

@@ -18,6 +18,7 @@ from mnemosyne_core.config import (
     VAULT_ROOT_DIR,
     Layout,
     load_vault_config,
+    toml_array,
     vault_layout,
 )
 from mnemosyne_core.errors import ConfigExistsError, ConfigWriteError, VaultError
@@ -26,14 +27,6 @@ from mnemosyne_core.vault import LEFT_OUT_NESTED, LEFT_OUT_OUTSIDE, non_vault_re
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
-
-
-def _toml_list(items: Sequence[str]) -> str:
-    """A TOML array of strings. Every item here is a dir name or a suffix that passed
-    ``config.check_dir_name`` or is ASCII letters and digits; only a quote or a backslash
-    in a dir name needs escaping."""
-    quoted = ('"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"' for item in items)
-    return "[" + ", ".join(quoted) + "]"
 
 
 def miss_note(
@@ -101,7 +94,7 @@ def _left_out_note(vault_real: str, left_out: Sequence[tuple[str, str]], layout_
     if nested:
         parts.append(f'{nested} in sub-dirs (set depth = "{DEPTH_TREE}" in {VAULT_CONFIG_FILE})')
     if by_suffix:
-        wanted = _toml_list((*layout_suffixes, *sorted(by_suffix)))
+        wanted = toml_array((*layout_suffixes, *sorted(by_suffix)))
         ending = " or ".join(sorted(by_suffix))
         parts.append(f"{sum(by_suffix.values())} ending in {ending} (set suffixes = {wanted} in {VAULT_CONFIG_FILE})")
     if outside:
@@ -176,15 +169,15 @@ def init_text(layout: Layout) -> str:
     layout it also writes down what lint leaves out there (``lint.AION_CONVENTION_CODES``),
     so the vault lints the same once the file exists."""
     text = _HEADER + _KEYS.format(
-        dirs=_toml_list(layout.dirs),
+        dirs=toml_array(layout.dirs),
         depth=layout.depth,
-        suffixes=_toml_list(layout.suffixes),
-        exclude=_toml_list(layout.exclude),
+        suffixes=toml_array(layout.suffixes),
+        exclude=toml_array(layout.exclude),
     )
     if layout.source == LAYOUT_FROM_ZERO_CONFIG:
         from mnemosyne_core.lint import AION_CONVENTION_CODES
 
-        text += _LINT_CONVENTIONS.format(codes=_toml_list(AION_CONVENTION_CODES))
+        text += _LINT_CONVENTIONS.format(codes=toml_array(AION_CONVENTION_CODES))
     return text
 
 

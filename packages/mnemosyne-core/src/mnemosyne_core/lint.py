@@ -24,17 +24,22 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mnemosyne_core.config import (
     CONSTELLATIONS,
     DEPTH_TREE,
+    FLAT_SUFFIXES,
     LAYOUT_FROM_ZERO_CONFIG,
     MARKDOWN_SUFFIXES,
     VAULT_CONFIG_FILE,
     VAULT_ROOT_DIR,
     VaultConfig,
+    is_markdown_like,
     load_vault_config,
+    markdown_like_endings,
+    toml_array,
     vault_layout,
 )
 from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_LIST, IGNORE_FILE_UNUSED, SYMLINK_ESCAPES
@@ -156,15 +161,13 @@ UNSEARCHED_CODES = frozenset(
 MAX_WALK_DEPTH = 200
 
 
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One thing lint reports about one path."""
 
-    __slots__ = ("code", "message", "path")
-
-    def __init__(self, path: str, code: str, message: str):
-        self.path = path
-        self.code = code
-        self.message = message
+    path: str
+    code: str
+    message: str
 
     def to_dict(self) -> dict[str, str]:
         """The finding as lint --json reports it."""
@@ -173,36 +176,20 @@ class Finding:
     def sort_key(self) -> tuple[str, str, str]:
         return (self.path, self.code, self.message)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Finding):
-            return NotImplemented
-        return self.sort_key() == other.sort_key()
 
-    def __hash__(self) -> int:
-        return hash(self.sort_key())
-
-    def __repr__(self) -> str:
-        return f"Finding({self.path!r}, {self.code!r}, {self.message!r})"
-
-
+@dataclass(slots=True)
 class LintReport:
     """What lint reports (``findings``, sorted by path, then code), how many findings
     the selection left out (``ignored``: --select, --ignore, ``[lint] ignore``), and the
     warnings about the command line rather than the vault (``warnings``: a --dir that
     names no dir of it), which are said, never reported or ignored as findings."""
 
-    __slots__ = ("findings", "ignored", "warnings", "zero_config")
-
-    def __init__(self, findings: list[Finding], ignored: int, warnings: Sequence[Diagnostic] = ()):
-        self.findings = findings
-        self.ignored = ignored
-        self.warnings = list(warnings)
-        #: Whether the vault's layout is zero config, whose ignored codes include
-        #: AION_CONVENTION_CODES (unless --select named them).
-        self.zero_config = False
-
-    def __repr__(self) -> str:
-        return f"LintReport({len(self.findings)} findings, ignored={self.ignored})"
+    findings: list[Finding]
+    ignored: int
+    warnings: list[Diagnostic] = field(default_factory=list)
+    #: Whether the vault's layout is zero config, whose ignored codes include
+    #: AION_CONVENTION_CODES (unless --select named them).
+    zero_config: bool = False
 
 
 def check_codes(codes: Iterable[str], option: str) -> None:
@@ -266,7 +253,7 @@ def lint_report(
         hidden.update(set(AION_CONVENTION_CODES).difference(selected))
     findings = _all_findings(pages, _layout_dirs(vault_real, config))
     reported = [finding for finding in findings if finding.code not in hidden]
-    report = LintReport(reported, len(findings) - len(reported), pages.dir_warnings)
+    report = LintReport(reported, len(findings) - len(reported), list(pages.dir_warnings))
     report.zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
     return report
 
@@ -555,7 +542,7 @@ def find_copies(titled: Sequence[tuple[str, str]], exclude: Sequence[str] | None
         for root in copy_roots
     ]
     patterns = _copy_patterns(copy_roots, below, [tuple(rel_path.split("/")) for rel_path, _ in titled])
-    return Copies(dirs, "exclude = [" + ", ".join(_toml_string(item) for item in (*(exclude or ()), *patterns)) + "]")
+    return Copies(dirs, "exclude = " + toml_array((*(exclude or ()), *patterns)))
 
 
 def vault_copies(pages: Scan) -> Copies:
@@ -676,14 +663,8 @@ def unscanned_dir_message(rel_path: str, config_dirs: Sequence[str], *, tree: bo
         return f"in {top}/, which this run's --dir leaves out; add --dir {top}"
     if parent in config_dirs:
         return f"in {parent}/, which this run's --dir leaves out; add --dir {parent}"
-    line = "dirs = [" + ", ".join(_toml_string(name) for name in (*config_dirs, top)) + "]"
+    line = "dirs = " + toml_array((*config_dirs, top))
     return f"in {top}/, which is not scanned; to scan it, set {line} in {VAULT_CONFIG_FILE}, or move it"
-
-
-def _toml_string(text: str) -> str:
-    import json  # a JSON string is a TOML basic string, but for DEL, which TOML escapes
-
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 class _Walker:
@@ -708,9 +689,9 @@ class _Walker:
         self.memory_dir = memory_dir
         self.config_dirs = config_dirs
         layout = pages.layout
-        self.layout_suffixes = layout.suffixes if layout is not None else (".md",)
+        self.layout_suffixes = layout.suffixes if layout is not None else FLAT_SUFFIXES
         self.lower_suffixes = tuple(suffix.lower() for suffix in self.layout_suffixes)
-        self.markdown_like = tuple(dict.fromkeys((*MARKDOWN_SUFFIXES, *self.lower_suffixes)))
+        self.markdown_like = markdown_like_endings(self.layout_suffixes)
         self.tree = layout is not None and layout.depth == DEPTH_TREE
         #: The scan's own rules for what a tree leaves out (ignore files, exclude).
         self.tree_walk = TreeWalk(pages, layout, None) if layout is not None else None
@@ -719,9 +700,6 @@ class _Walker:
         #: Real paths of the scanned dirs: walked under their scanned names already.
         self.skip_real: set[str] = set()
         self.findings: list[Finding] = []
-
-    def is_markdown_like(self, name: str) -> bool:
-        return name.lower().endswith(self.markdown_like)
 
     def walk(
         self,
@@ -767,7 +745,7 @@ class _Walker:
                 if filtering and self._left_out(child_rel + "/", rules):
                     continue
                 self.walk(entry.path, child_rel, depth=depth + 1, scanned=scanned, rules=rules)
-            elif self.is_markdown_like(name):
+            elif is_markdown_like(name, self.markdown_like):
                 if depth == 0 and skip_names and name in skip_names:
                     continue  # a scanned dir that is a symlink or a file: scan's to judge
                 if (in_tree and name.startswith(".")) or (filtering and self._left_out(child_rel, rules)):
@@ -831,7 +809,7 @@ class _Walker:
                 )
         suffix = next(suffix for suffix in MARKDOWN_SUFFIXES if lower.endswith(suffix))
         actual = name[-len(suffix) :]
-        wanted = "suffixes = [" + ", ".join(_toml_string(item) for item in (*self.layout_suffixes, actual)) + "]"
+        wanted = "suffixes = " + toml_array((*self.layout_suffixes, actual))
         return Finding(
             rel,
             UNSEARCHED_SUFFIX,

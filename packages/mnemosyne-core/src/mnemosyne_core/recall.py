@@ -1,4 +1,5 @@
-"""``wiki recall``: the harness wiki-query contract (seed 003) on find's scanner and parser.
+"""``wiki recall``: the harness's ``/wiki-query`` contract (any term in a title, slug or tags;
+newest first; the first three read) on find's scanner and parser.
 
 An entry matches when ANY term of the topic (split on whitespace) is a case-insensitive
 substring of its frontmatter ``title``, ``slug`` or ``tags``, folded as find folds
@@ -30,6 +31,7 @@ from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
 from mnemosyne_core.fold import as_utf8, decode, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
+from mnemosyne_core.record import Record
 from mnemosyne_core.vault import (
     left_out_files,
     read_as_judged,
@@ -44,7 +46,8 @@ if TYPE_CHECKING:
 
     from mnemosyne_core.vault import Identity, PageRef
 
-#: How many of the ranked matches are read into context. Fixed by the seed: not a flag.
+#: How many of the ranked matches are read into context. Fixed, as ``/wiki-query``'s is, so
+#: that every logged call reads alike: not a flag.
 READ_CAP = 3
 #: The heading the harness memory protocol greps for; recall implements /wiki-query.
 LOG_HEADING = "/wiki-query"
@@ -63,7 +66,7 @@ class MemoryLogError(MnemosyneError):
     opened, locked or written). A failed write is truncated away, never left half done."""
 
 
-class Entry:
+class Entry(Record):
     """A wiki entry that matched: its path and the frontmatter fields recall reads."""
 
     __slots__ = ("content", "page", "slug", "tags", "title", "updated")
@@ -96,7 +99,8 @@ class Entry:
 
     @property
     def file_slug(self) -> str:
-        """The seed's slug: the file name without ``.md`` (``basename $path .md``)."""
+        """The slug the memory log names a read entry by: the file name without ``.md``
+        (``basename $path .md``, as ``/wiki-query`` names it)."""
         return self.page.stem
 
     def to_dict(self) -> dict[str, Any]:
@@ -109,9 +113,6 @@ class Entry:
             "updated": self.updated.isoformat() if self.updated is not None else None,
             "content": decode(self.content) if self.content is not None else None,
         }
-
-    def __repr__(self) -> str:
-        return f"Entry({self.path!r}, updated={self.updated!r})"
 
 
 class RecallResult:
@@ -424,7 +425,8 @@ def format_log_entry(
     observation: str,
     when: datetime.datetime,
 ) -> str:
-    """The seed's log entry: a heading with the UTC time, then the five fields."""
+    """A ``/wiki-query`` log entry, as the harness memory protocol reads it: a heading with
+    the UTC time, then the five fields."""
     utc = when.astimezone(datetime.UTC)
     slugs = ", ".join(one_line(slug) for slug in read_slugs) or NO_SLUGS
     return (

@@ -5,6 +5,7 @@ these alone, without importing the search, folding or frontmatter modules."""
 from __future__ import annotations
 
 from mnemosyne_core.errors import InvalidQueryError
+from mnemosyne_core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -12,13 +13,14 @@ if TYPE_CHECKING:
 
     from mnemosyne_core.diagnostics import Diagnostic
 
+#: How many pages a search shows when its caller names no limit (find --limit's default).
 DEFAULT_LIMIT = 20
 
 #: What ``Match.matched`` says for each tier of the order: where the page was found.
 TITLE, PATH, TEXT = "title", "path", "text"
 
 
-class Match:
+class Match(Record):
     """A page that holds every keyword."""
 
     __slots__ = ("constellation", "content", "matched", "path", "title", "type")
@@ -54,9 +56,6 @@ class Match:
         if matched:
             fields["matched"] = self.matched
         return fields
-
-    def __repr__(self) -> str:
-        return f"Match({self.path!r}, {self.title!r})"
 
 
 class FindResult:

@@ -22,14 +22,15 @@ from mnemosyne_core.config import (
     FROM_VAULT_CONFIG,
     LAYOUT_FROM_DEFAULT,
     LAYOUT_FROM_ZERO_CONFIG,
-    MARKDOWN_SUFFIXES,
     VAULT_CONFIG_FILE,
     VAULT_ENV_VAR,
     VAULT_ROOT_DIR,
     expand_path,
     find_vault_config_upwards,
+    is_markdown_like,
     load_user_vault,
     load_vault_config,
+    markdown_like_endings,
     stem_of,
     user_config_path,
     vault_layout,
@@ -45,6 +46,7 @@ from mnemosyne_core.diagnostics import (
     Diagnostic,
 )
 from mnemosyne_core.errors import VaultError
+from mnemosyne_core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -53,13 +55,15 @@ if TYPE_CHECKING:
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
     Identity = tuple[int, int, int, int]
 
+    from pathspec import GitIgnoreSpec
+
     from mnemosyne_core.config import Layout, VaultConfig
 
 PAGE_SUFFIX = ".md"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
 
 
-class VaultLocation:
+class VaultLocation(Record):
     """The vault root and how it was found.
 
     ``path``: the root as a real (symlink-free) path. ``source``: which of the four ways
@@ -75,17 +79,6 @@ class VaultLocation:
         self.source = source
         self.given = given
         self.source_file = source_file
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, VaultLocation):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def _key(self) -> tuple[str, str, str, str | None]:
-        return (self.path, self.source, self.given, self.source_file)
-
-    def __repr__(self) -> str:
-        return f"VaultLocation({self.path!r}, {self.source!r}, {self.given!r}, {self.source_file!r})"
 
 
 def resolve_vault(path: str | os.PathLike[str] | None, environ: Mapping[str, str] = os.environ) -> str:
@@ -219,7 +212,7 @@ def join_rel(rel_dir: str, name: str) -> str:
     return f"{rel_dir}/{name}" if rel_dir else name
 
 
-class PageRef:
+class PageRef(Record):
     """A page found by the scan: where it is shown (``rel_path``) and where it is read.
     ``dir``: the vault-relative dir it is directly in ("" for the vault root)."""
 
@@ -234,9 +227,6 @@ class PageRef:
     @property
     def stem(self) -> str:
         return stem_of(self.name)
-
-    def __repr__(self) -> str:
-        return f"PageRef({self.rel_path!r})"
 
 
 class Scan:
@@ -628,7 +618,7 @@ MAX_IGNORE_FILE_BYTES = 1 << 20
 
 #: One dir's ignore rules: the vault-relative prefix of its dir ("" or "docs/"), their spec,
 #: and the ignore file(s) they come from ("docs/.gitignore"; both, joined by " or ").
-IgnoreRules = tuple[str, object, str]
+IgnoreRules = tuple[str, "_IgnoreSpec", str]
 #: See ``Scan.passed_over``: (dir, its ignore rules or None when not read yet, the entries,
 #: where they lie: None in a searched dir, else a left-out kind).
 PassedOver = tuple[str, "tuple[IgnoreRules, ...] | None", "list[os.DirEntry[str]]", "str | None"]
@@ -662,7 +652,7 @@ class TreeWalk:
         #: When a list: the markdown files the layout leaves out are added to it, as
         #: (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX, vault-relative path); see ``scan``.
         self.left_out = left_out
-        self.markdown_like = tuple(dict.fromkeys((*MARKDOWN_SUFFIXES, *(suffix.lower() for suffix in self.suffixes))))
+        self.markdown_like = markdown_like_endings(self.suffixes)
         #: See ``scan``; when set, ``rules_by_dir`` keeps the ignore rules in force in each
         #: listed dir, so that a name met there later is judged as the walk would.
         self.before_listing = before_listing
@@ -784,7 +774,7 @@ class TreeWalk:
                 elif entry.is_file(follow_symlinks=False):
                     names.append(name)
             elif left_out is not None:
-                if name.lower().endswith(self.markdown_like):
+                if is_markdown_like(name, self.markdown_like):
                     rule = self.deciding_rule(child, rules) if filtering else None
                     if rule is None:
                         left_out.append((where or LEFT_OUT_SUFFIX, child))
@@ -813,7 +803,7 @@ class TreeWalk:
         """Whether the walk would add an entry named ``name`` in the listed dir ``dir_rel``
         to ``left_out`` as LEFT_OUT_SUFFIX (if it is not a dir): a markdown-like name the
         layout's suffixes do not take, neither hidden nor ignored."""
-        if name.startswith(".") or name.endswith(self.suffixes) or not name.lower().endswith(self.markdown_like):
+        if name.startswith(".") or name.endswith(self.suffixes) or not is_markdown_like(name, self.markdown_like):
             return False
         rules = self.rules_by_dir.get(dir_rel, ())
         return not ((self.exclude is not None or rules) and self.ignored(join_rel(dir_rel, name), rules))
@@ -828,7 +818,7 @@ class TreeWalk:
         if self.exclude is not None and self.exclude.include_of(rel_path):
             return EXCLUDED_BY_CONFIG
         for base, spec, source in reversed(rules):  # the deepest ignore file decides first
-            include = spec.include_of(rel_path[len(base) :])  # type: ignore[attr-defined]
+            include = spec.include_of(rel_path[len(base) :])
             if include is not None:
                 return source if include else None
         return None
@@ -907,18 +897,19 @@ class _IgnoreSpec:
 
     __slots__ = ("search", "spec")
 
-    def __init__(self, spec: object):
+    def __init__(self, spec: GitIgnoreSpec):
         import re  # pathspec imports it anyway
 
         self.spec = spec
-        rules = [pattern for pattern in spec.patterns if pattern.include is not None]  # type: ignore[attr-defined]
-        regexes = [getattr(pattern, "regex", None) for pattern in rules]
+        rules = [pattern for pattern in spec.patterns if pattern.include is not None]
+        regexes = [pattern.regex for pattern in rules]
+        sources = [regex.pattern for regex in regexes if regex is not None and isinstance(regex.pattern, str)]
         self.search: Callable[[str], object] | None = None
-        if regexes and all(isinstance(regex, re.Pattern) and isinstance(regex.pattern, str) for regex in regexes):
+        if rules and len(sources) == len(rules):
             # A rule matches a path only where its regex finds it (pathspec matches with
             # ``search``, or ``match`` in older releases: what matches is found by search too).
             # Group names go: the rules share them, and one regex cannot.
-            alternatives = (re.sub(r"\(\?P<\w+>", "(?:", regex.pattern) for regex in regexes)  # type: ignore[union-attr]
+            alternatives = (re.sub(r"\(\?P<\w+>", "(?:", source) for source in sources)
             try:
                 self.search = re.compile("|".join(f"(?:{part})" for part in alternatives)).search
             except re.error:
@@ -930,7 +921,7 @@ class _IgnoreSpec:
         False re-included by a ``!`` rule, None no rule matches."""
         if self.search is not None and self.search(path) is None:
             return None
-        return self.spec.check_file(path).include  # type: ignore[attr-defined,no-any-return]
+        return self.spec.check_file(path).include
 
 
 def _names_only_hidden(line: str) -> bool:

@@ -21,6 +21,7 @@ import errno
 import os
 import re
 import stat
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from mnemosyne_core.config import (
@@ -71,6 +72,7 @@ _NO_HARD_LINKS = frozenset(
 )
 
 
+@dataclass(slots=True)
 class IngestResult:
     """What an ingest did (``status``) to which page.
 
@@ -79,27 +81,16 @@ class IngestResult:
     (nothing written; ``would`` says which of the other three a real run would do).
     """
 
-    __slots__ = ("page", "path", "removed_temp_files", "status", "target", "would")
-
-    def __init__(
-        self,
-        path: str,
-        target: str,
-        page: Page,
-        status: str,
-        would: str | None = None,
-        removed_temp_files: list[str] | None = None,
-    ):
-        #: The page's path relative to the vault, as find prints it: ``<dir>/<slug>.md``.
-        self.path = path
-        #: Where the page is (or would be) on disk.
-        self.target = target
-        self.page = page
-        self.status = status
-        self.would = would
-        #: Temp files that killed ingests left in the target dir, removed by this one:
-        #: paths relative to the vault, sorted.
-        self.removed_temp_files = removed_temp_files or []
+    #: The page's path relative to the vault, as find prints it: ``<dir>/<slug>.md``.
+    path: str
+    #: Where the page is (or would be) on disk.
+    target: str
+    page: Page
+    status: str
+    would: str | None = None
+    #: Temp files that killed ingests left in the target dir, removed by this one:
+    #: paths relative to the vault, sorted.
+    removed_temp_files: list[str] = field(default_factory=list)
 
     @property
     def title(self) -> str:
@@ -127,9 +118,6 @@ class IngestResult:
             record["would"] = self.would
             record["page"] = self.page.content.decode("utf-8")
         return record
-
-    def __repr__(self) -> str:
-        return f"IngestResult({self.path!r}, status={self.status!r})"
 
 
 def check_constellation(name: str) -> None:

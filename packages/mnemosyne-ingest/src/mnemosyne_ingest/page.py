@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mnemosyne_core.fold import BOM
@@ -43,21 +44,17 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _CLOSING_HASHES = re.compile(r"(?:^|\s+)#+\s*$")
 
 
+@dataclass(slots=True)
 class SourceDocument:
     """A source split into its frontmatter mapping (empty when it has none) and its body,
     the bytes after the frontmatter's closing ``---`` line."""
 
-    __slots__ = ("body", "metadata", "name")
-
-    def __init__(self, name: str, metadata: dict[Any, Any], body: bytes):
-        self.name = name
-        self.metadata = metadata
-        self.body = body
-
-    def __repr__(self) -> str:
-        return f"SourceDocument({self.name!r}, metadata={self.metadata!r})"
+    name: str
+    metadata: dict[Any, Any]
+    body: bytes
 
 
+@dataclass(slots=True)
 class Page:
     """The page to write: its frontmatter mapping, body and resolved fields.
 
@@ -65,29 +62,18 @@ class Page:
     content: a page that differs from this one only in their values is the same page.
     """
 
-    __slots__ = ("body", "constellation", "content", "ingest_dates", "metadata", "title", "type")
+    metadata: dict[Any, Any]
+    body: bytes
+    title: str
+    constellation: str
+    type: str
+    ingest_dates: tuple[str, ...] = (INGESTED_KEY,)
+    #: The page's bytes, exactly as written: rendered once, read by the write, the
+    #: comparison with an existing page and --dry-run alike.
+    content: bytes = field(init=False)
 
-    def __init__(
-        self,
-        metadata: dict[Any, Any],
-        body: bytes,
-        title: str,
-        constellation: str,
-        type: str,  # noqa: A002 - the frontmatter key's name
-        ingest_dates: tuple[str, ...] = (INGESTED_KEY,),
-    ):
-        self.metadata = metadata
-        self.body = body
-        self.title = title
-        self.constellation = constellation
-        self.type = type
-        self.ingest_dates = ingest_dates
-        #: The page's bytes, exactly as written: rendered once, read by the write, the
-        #: comparison with an existing page and --dry-run alike.
-        self.content = render(metadata, body)
-
-    def __repr__(self) -> str:
-        return f"Page({self.title!r}, metadata={self.metadata!r})"
+    def __post_init__(self) -> None:
+        self.content = render(self.metadata, self.body)
 
 
 def split_source(data: bytes, name: str) -> SourceDocument:

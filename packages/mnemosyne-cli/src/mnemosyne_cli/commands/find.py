@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from mnemosyne_core.backend import Backend
     from mnemosyne_core.context import Context
     from mnemosyne_core.recall import RecallResult
-    from mnemosyne_core.results import FindResult
+    from mnemosyne_core.results import FindResult, Match
 
 # argparse is imported inside register only: a plain find call parses its arguments in
 # console_script.py without it, from the same option table (options.py).
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
 
 
 def _report(
-    args: argparse.Namespace, console: Console, result: Any, query: str, contexts: dict[int, Context | None]
+    args: argparse.Namespace, console: Console, result: FindResult, query: str, contexts: dict[int, Context | None]
 ) -> int:
     if result.total == 0:
         if result.incomplete:
@@ -149,7 +149,9 @@ def _report(
         return ExitCode.NO_MATCH
     if args.cat:
         if result.total == 1:
-            console.out_bytes(result.matches[0].content)
+            content = result.matches[0].content
+            assert content is not None, "searched with keep_content: every match holds its bytes"
+            console.out_bytes(content)
             return ExitCode.OK
         console.err(
             printable(
@@ -256,7 +258,7 @@ def context_line(context: Context, *, color: bool = False) -> str:
     return f"  {context.line}: {''.join(pieces)}"
 
 
-def _cat_way_out(args: argparse.Namespace, backend: Backend, result: Any, query: str) -> str:
+def _cat_way_out(args: argparse.Namespace, backend: Backend, result: FindResult, query: str) -> str:
     """--cat's first stderr line when several pages match but one alone is named by its
     title or path (it sorts first): that page, and a command that prints it."""
     import shlex  # only this dead end needs it
@@ -356,5 +358,5 @@ def _print_paths(console: Console, paths: list[str], *, null: bool) -> None:
         console.warning(f"{path}: the name holds a control character, shown escaped; --paths -0 prints it as it is")
 
 
-def _line(match: Any, *, color: bool = False) -> str:
+def _line(match: Match, *, color: bool = False) -> str:
     return page_line(match.path, match.title, color=color)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
     from mnemosyne_core.cache import CacheInfo
+    from mnemosyne_core.config import Layout
     from mnemosyne_core.info import DirInfo, VaultInfo
     from mnemosyne_core.lint import Copies
 
@@ -230,7 +231,7 @@ def found_by(info: VaultInfo) -> str:
     return f'vault = "{given}" in {source_file}'
 
 
-def layout_summary(layout: Any) -> str:
+def layout_summary(layout: Layout) -> str:
     """The layout in force on one line: depth, suffixes, exclude, and where it came from."""
     from mnemosyne_core import config
 

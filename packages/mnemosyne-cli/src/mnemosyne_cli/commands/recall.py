@@ -119,7 +119,7 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     return code
 
 
-def _report(args: argparse.Namespace, console: Console, result: Any, query: str) -> int:
+def _report(args: argparse.Namespace, console: Console, result: RecallResult, query: str) -> int:
     from mnemosyne_cli.commands.find import say_miss_note
 
     empty_message = printable(f"No wiki entries matched {query}")
@@ -143,6 +143,7 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
         console.out("")
         console.out(f"==> {printable(entry.path)} <==")
         # A UTF-16 or UTF-32 page is printed as UTF-8, as the rest of the output is.
+        assert entry.content is not None, "a read entry holds its text (only the unread drop it)"
         content = as_utf8(entry.content)
         console.out_bytes(content if content.endswith(b"\n") or not content else content + b"\n")
     console.out("")
@@ -150,7 +151,7 @@ def _report(args: argparse.Namespace, console: Console, result: Any, query: str)
     return ExitCode.OK
 
 
-def _hint_unseen(args: argparse.Namespace, console: Console, result: Any, query: str) -> None:
+def _hint_unseen(args: argparse.Namespace, console: Console, result: RecallResult, query: str) -> None:
     """After an empty recall: say how many pages recall could not see, so that "no match"
     is not read as "the wiki has nothing on this" (find searches those pages too)."""
     if result.unseen:
@@ -165,14 +166,14 @@ def _hint_unseen(args: argparse.Namespace, console: Console, result: Any, query:
         )
 
 
-def _summary(result: Any) -> str:
+def _summary(result: RecallResult) -> str:
     count = len(result.matches)
     slugs = ", ".join(result.read_slugs)
     noun = "match" if count == 1 else "matches"
     return f"{count} {noun}; read {len(result.read)}: {slugs}; {result.not_read} not read"
 
 
-def _print_json(console: Console, result: Any) -> None:
+def _print_json(console: Console, result: RecallResult) -> None:
     document = {
         "query": result.topic,
         "terms": list(result.terms),
