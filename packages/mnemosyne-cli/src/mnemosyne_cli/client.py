@@ -20,7 +20,10 @@ from __future__ import annotations
 import os
 import sys
 
-from mnemosyne_cli import protocol
+# Imported here, not when first needed: a module first imported inside a test's fake file
+# system (pyfakefs) binds its fake os, and pyfakefs's cleanup leaves that stale module on
+# the package for the tests after it. Both import nothing but os, sys and the protocol.
+from mnemosyne_cli import autostart, protocol
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -163,8 +166,6 @@ class ServerChanges:
 
     def unanswered(self, vault_real: str, serve_auto: bool) -> None:
         if serve_auto:
-            from mnemosyne_cli import autostart
-
             autostart.start_if_wanted(vault_real, self.environ)
 
 

@@ -578,34 +578,33 @@ def fresh_snapshot(
         for name in names:
             rel_path = prefix + name
             position = index.get(rel_path)
-            if position is not None:
-                if served:
-                    if not flags[position] and rel_path not in unseen and rel_path not in links:
+            if served:
+                if position is not None and not flags[position] and rel_path not in unseen and rel_path not in links:
+                    refs.append((rel_path, dir_name))
+                    sources.append(position)
+                    continue
+                unseen.discard(rel_path)
+            if position is not None and (served or not flags[position] & RACY):
+                read_path = links.get(rel_path) or f"{dir_path}/{name}"
+                try:
+                    # Not followed: a page swapped for a symlink is read, and refused, anew.
+                    info = lstat(read_path)
+                except OSError as error:
+                    if served:
+                        # Gone, or a dir on its way changed: the listing would not be this one.
+                        raise ListingChanged(rel_path) from None
+                    unreadable.append((rel_path, error))
+                    continue
+                if is_regular(info.st_mode):
+                    same = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev) == keys[
+                        position
+                    ]
+                    if same and not flags[position] & RACY:
                         refs.append((rel_path, dir_name))
                         sources.append(position)
                         continue
-                    unseen.discard(rel_path)
-                if not flags[position] & RACY:
-                    read_path = links.get(rel_path) or f"{dir_path}/{name}"
-                    try:
-                        # Not followed: a page swapped for a symlink is read, and refused, anew.
-                        info = lstat(read_path)
-                    except OSError as error:
-                        if served:
-                            raise ListingChanged(rel_path) from None
-                        unreadable.append((rel_path, error))
-                        continue
-                    if is_regular(info.st_mode):
-                        if (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev) == keys[
-                            position
-                        ]:
-                            refs.append((rel_path, dir_name))
-                            sources.append(position)
-                            continue
-                    elif served:
-                        raise ListingChanged(rel_path)
-            elif served:
-                unseen.discard(rel_path)
+                elif served:
+                    raise ListingChanged(rel_path)
             if read:
                 to_read.append((len(sources), links.get(rel_path) or f"{dir_path}/{name}", rel_path))
                 refs.append((rel_path, dir_name))
@@ -619,6 +618,8 @@ def fresh_snapshot(
         ):
             sources[at] = page
             if page.error is not None:
+                if served and isinstance(page.error, FileNotFoundError):
+                    raise ListingChanged(rel_path)  # gone since the listing: only a new one says
                 unreadable.append((rel_path, page.error))
                 failed = True
         if failed:
