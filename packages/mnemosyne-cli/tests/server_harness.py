@@ -184,6 +184,6 @@ def served_and_scanned(
     if skips_listing:
         assert walks == [], f"{argv} listed the vault though the server said what changed"
     scanned = run_cli(capsysbinary, [*argv, "--no-cache"])
-    assert first == scanned, f"the call before the served one differs from the scan: {argv}"
-    assert cached == scanned, f"the cache alone differs from the scan: {argv}"
+    assert first == scanned, f"the call before the served one differs from the scan: {argv}: {first!r} != {scanned!r}"
+    assert cached == scanned, f"the cache alone differs from the scan: {argv}: {cached!r} != {scanned!r}"
     return served, scanned

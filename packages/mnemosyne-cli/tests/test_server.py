@@ -676,3 +676,23 @@ def test_a_real_queue_overflow_is_seen_and_answers_rescan(tmp_path: Path, with_c
         assert watch.changes_since(now) == (now, ())
     finally:
         watch.close()
+
+
+def test_a_page_deleted_soon_after_it_was_written_is_gone_not_unreadable(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A page written within the cache's racy window is read again on every call; deleted,
+    the served call must drop it as the scan does, not warn that it vanished."""
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    (vault / "wiki" / "delta.md").write_text("alpha delta\n", encoding="utf-8")
+    with ThreadServer(vault) as running:
+        served_and_scanned(capsysbinary, running, argv)
+        (vault / "wiki" / "delta.md").unlink()
+        with caller_listings():
+            served = run_cli(capsysbinary, argv)
+        assert served == run_cli(capsysbinary, [*argv, "--no-cache"]) == (
+            0,
+            b"wiki/alpha.md \xe2\x80\x94 Alpha GitHub auth\n",
+            "",
+        )
