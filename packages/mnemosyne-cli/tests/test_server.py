@@ -696,3 +696,20 @@ def test_a_page_deleted_soon_after_it_was_written_is_gone_not_unreadable(
             b"wiki/alpha.md \xe2\x80\x94 Alpha GitHub auth\n",
             "",
         )
+
+
+@pytest.mark.parametrize("target", ["nowhere.md", "gamma.md"])
+def test_a_page_replaced_by_a_symlink_soon_after_it_was_written_answers_as_the_scan(
+    target: str, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """The served call re-reads a page changed within the racy window; one that is now a
+    symlink (broken, or to another page) is what the listing says it is, as in the scan."""
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    (vault / "wiki" / "delta.md").write_text("alpha delta\n", encoding="utf-8")
+    with ThreadServer(vault) as running:
+        served_and_scanned(capsysbinary, running, argv)
+        (vault / "wiki" / "delta.md").unlink()
+        os.symlink(target, vault / "wiki" / "delta.md")
+        served = run_cli(capsysbinary, argv)
+        assert served == run_cli(capsysbinary, [*argv, "--no-cache"])
