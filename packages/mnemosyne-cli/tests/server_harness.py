@@ -108,22 +108,6 @@ def out_of_watches_at(monkeypatch: pytest.MonkeyPatch, path_end: str) -> Callabl
     return lambda: monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
 
 
-def spy_on_the_miss_note_walk(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Record each vault the miss note lists in this process for the files the layout
-    leaves out (the server's own listing, in its watch, is not recorded)."""
-    from mnemosyne_core import vault as vault_module
-
-    walks: list[str] = []
-    real_scan = vault_module.scan
-
-    def scan(vault: str, *args: Any, **kwargs: Any) -> Any:
-        walks.append(vault)
-        return real_scan(vault, *args, **kwargs)
-
-    monkeypatch.setattr("mnemosyne_core.layout.scan", scan)
-    return walks
-
-
 #: The modules whose listing of the vault is the caller's own: the page cache's, the
 #: plain scan's and recall's (the server's watch lists through ``mnemosyne_core.changes``).
 CALLER_LISTINGS = ("mnemosyne_core.cache", "mnemosyne_core.find", "mnemosyne_core.recall")
@@ -163,8 +147,16 @@ def run_cli(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> tupl
     return code, out, err.decode("utf-8", "surrogateescape")
 
 
+def is_miss(argv: list[str], answer: tuple[int, bytes, str]) -> bool:
+    """Whether ``answer`` (to ``argv``, a find or recall) says no page matched: a miss lists
+    the vault for its note, served or not."""
+    if argv[1] == "find":
+        return answer[0] == 1 or answer[2].startswith("no wiki page matches")
+    return answer[1].startswith(b"No wiki entries matched") or b'"matches": []' in answer[1]
+
+
 def served_and_scanned(
-    capsysbinary: pytest.CaptureFixture[bytes], server: Server, argv: list[str], *, skips_listing: bool = True
+    capsysbinary: pytest.CaptureFixture[bytes], server: Server, argv: list[str], *, skips_listing: bool | None = None
 ) -> tuple[tuple[int, bytes, str], tuple[int, bytes, str]]:
     """The call's answer through the server and the plain scan's (``--no-cache``).
 
@@ -172,18 +164,21 @@ def served_and_scanned(
     after a start or a doubt lists the vault and keeps the token, so the call is made twice
     and the second is the served one. Both answers, and the cache's without the server
     (``--no-server``, made first: a call that asks no server keeps no token), are held to
-    the scan's here. The served call must have asked the server, and (``skips_listing``)
-    not listed the vault: a miss lists it for its note. The cache is left holding the
-    server's token, so the test's next call is served."""
+    the scan's here. The served call must have asked the server, and (``skips_listing``,
+    by default unless the scan's answer is a miss, which lists the vault for its note) not
+    listed the vault. The cache is left holding the server's token, so the test's next
+    call is served."""
     cached = run_cli(capsysbinary, [*argv, "--no-server"])
     first = run_cli(capsysbinary, argv)
     before = server.answered
     with caller_listings() as walks:
         served = run_cli(capsysbinary, argv)
     assert server.answered > before, f"the server did not answer {argv}"
+    scanned = run_cli(capsysbinary, [*argv, "--no-cache"])
+    if skips_listing is None:
+        skips_listing = not is_miss(argv, scanned)
     if skips_listing:
         assert walks == [], f"{argv} listed the vault though the server said what changed"
-    scanned = run_cli(capsysbinary, [*argv, "--no-cache"])
     assert first == scanned, f"the call before the served one differs from the scan: {argv}: {first!r} != {scanned!r}"
     assert cached == scanned, f"the cache alone differs from the scan: {argv}: {cached!r} != {scanned!r}"
     return served, scanned
