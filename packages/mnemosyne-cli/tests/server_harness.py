@@ -129,14 +129,14 @@ def caller_listings() -> Iterator[list[str]]:
         return real_scan(vault, *args, **kwargs)
 
     modules = [importlib.import_module(name) for name in CALLER_LISTINGS]
-    saved = [module.scan for module in modules]
+    saved = [getattr(module, "scan") for module in modules]  # noqa: B009 - each module's own import of it
     for module in modules:
-        module.scan = scan
+        setattr(module, "scan", scan)  # noqa: B010
     try:
         yield walks
     finally:
         for module, real in zip(modules, saved, strict=True):
-            module.scan = real
+            setattr(module, "scan", real)  # noqa: B010
 
 
 def run_cli(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> tuple[int, bytes, str]:

@@ -513,7 +513,9 @@ def test_a_changed_page_the_caller_cannot_stat_lists_the_vault(
         monkeypatch.setattr(os, "lstat", real_lstat)
         assert failures == []  # the served path met the failure
         assert walks == [str(vault.resolve())]
-        assert served == run_cli(capsysbinary, [*argv, "--no-cache"]) == (0, b"wiki/alpha.md \xe2\x80\x94 Kestrel\n", "")
+        assert (
+            served == run_cli(capsysbinary, [*argv, "--no-cache"]) == (0, b"wiki/alpha.md \xe2\x80\x94 Kestrel\n", "")
+        )
 
 
 # --- find through the server: the same bytes as the scan ---
@@ -683,10 +685,14 @@ def test_a_page_deleted_soon_after_it_was_written_is_gone_not_unreadable(
         (vault / "wiki" / "delta.md").unlink()
         with caller_listings():
             served = run_cli(capsysbinary, argv)
-        assert served == run_cli(capsysbinary, [*argv, "--no-cache"]) == (
-            0,
-            b"wiki/alpha.md \xe2\x80\x94 Alpha GitHub auth\n",
-            "",
+        assert (
+            served
+            == run_cli(capsysbinary, [*argv, "--no-cache"])
+            == (
+                0,
+                b"wiki/alpha.md \xe2\x80\x94 Alpha GitHub auth\n",
+                "",
+            )
         )
 
 

@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from property_examples import examples
+from server_harness import ThreadServer, caller_listings, run_cli, use_runtime_dir
 
 from mnemosyne_cli.server import Server
-from server_harness import ThreadServer, caller_listings, run_cli, use_runtime_dir
 
 #: The racy window of these tests (see the module's docstring).
 RACY_NS = 100_000_000

@@ -40,7 +40,8 @@ def _check_reply(reply: bytes) -> str:
     status, body = protocol.decode_reply(reply)
     assert status in (protocol.STATUS_OK, protocol.STATUS_ERROR)
     if status == protocol.STATUS_ERROR:
-        assert isinstance(body, str) and body
+        assert isinstance(body, str)
+        assert body
     elif not (isinstance(body, tuple) and len(body) == 7):  # 7 fields: a status reply
         protocol.decode_changes(body)
     return status

@@ -160,9 +160,8 @@ def test_a_nested_searched_dir_made_after_the_start_is_served(
         assert served == scanned == (0, b"docs/en/guides/zeta.md \xe2\x80\x94 zeta\n", "")
         # Renamed away: a vault without its one searched dir is left to the scan's error.
         os.rename(vault / "docs", vault / "documents")
-        answered = running.answered
         served = run_cli(capsysbinary, argv)
-        assert served == run_cli(capsysbinary, [*argv, "--no-server"])
+        assert served == run_cli(capsysbinary, [*argv, "--no-cache"])
         assert served[0] == 3
         os.rename(vault / "documents", vault / "docs")
         served, scanned = served_and_scanned(capsysbinary, running, argv)
@@ -237,7 +236,10 @@ def test_out_of_watches_at_the_start_the_server_says_so_and_the_fix(
         give_back()
         assert served_and_scanned(capsysbinary, running, argv)[0] == served
     log = harness.log.getvalue()
-    assert f"mnemosyne serve: every caller lists the vault: {OUT_OF_WATCHES}\nmnemosyne serve: watching; answering\n" in log
+    assert (
+        f"mnemosyne serve: every caller lists the vault: {OUT_OF_WATCHES}\nmnemosyne serve: watching; answering\n"
+        in log
+    )
 
 
 def test_the_out_of_watches_reason_gives_the_limit_and_the_fix(tmp_path: Path) -> None:
