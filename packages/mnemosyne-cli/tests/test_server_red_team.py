@@ -283,16 +283,19 @@ def test_a_caller_in_another_mount_namespace_is_never_served(
     )
     with ThreadServer(vault) as running:
         served_and_scanned(capsysbinary, running, ["wiki", "find", "alpha", "--vault", str(vault)])
+        find = f"{sys.executable} -m mnemosyne_cli wiki find alpha --vault {vault}"
+        # Listed, then asked with its token; a page written in the hidden dir, where no
+        # watch of the server's sees it; asked again; and the caller's own scan.
         script = (
-            f"mount -t tmpfs none {vault / 'notes'} && "
-            f"{sys.executable} -m mnemosyne_cli wiki find alpha --vault {vault}; "
-            f"{sys.executable} -m mnemosyne_cli wiki find alpha --vault {vault}; "
-            f"{sys.executable} -m mnemosyne_cli wiki find alpha --no-cache --vault {vault}"
+            f"mount -t tmpfs none {vault / 'notes'} && {find} && {find} && "
+            f"echo alpha > {vault / 'notes' / 'new.md'} && {find} && echo -- && {find} --no-cache"
         )
         completed = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, check=False, timeout=60)
         assert completed.returncode == 0, completed.stderr
-        lines = completed.stdout.decode().splitlines()
-        assert lines == ["wiki/a.md — a"] * 3, lines
+        before, after = completed.stdout.decode().split("--\n")
+        assert before == "wiki/a.md — a\nwiki/a.md — a\nnotes/new.md — new\nwiki/a.md — a\n"
+        assert after == "notes/new.md — new\nwiki/a.md — a\n"
+        assert (vault / "notes" / "b.md").exists()  # the mount was the caller's alone
 
 
 # --- one peer can neither stall nor spin the server ---
