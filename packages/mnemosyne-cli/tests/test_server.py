@@ -672,42 +672,22 @@ def test_a_real_queue_overflow_is_seen_and_answers_rescan(tmp_path: Path, with_c
         watch.close()
 
 
-def test_a_page_deleted_soon_after_it_was_written_is_gone_not_unreadable(
-    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+@pytest.mark.parametrize("replaced_by", [None, "nowhere.md", "gamma.md"])
+def test_a_page_deleted_or_made_a_symlink_soon_after_it_was_written_answers_as_the_scan(
+    replaced_by: str | None, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    """A page written within the cache's racy window is read again on every call; deleted,
-    the served call must drop it as the scan does, not warn that it vanished."""
+    """A page changed within the cache's racy window is read again on every served call.
+    Deleted, the served call must drop it as the scan does, not warn that it vanished; made
+    a symlink (broken, or to another page), it is what the listing says it is."""
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     argv = ["wiki", "find", "alpha", "--vault", str(vault)]
     (vault / "wiki" / "delta.md").write_text("alpha delta\n", encoding="utf-8")
     with ThreadServer(vault) as running:
         served_and_scanned(capsysbinary, running, argv)
         (vault / "wiki" / "delta.md").unlink()
-        with caller_listings():
-            served = run_cli(capsysbinary, argv)
-        assert (
-            served
-            == run_cli(capsysbinary, [*argv, "--no-cache"])
-            == (
-                0,
-                b"wiki/alpha.md \xe2\x80\x94 Alpha GitHub auth\n",
-                "",
-            )
-        )
-
-
-@pytest.mark.parametrize("target", ["nowhere.md", "gamma.md"])
-def test_a_page_replaced_by_a_symlink_soon_after_it_was_written_answers_as_the_scan(
-    target: str, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
-) -> None:
-    """The served call re-reads a page changed within the racy window; one that is now a
-    symlink (broken, or to another page) is what the listing says it is, as in the scan."""
-    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
-    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
-    (vault / "wiki" / "delta.md").write_text("alpha delta\n", encoding="utf-8")
-    with ThreadServer(vault) as running:
-        served_and_scanned(capsysbinary, running, argv)
-        (vault / "wiki" / "delta.md").unlink()
-        os.symlink(target, vault / "wiki" / "delta.md")
+        if replaced_by is not None:
+            os.symlink(replaced_by, vault / "wiki" / "delta.md")
         served = run_cli(capsysbinary, argv)
         assert served == run_cli(capsysbinary, [*argv, "--no-cache"])
+        if replaced_by is None:
+            assert served == (0, b"wiki/alpha.md \xe2\x80\x94 Alpha GitHub auth\n", "")
