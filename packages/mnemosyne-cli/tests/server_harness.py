@@ -3,6 +3,7 @@ and a way to run the CLI through it and through the scan."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
@@ -21,7 +22,7 @@ from mnemosyne_core import inotify
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 
@@ -107,20 +108,35 @@ def out_of_watches_at(monkeypatch: pytest.MonkeyPatch, path_end: str) -> Callabl
     return lambda: monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
 
 
-def spy_on_the_miss_note_walk(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Record each vault the miss note lists in this process for the files the layout
-    leaves out (a server's own listing, in its index, is not recorded)."""
+#: The modules whose listing of the vault is the caller's own: the page cache's, the
+#: plain scan's and recall's (the server's watch lists through ``mnemosyne_core.changes``).
+CALLER_LISTINGS = ("mnemosyne_core.cache", "mnemosyne_core.find", "mnemosyne_core.recall")
+
+
+@contextlib.contextmanager
+def caller_listings() -> Iterator[list[str]]:
+    """Record each vault this process's calls list (``vault.scan``) while in the block; a
+    server in a thread of this process lists through its watch, which is not recorded."""
+    import importlib
+
     from mnemosyne_core import vault as vault_module
 
     walks: list[str] = []
     real_scan = vault_module.scan
 
     def scan(vault: str, *args: Any, **kwargs: Any) -> Any:
-        walks.append(vault)
+        walks.append(str(vault))
         return real_scan(vault, *args, **kwargs)
 
-    monkeypatch.setattr("mnemosyne_core.layout.scan", scan)
-    return walks
+    modules = [importlib.import_module(name) for name in CALLER_LISTINGS]
+    saved = [getattr(module, "scan") for module in modules]  # noqa: B009 - each module's own import of it
+    for module in modules:
+        setattr(module, "scan", scan)  # noqa: B010
+    try:
+        yield walks
+    finally:
+        for module, real in zip(modules, saved, strict=True):
+            setattr(module, "scan", real)  # noqa: B010
 
 
 def run_cli(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> tuple[int, bytes, str]:
@@ -131,12 +147,38 @@ def run_cli(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> tupl
     return code, out, err.decode("utf-8", "surrogateescape")
 
 
+def is_miss(argv: list[str], answer: tuple[int, bytes, str]) -> bool:
+    """Whether ``answer`` (to ``argv``, a find or recall) says no page matched: a miss lists
+    the vault for its note, served or not."""
+    if argv[1] == "find":
+        return answer[0] == 1 or answer[2].startswith("no wiki page matches")
+    return answer[1].startswith(b"No wiki entries matched") or b'"matches": []' in answer[1]
+
+
 def served_and_scanned(
-    capsysbinary: pytest.CaptureFixture[bytes], server: Server, argv: list[str]
+    capsysbinary: pytest.CaptureFixture[bytes], server: Server, argv: list[str], *, skips_listing: bool | None = None
 ) -> tuple[tuple[int, bytes, str], tuple[int, bytes, str]]:
-    """The call's answer through the server (asserted to come from it) and by the scan."""
+    """The call's answer through the server and the plain scan's (``--no-cache``).
+
+    A call is served only when its cache holds a token of the server's: the first call
+    after a start or a doubt lists the vault and keeps the token, so the call is made twice
+    and the second is the served one. Both answers, and the cache's without the server
+    (``--no-server``, made first: a call that asks no server keeps no token), are held to
+    the scan's here. The served call must have asked the server, and (``skips_listing``,
+    by default unless the scan's answer is a miss, which lists the vault for its note) not
+    listed the vault. The cache is left holding the server's token, so the test's next
+    call is served."""
+    cached = run_cli(capsysbinary, [*argv, "--no-server"])
+    first = run_cli(capsysbinary, argv)
     before = server.answered
-    served = run_cli(capsysbinary, argv)
-    assert server.answered == before + 1, f"the server did not answer {argv}"
-    scanned = run_cli(capsysbinary, [*argv, "--no-server"])
+    with caller_listings() as walks:
+        served = run_cli(capsysbinary, argv)
+    assert server.answered > before, f"the server did not answer {argv}"
+    scanned = run_cli(capsysbinary, [*argv, "--no-cache"])
+    if skips_listing is None:
+        skips_listing = not is_miss(argv, scanned)
+    if skips_listing:
+        assert walks == [], f"{argv} listed the vault though the server said what changed"
+    assert first == scanned, f"the call before the served one differs from the scan: {argv}: {first!r} != {scanned!r}"
+    assert cached == scanned, f"the cache alone differs from the scan: {argv}: {cached!r} != {scanned!r}"
     return served, scanned

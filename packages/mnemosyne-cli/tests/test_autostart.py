@@ -188,10 +188,10 @@ def test_concurrent_first_calls_start_exactly_one_server_and_later_calls_are_its
     assert serve_pids(vault) == [status.pid]
     record = Path(autostart.record_path(str(vault))).read_text(encoding="ascii").split()
     assert int(record[0]) == status.pid
-    log = wait_for_log(vault, "mnemosyne serve: serving ")
+    log = wait_for_log(vault, "mnemosyne serve: watching ")
     assert len(log) == 2, log  # no second server's "already running" or anything else
     assert log[0].startswith(f"mnemosyne: auto-started for {vault} at ")
-    assert log[1].startswith(f"mnemosyne serve: serving {vault}: 2 pages indexed in ")
+    assert log[1].startswith(f"mnemosyne serve: watching {vault}: 1 dirs in ")
 
     later = subprocess.run(find, capture_output=True, text=True, timeout=60, check=False)
     assert (later.returncode, later.stdout, later.stderr) == (0, scanned.stdout, "")
@@ -233,7 +233,7 @@ def test_a_first_find_on_a_tree_starts_a_server_that_serves_the_tree(
     assert scanned == (0, "wiki/alpha.md — Alpha auth\nwiki/deep er/gamma.mdx — gamma\nwiki/beta.md — Beta\n", "")
     assert run_cli(capsys, argv) == scanned
     status = wait_for_server(vault)
-    assert (status.pages, status.failure) == (3, "")
+    assert (status.dirs, status.failure) == (3, "")  # the root, wiki and wiki/deep er
     assert run_cli(capsys, argv) == scanned
     assert wait_for_server(vault).requests > status.requests  # the server answered it
 
@@ -264,6 +264,26 @@ def test_a_vault_without_the_setting_never_gets_a_server(
     # No spawn: nothing in the runtime dir (no lock, log, record or socket), no process.
     assert list(runtime_dir.iterdir()) == []
     assert serve_pids(vault) == []
+
+
+def test_a_vault_owned_by_another_user_never_gets_a_server(
+    tmp_path: Path, runtime_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server we started would watch another user's vault with our inotify watches (and
+    our limit): auto-start leaves such a vault to the scan, whatever its config says."""
+    vault = make_vault(tmp_path / "v")
+    for path in [vault, *vault.rglob("*")]:
+        os.chown(path, 65534, 65534)
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    scanned = run_cli(capsys, [*argv, "--no-cache"])
+    assert scanned == (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
+    for _ in range(2):
+        assert run_cli(capsys, argv) == scanned
+    assert list(runtime_dir.iterdir()) == []  # no lock, record, log or socket: nothing spawned
+    assert serve_pids(vault) == []
+    os.chown(vault, os.geteuid(), os.getegid())  # ours again: the setting is followed
+    assert run_cli(capsys, argv) == scanned
+    assert wait_for_server(vault).pid == recorded_pid(vault)
 
 
 # --- a server that cannot start, or is slow to ---
@@ -409,12 +429,12 @@ def test_info_says_the_server_was_auto_started_and_where_it_logs(
     assert (code, err) == (0, "")
     line = next(line for line in out.splitlines() if line.startswith("server: "))
     assert re.fullmatch(
-        rf"server: pid {status.pid}, 2 pages, [0-9.]+ MiB resident; auto-started, log {re.escape(log)}", line
+        rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident; auto-started, log {re.escape(log)}", line
     ), line
     code, out, err = run_cli(capsys, ["wiki", "serve", "--status", "--vault", str(vault)])
     assert (code, err) == (0, "")
     assert re.fullmatch(
-        rf"server: pid {status.pid}, 2 pages, [0-9.]+ MiB resident, 1 index builds, [0-9]+ requests since "
+        rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident, 1 watch builds, [0-9]+ requests since "
         rf"[0-9: -]+ UTC; auto-started, log {re.escape(log)}\n",
         out,
     ), out
@@ -436,7 +456,7 @@ def test_info_does_not_call_a_server_started_by_hand_auto_started(
         code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
         assert code == 0
         line = next(line for line in out.splitlines() if line.startswith("server: "))
-        assert re.fullmatch(rf"server: pid {status.pid}, 2 pages, [0-9.]+ MiB resident", line), line
+        assert re.fullmatch(rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident", line), line
         code, out, _ = run_cli(capsys, ["wiki", "serve", "--status", "--vault", str(vault)])
         assert code == 0
         assert out.endswith(" UTC\n"), out  # no "auto-started"

@@ -14,14 +14,20 @@ import time
 from pathlib import Path
 
 import pytest
-from server_harness import ThreadServer, make_vault, run_cli, served_and_scanned, start_subprocess_server
+from server_harness import (
+    ThreadServer,
+    caller_listings,
+    make_vault,
+    run_cli,
+    served_and_scanned,
+    start_subprocess_server,
+)
 
 from mnemosyne_cli import client, protocol, server
 from mnemosyne_cli.app import main
 from mnemosyne_contract import ExitCode
 from mnemosyne_core import inotify
-from mnemosyne_core.config import Layout
-from mnemosyne_core.index import VaultIndex
+from mnemosyne_core.changes import VaultWatch
 
 pytestmark = pytest.mark.usefixtures("runtime_dir")  # conftest: a private runtime dir per test
 
@@ -52,31 +58,45 @@ def test_a_second_server_names_the_first_and_exits_with_its_own_code(
         )
 
 
-def test_status_says_pid_pages_and_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+def test_status_says_pid_watched_dirs_and_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    vault = make_vault(tmp_path / "v", {**HARNESS_PAGES, ".mnemosyne.toml": 'dirs = ["wiki", "notes"]\n'})
+    (vault / "notes").mkdir()
     assert main(["wiki", "serve", "--status", "--vault", str(vault)]) == ExitCode.NO_MATCH
     assert capsys.readouterr().out == f"no server is running for {vault}\n"
     with ThreadServer(vault):
         assert main(["wiki", "serve", "--status", "--vault", str(vault)]) == ExitCode.OK
         out = capsys.readouterr().out
-    assert out.startswith(f"server: pid {os.getpid()}, 3 pages, ")
-    assert " MiB resident, 1 index builds, 1 requests since " in out
+    # The status request itself is the one request; the dirs are the listing's two.
+    assert re.fullmatch(
+        rf"server: pid {os.getpid()}, 2 dirs watched, [0-9.]+ MiB resident, 1 watch builds, "
+        r"1 requests since [0-9: -]+ UTC\n",
+        out,
+    ), out
 
 
 def test_info_names_the_running_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import json
+
+    import jsonschema
+
+    from mnemosyne_contract import load_schema
 
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
     assert "\nserver: none ('wiki serve' starts one)\n" in capsys.readouterr().out
     with ThreadServer(vault):
         assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
-        assert f"\nserver: pid {os.getpid()}, 3 pages, " in capsys.readouterr().out
+        assert f"\nserver: pid {os.getpid()}, 1 dirs watched, " in capsys.readouterr().out
         assert main(["wiki", "info", "--vault", str(vault), "--json"]) == ExitCode.OK
-        served = json.loads(capsys.readouterr().out)["server"]
+        report = json.loads(capsys.readouterr().out)
+    served = report["server"]
     assert served["pid"] == os.getpid()
-    assert served["pages"] == 3
+    assert served["watched_dirs"] == 1
     assert served["resident_bytes"] > 1 << 20
+    assert served["not_answering"] is None
+    jsonschema.validate(report, load_schema("info"))  # the contract describes what info prints
 
 
 def test_the_socket_dir_must_be_ours_and_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -125,7 +145,7 @@ def test_a_file_system_without_events_is_refused_with_the_reason(
     assert main(["wiki", "serve", "--vault", str(vault)]) == ExitCode.VAULT_ERROR
     assert capsys.readouterr().err == (
         f"mnemosyne: error: cannot serve {vault}: it is on NFS, a file system that does not report every "
-        "change to inotify; find and recall scan it instead\n"
+        "change to inotify; find and recall list it instead\n"
     )
 
 
@@ -157,90 +177,56 @@ def test_malformed_and_oversized_requests_get_an_error_and_the_server_goes_on(
     with ThreadServer(vault) as running:
         path = running.socket_path
 
-        def status_of(raw: bytes) -> str:
-            return protocol.decode_reply(_raw_exchange(path, raw)[4:])[0]
+        def reply_to(raw: bytes) -> tuple[str, object]:
+            return protocol.decode_reply(_raw_exchange(path, raw)[4:])
 
         version = str(protocol.PROTOCOL_VERSION).encode()
-        good = f"find\0{real}\x004\0depth=flat\0dir=wiki\0suffix=.md\0dirs-given=0\x0020\0\0github".encode()
-        assert status_of(protocol.frame(version + b"\0" + good)) == protocol.STATUS_OK
-        for bad in (
-            b"garbage",
-            b"1\0" + good,  # another version
-            b"2\0" + good,
-            *(
-                version + b"\0" + fields
-                for fields in (
-                    b"dance\0/v\x000\x0020\0\0x",
-                    b"find\0relative\x000\x0020\0\0x",
-                    b"find\0/v\x009\x0020\0\0x",  # more layout items than fields
-                    b"find\0/v\x00\xc2\xb2\x0020\0\0x",  # a superscript two: isdigit, not a count
-                    b"find\0/v\x001\0noequals\x0020\0\0x",
-                    b"find\0/v\x000\x0020\0\0x",  # no layout
-                    b"find\0/v\x004\0depth=deep\0dir=wiki\0suffix=.md\0dirs-given=0\x0020\0\0x",
-                    b"find\0/v\x004\0depth=flat\0dir=wiki\0suffix=.md\0dirs-given=0\x00-1\0\0x",
-                    b"find\0/v\x004\0depth=flat\0dir=wiki\0suffix=.md\0dirs-given=0\x0020\0everything\0x",
-                    b"find\0/v\x004\0depth=flat\0dir=wiki\0suffix=.md\0dirs-given=0\x0020\0",  # no term
-                    b"status\0extra",
-                )
-            ),
-            version,
-            b"\xff\xfe" * 10,
+        status, body = reply_to(protocol.frame(version + f"\0changes\0{real}\0".encode()))
+        assert status == protocol.STATUS_OK
+        token, paths, _namespace, _root = protocol.decode_changes(body)
+        assert (token, paths) == (running.watch.token(), None)  # no token given: the token now
+        status, body = reply_to(protocol.frame(version + f"\0changes\0{real}\0{token}".encode()))
+        assert protocol.decode_changes(body)[:2] == (token, ())
+        for bad, why in (
+            (b"garbage", "protocol version 'garbage', not 5"),
+            (b"4\0changes\0" + real.encode() + b"\0", "protocol version '4', not 5"),
+            (version, "no operation"),
+            (version + b"\0dance\0/v\0", "unknown operation 'dance'"),
+            (version + b"\0find\0/v\0github", "unknown operation 'find'"),
+            (version + b"\0changes\0relative\0", "the vault is not an absolute path"),
+            (version + b"\0changes\0/v", "changes takes a vault and a token"),
+            (version + b"\0changes\0/v\0\0", "changes takes a vault and a token"),
+            (version + b"\0changes\0/v\0x y", "not a token"),
+            (version + b"\0changes\0/v\0" + b"a" * (protocol.MAX_TOKEN_CHARS + 1), "not a token"),
+            (version + b"\0changes\0/v\0\xc2\xb2", "not a token"),  # a superscript two: isalnum, not ASCII
+            (version + b"\0changes\0/other\0", "this server watches another vault"),
+            (version + b"\0status\0extra", "status takes no field"),
+            (b"\xff\xfe" * 10, "protocol version '\\udcff\\udcfe\\udcff"),
         ):
-            assert status_of(protocol.frame(bad)) == protocol.STATUS_ERROR, bad
+            status, body = reply_to(protocol.frame(bad))
+            assert status == protocol.STATUS_ERROR, bad
+            assert isinstance(body, str)
+            assert body.startswith(why), (bad, body)
         too_long = (protocol.MAX_REQUEST_BYTES + 1).to_bytes(4, "big") + b"x" * 100
-        assert status_of(too_long) == protocol.STATUS_ERROR  # refused unread
+        assert reply_to(too_long) == (protocol.STATUS_ERROR, "request too large")  # refused unread
+        two = protocol.frame(version + b"\0status") * 2
+        assert reply_to(two) == (protocol.STATUS_ERROR, "one request only")
         assert _raw_exchange(path, b"\0\0") == b""  # a peer that stops mid-frame
         served, scanned = served_and_scanned(capsysbinary, running, ["wiki", "recall", "github", "--vault", str(vault)])
         assert served == scanned
 
 
-@pytest.mark.parametrize(
-    ("layout", "dirs_given"),
-    [
-        (Layout(("atlas", "hades")), False),
-        (Layout(("wiki",)), True),
-        (Layout((".",), "tree", (".md", ".markdown", ".mdx")), False),
-        (Layout(("docs/en", "n o"), "tree", (".mdx",), ("drafts/", "*.tmp.md", "!keep=me.md")), True),
-    ],
-)
-def test_a_layout_crosses_the_socket_whole(layout: Layout, dirs_given: bool) -> None:
-    items = protocol.layout_items(layout, dirs_given)
-    request = protocol.Request(protocol.OP_FIND, "/v", items, 20, False, ("x",))
-    decoded = protocol.decode_request(request.encode())
-    assert decoded == request
-    assert protocol.decode_layout(decoded.layout) == (layout, dirs_given)
-
-
-@pytest.mark.parametrize(
-    "items",
-    [
-        (),
-        (("kind", "flat"), ("dir", "wiki"), ("dirs-given", "0")),  # the old shape
-        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".md")),  # no dirs-given
-        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "yes")),
-        (("depth", "deep"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "0")),
-        (("depth", "flat"), ("suffix", ".md"), ("dirs-given", "0")),  # no dir
-        (("depth", "flat"), ("dir", "wiki"), ("dirs-given", "0")),  # no suffix
-        (("depth", "flat"), ("dir", "wiki"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "0")),
-        (("depth", "flat"), ("dir", "../etc"), ("suffix", ".md"), ("dirs-given", "0")),
-        (("depth", "flat"), ("dir", "/etc"), ("suffix", ".md"), ("dirs-given", "0")),
-        (("depth", "flat"), ("dir", ".hidden"), ("suffix", ".md"), ("dirs-given", "0")),
-        (("depth", "flat"), ("dir", "wiki"), ("suffix", "md"), ("dirs-given", "0")),
-        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".m d"), ("dirs-given", "0")),
-        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".md"), ("exclude", "a\nb"), ("dirs-given", "0")),
-        (("depth", "flat"), ("suffix", ".md"), ("dir", "wiki"), ("dirs-given", "0")),  # out of order
-        (("dir", "wiki"), ("depth", "flat"), ("suffix", ".md"), ("dirs-given", "0")),
-        (("depth", "flat"), ("depth", "tree"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "0")),
-        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "0"), ("dirs-given", "1")),
-        (("depth", "flat"), ("dir", "wiki"), ("suffix", ".md"), ("dirs-given", "0"), ("color", "red")),
-    ],
-)
-def test_the_decoder_refuses_a_layout_it_cannot_take_whole(items: tuple[tuple[str, str], ...]) -> None:
-    with pytest.raises(protocol.ProtocolError):
-        protocol.decode_layout(items)
-    request = protocol.Request(protocol.OP_FIND, "/v", items, 20, False, ("x",))
-    with pytest.raises(protocol.ProtocolError):
-        protocol.decode_request(request.encode())
+def test_the_request_carries_a_vault_and_a_token_and_nothing_of_the_caller() -> None:
+    """No query, no layout, no environment crosses the socket: the caller matches itself."""
+    request = protocol.Request(protocol.OP_CHANGES, "/v", "0123abcd:17")
+    payload = request.encode()
+    assert payload == f"{protocol.PROTOCOL_VERSION}\0changes\0/v\x000123abcd:17".encode()
+    assert protocol.decode_request(payload) == request
+    assert struct.unpack(">I", protocol.frame(payload)[:4])[0] == len(payload)
+    assert protocol.Request(protocol.OP_CHANGES, "/v").encode().endswith(b"\0/v\0")  # no token yet
+    assert protocol.decode_request(protocol.Request(protocol.OP_STATUS).encode()) == protocol.Request("status")
+    undecodable = protocol.Request(protocol.OP_CHANGES, "/v\udcff", "")
+    assert protocol.decode_request(undecodable.encode()) == undecodable
 
 
 def test_the_reply_decoder_refuses_what_it_does_not_understand() -> None:
@@ -250,37 +236,29 @@ def test_the_reply_decoder_refuses_what_it_does_not_understand() -> None:
     for bad in (
         b"",
         b"junk",
-        marshal.dumps((1, "ok", None)),  # another version
+        marshal.dumps((4, "ok", None)),  # another version
         marshal.dumps((protocol.PROTOCOL_VERSION, "maybe", None)),
         marshal.dumps([protocol.PROTOCOL_VERSION, "ok", None]),
         marshal.dumps((protocol.PROTOCOL_VERSION, "ok")),
     ):
         with pytest.raises(protocol.ProtocolError):
             protocol.decode_reply(bad)
-    fields, slots = protocol._result_slots(), protocol._match_slots()
-    values = tuple("/v" if field == "vault" else 0 for field in fields)
-    assert protocol.find_result((fields, values, (), slots, (), (), None, None))[0].vault == "/v"
-    left_out = (("suffix", "n o/Note.MD"), ("nested", "wiki/sub/a.md"))
-    decoded = protocol.find_result((fields, values, (), slots, (), (), None, left_out))[0]
-    assert decoded.left_out == list(left_out)
+    good = protocol.changes_body("g:3", ("wiki/a.md",), 7, (1, 2))
+    assert protocol.decode_changes(good) == ("g:3", ("wiki/a.md",), 7, (1, 2))
+    assert protocol.decode_changes(protocol.changes_body("g:3", None, 7, (1, 2)))[1] is None
     for body in (
         None,
         (),
-        ("x",) * 8,
-        (fields, values, (), slots, (), (), None),  # a body of the version before
-        (("total",), (1,), (), slots, (), (), None, None),  # other fields
-        (fields, tuple(None for _ in fields), (), slots, (), (), None, None),  # not numbers
-        (fields, values, (), slots, (("path",),), (), None, None),  # a match short of fields
-        (fields, values, (), slots, (), (("p", "code", "detail", "yes"),), None, None),  # a bad diagnostic
-        (fields, values, (), slots, (), (), (1, 2, 3), None),  # a bad identity
-        (fields, values, (), slots, (), (), None, [("suffix", "a.MD")]),  # files left out: not a tuple
-        (fields, values, (), slots, (), (), None, (("other", "a.MD"),)),  # an unknown kind
-        (fields, values, (), slots, (), (), None, (("suffix", "d.x/README"),)),  # a suffix-less name
-        (fields, values, (), slots, (), (), None, (("suffix",),)),  # short of a path
-        (fields, values, (), slots, (), (), None, (("suffix", 3),)),  # a path that is not text
+        ("g:3", (), 7),  # short of the vault's identity
+        (3, (), 7, (1, 2)),  # a token that is not text
+        ("g:3", ["wiki/a.md"], 7, (1, 2)),  # paths: not a tuple
+        ("g:3", (b"wiki/a.md",), 7, (1, 2)),  # a path that is not text
+        ("g:3", (), "7", (1, 2)),  # a namespace that is not a number
+        ("g:3", (), 7, (1, 2, 3)),  # a bad identity
+        ("g:3", (), 7, ("1", 2)),
     ):
         with pytest.raises(protocol.ProtocolError):
-            protocol.find_result(body)
+            protocol.decode_changes(body)
 
 
 # --- fallbacks ---
@@ -336,21 +314,34 @@ def test_a_killed_server_means_a_scan_and_a_restarted_one_answers(
 ) -> None:
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     argv = ["wiki", "recall", "github", "auth", "--vault", str(vault)]
-    expected = run_cli(capsysbinary, [*argv, "--no-server"])
+    expected = run_cli(capsysbinary, [*argv, "--no-cache"])
     process = start_subprocess_server(vault)
     try:
-        assert run_cli(capsysbinary, argv) == expected
+        assert run_cli(capsysbinary, argv) == expected  # lists the vault, keeps the token
+        with caller_listings() as walks:
+            assert run_cli(capsysbinary, argv) == expected
+        assert walks == []  # served
         process.send_signal(signal.SIGKILL)
         process.wait(10)
         assert os.path.exists(protocol.socket_path(str(vault.resolve())))  # left behind
         (vault / "wiki" / "delta.md").write_text("---\ntitle: Delta auth\n---\n", encoding="utf-8")
-        expected = run_cli(capsysbinary, [*argv, "--no-server"])
-        assert run_cli(capsysbinary, argv) == expected
+        expected = run_cli(capsysbinary, [*argv, "--no-cache"])
+        with caller_listings() as walks:
+            assert run_cli(capsysbinary, argv) == expected
+        assert walks == [str(vault.resolve())]  # nobody to ask: listed
         process = start_subprocess_server(vault)
         status = client.status(str(vault.resolve()))
         assert status is not None
-        assert (status.pid, status.pages) == (process.pid, 4)
-        assert run_cli(capsysbinary, argv) == expected
+        assert (status.pid, status.dirs, status.failure) == (process.pid, 1, "")
+        # The cache's token is the dead server's: the new one does not know it, so listed.
+        with caller_listings() as walks:
+            assert run_cli(capsysbinary, argv) == expected
+        assert walks == [str(vault.resolve())]
+        (vault / "wiki" / "delta.md").write_text("---\ntitle: Delta\n---\n", encoding="utf-8")
+        expected = run_cli(capsysbinary, [*argv, "--no-cache"])
+        with caller_listings() as walks:
+            assert run_cli(capsysbinary, argv) == expected
+        assert walks == []  # the new server's token: served, the changed page read again
     finally:
         process.terminate()
         assert process.wait(10) == 0
@@ -365,25 +356,41 @@ def test_an_overflowed_queue_rebuilds_before_answering(
     with ThreadServer(vault) as running:
         served, scanned = served_and_scanned(capsysbinary, running, argv)
         assert served == scanned
-        assert running.index.watcher is not None
-        # A real overflow needs more than max_queued_events (16384) unread events; the
-        # handling is the same for an injected one.
-        running.index.watcher.inject(inotify.Event(-1, inotify.IN_Q_OVERFLOW, ""))
+        assert running.watch.watcher is not None
+        token = running.watch.token()
+        # A real overflow needs more than max_queued_events (16384) unread events (see the
+        # test at the end); the handling is the same for an injected one.
+        running.watch.watcher.inject(inotify.Event(-1, inotify.IN_Q_OVERFLOW, ""))
         (vault / "wiki" / "beta.md").write_text("---\ntitle: Beta\n---\n", encoding="utf-8")
+        answered = running.answered
+        with caller_listings() as walks:
+            answer = run_cli(capsysbinary, argv)
+        assert answer == run_cli(capsysbinary, [*argv, "--no-cache"])
+        assert walks == [str(vault.resolve())]  # told to rescan: listed
+        assert running.answered == answered + 1  # the token request, not the "rescan"
+        assert running.watch.rebuilds == 2
+        assert running.watch.token().split(":")[0] != token.split(":")[0]  # a new generation
         served, scanned = served_and_scanned(capsysbinary, running, argv)
         assert served == scanned
-        assert running.index.rebuilds == 2
 
 
-def test_another_vault_or_other_dirs_are_scanned_not_served(
+def test_other_dirs_and_another_vault_are_listed_not_served(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     vault = make_vault(tmp_path / "v", {**HARNESS_PAGES, "notes/n.md": "---\ntitle: github notes\n---\n"})
+    other = make_vault(tmp_path / "other", HARNESS_PAGES)
     with ThreadServer(vault) as running:
         argv = ["wiki", "recall", "github", "--vault", str(vault), "--dir", "notes"]
-        assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
-        assert running.answered == 0
-        assert running.requests == 1  # asked, and told to scan
+        for _ in range(2):
+            assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-cache"])
+        assert (running.requests, running.answered) == (0, 0)  # --dir lists part: never asked
+        argv = ["wiki", "recall", "github", "--vault", str(other)]
+        for _ in range(2):
+            with caller_listings() as walks:
+                answer = run_cli(capsysbinary, argv)
+            assert answer == run_cli(capsysbinary, [*argv, "--no-cache"])
+            assert walks == [str(other.resolve())]
+        assert running.requests == 0  # no socket of that vault's: nobody asked
 
 
 def test_the_caller_resolves_a_relative_vault_and_its_own_env(
@@ -406,38 +413,17 @@ def test_recall_logs_to_the_memory_dir_the_caller_named(
 ) -> None:
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     monkeypatch.chdir(tmp_path)
+    argv = ["wiki", "recall", "github", "--vault", "v", "--memory-dir", "mem"]
     with ThreadServer(vault) as running:
+        assert run_cli(capsysbinary, argv)[0] == 0  # lists, keeps the token
         before = running.answered
-        code, _out, _err = run_cli(capsysbinary, ["wiki", "recall", "github", "--vault", "v", "--memory-dir", "mem"])
-        assert code == 0
+        with caller_listings() as walks:
+            code, _out, _err = run_cli(capsysbinary, argv)
+        assert (code, walks) == (0, [])
         assert running.answered == before + 1
     logs = list((tmp_path / "mem").glob("*/log.md"))
     assert len(logs) == 1
-    assert "- **Query**: github\n" in logs[0].read_text(encoding="utf-8")
-
-
-def test_the_request_carries_the_query_and_nothing_of_the_caller() -> None:
-    layout = protocol.layout_items(Layout(("atlas", "hades")), True)
-    request = protocol.Request(protocol.OP_FIND, "/v", layout, 20, True, ("mastra", "slack"))
-    payload = request.encode()
-    assert protocol.decode_request(payload) == request
-    assert payload.split(b"\0") == [
-        str(protocol.PROTOCOL_VERSION).encode(),
-        b"find",
-        b"/v",
-        b"5",
-        b"depth=flat",
-        b"dir=atlas",
-        b"dir=hades",
-        b"suffix=.md",
-        b"dirs-given=1",
-        b"20",
-        b"content",
-        b"mastra",
-        b"slack",
-    ]
-    assert struct.unpack(">I", protocol.frame(payload)[:4])[0] == len(payload)
-    assert protocol.decode_request(protocol.Request(protocol.OP_STATUS).encode()).op == protocol.OP_STATUS
+    assert logs[0].read_text(encoding="utf-8").count("- **Query**: github\n") == 2  # once per call
 
 
 def test_the_client_path_imports_no_heavy_module(tmp_path: Path, runtime_dir: Path) -> None:
@@ -456,8 +442,10 @@ def test_the_client_path_imports_no_heavy_module(tmp_path: Path, runtime_dir: Pa
         return set(completed.stderr.split())
 
     with ThreadServer(vault) as running:
+        modules()  # lists the vault, keeps the token
+        answered = running.answered
         served = modules()
-        assert running.answered == 1
+        assert running.answered == answered + 1
     heavy = {
         "typing",
         "json",
@@ -467,51 +455,67 @@ def test_the_client_path_imports_no_heavy_module(tmp_path: Path, runtime_dir: Pa
         "tomllib",
         "mnemosyne_cli.server",
         "mnemosyne_cli.app",
+        "mnemosyne_core.changes",
     }
     assert sorted(served & heavy) == []
 
 
-def test_an_index_sees_a_change_made_just_before_the_query(tmp_path: Path) -> None:
-    """The kernel queues the event before the write returns: no sleep is needed."""
+def test_the_watch_sees_a_change_made_just_before_the_question(tmp_path: Path) -> None:
+    """The cookie: every event of a write that returned before the question is read
+    before the answer, with no sleep."""
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
-    index = VaultIndex(str(vault.resolve()))
-    index.rebuild()
+    cookies = tmp_path / "cookies"
+    cookies.mkdir(mode=0o700)
+    watch = VaultWatch(str(vault.resolve()), str(cookies))
+    watch.rebuild()
     try:
+        assert watch.doubt is None
+        token = watch.token()
         for round_number in range(50):
             (vault / "wiki" / "alpha.md").write_text(f"---\ntitle: round{round_number}\n---\n", encoding="utf-8")
-            result = index.recall(str(vault), f"round{round_number}")
-            assert [entry.path for entry in result.matches] == ["wiki/alpha.md"]
+            now, paths = watch.changes_since(token)
+            assert paths == ("wiki/alpha.md",), round_number
+            assert now != token
+            assert watch.changes_since(now) == (now, ())
+            token = now
+        assert list(cookies.iterdir()) == []  # each cookie removed after its answer
+        assert watch.rebuilds == 1
     finally:
-        index.close()
+        watch.close()
 
 
-def test_an_entry_that_cannot_be_re_classified_rebuilds_before_the_query_is_answered(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_changed_page_the_caller_cannot_stat_lists_the_vault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    """An lstat failing on a changed entry loses its state: the same query rebuilds, rather
-    than answering without the page."""
+    """A page the server named as changed whose stat fails on the served path is no page
+    to take or drop: the caller lists the vault and answers as the scan does."""
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
-    index = VaultIndex(str(vault.resolve()))
-    index.rebuild()
+    argv = ["wiki", "find", "kestrel", "--vault", str(vault)]
     page = vault / "wiki" / "alpha.md"
     real_lstat = os.lstat
-    failures = [str(page.resolve())]
+    failures = [f"{vault.resolve()}/wiki/alpha.md"]
 
     def failing_lstat(path: str) -> os.stat_result:
-        if failures and str(path) == failures[0]:
+        # Only the page cache's own look at the page: the listing's is another matter.
+        if failures and str(path) == failures[0] and sys._getframe(1).f_code.co_name == "fresh_snapshot":
             failures.pop()
             raise OSError(5, "Input/output error", str(path))
         return real_lstat(path)
 
-    try:
+    # Not racy: a page read within RACY_NS of its change is read again, never stat'ed.
+    monkeypatch.setattr("mnemosyne_core.cache.RACY_NS", 0)
+    with ThreadServer(vault) as running:
+        served_and_scanned(capsysbinary, running, ["wiki", "find", "alpha", "--vault", str(vault)])
         page.write_text("---\ntitle: Kestrel\n---\n", encoding="utf-8")
         monkeypatch.setattr(os, "lstat", failing_lstat)
-        result = index.search(str(vault), ["kestrel"])
-        assert failures == []
-        assert [match.path for match in result.matches] == ["wiki/alpha.md"]
-        assert index.rebuilds == 2
-    finally:
-        index.close()
+        with caller_listings() as walks:
+            served = run_cli(capsysbinary, argv)
+        monkeypatch.setattr(os, "lstat", real_lstat)
+        assert failures == []  # the served path met the failure
+        assert walks == [str(vault.resolve())]
+        assert (
+            served == run_cli(capsysbinary, [*argv, "--no-cache"]) == (0, b"wiki/alpha.md \xe2\x80\x94 Kestrel\n", "")
+        )
 
 
 # --- find through the server: the same bytes as the scan ---
@@ -531,6 +535,7 @@ FIND_CALLS = [
     ["md", "--paths"],
     ["page", "--json"],
     ["e", "--limit", "0", "--json"],
+    ["e", "--matched"],
 ]
 
 
@@ -542,19 +547,16 @@ def test_find_and_recall_through_the_server_print_what_the_scan_prints(
 
     vault = tmp_path / vault_name
     shutil.copytree(FIXTURES / vault_name, vault, symlinks=True)
+    calls = [["find", *call] for call in FIND_CALLS]
+    calls += [["recall", *topic] for topic in (["github", "auth"], ["agent"], ["zyzzyva"], ["agent", "--json"])]
     with ThreadServer(vault) as running:
-        for call in [*FIND_CALLS, ["--", "-v"]]:
-            argv = ["wiki", "find", *call, "--vault", str(vault)]
-            if call[0] == "--":
-                argv = ["wiki", "find", "--vault", str(vault), *call]
-                assert run_cli(capsysbinary, argv)[0] in (0, 1)
-                continue
+        assert running.watch.doubt is None
+        argv = ["wiki", "find", "--vault", str(vault), "--", "-v"]
+        assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv[:-2], "--no-cache", *argv[-2:]])
+        for call in calls:
+            argv = ["wiki", *call, "--vault", str(vault)]
             served, scanned = served_and_scanned(capsysbinary, running, argv)
             assert served == scanned, argv
-        for topic in (["github", "auth"], ["agent"], ["zyzzyva"]):
-            argv = ["wiki", "recall", *topic, "--vault", str(vault)]
-            served, scanned = served_and_scanned(capsysbinary, running, argv)
-            assert served == scanned, topic
 
 
 @pytest.mark.parametrize("environment", [{}, {"FORCE_COLOR": "1"}, {"NO_COLOR": "1", "FORCE_COLOR": "1"}])
@@ -578,7 +580,7 @@ def test_colour_follows_the_callers_terminal_and_environment(
         ):
             served, scanned = served_and_scanned(capsysbinary, running, argv)
             assert served == scanned
-            assert "warning" in served[2]
+            assert "warning" in served[2]  # the listing's warning, kept with the listing
             assert ("\x1b[" in served[2]) == ("NO_COLOR" not in environment)
 
 
@@ -586,27 +588,27 @@ def test_a_page_written_through_another_hard_link_is_seen(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     """A write through a name outside the watched dirs raises no event on them: such pages
-    are re-read on every call."""
+    are stat'ed again on every served call."""
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     outside = tmp_path / "elsewhere.md"
     os.link(vault / "wiki" / "gamma.md", outside)
     argv = ["wiki", "find", "zebra", "--vault", str(vault)]
     with ThreadServer(vault) as running:
-        served, scanned = served_and_scanned(capsysbinary, running, argv)
-        assert served == scanned
-        assert served[0] == 1
+        served_and_scanned(capsysbinary, running, ["wiki", "find", "plain", "--vault", str(vault)])
+        assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-cache"])
         with outside.open("ab") as page:
             page.write(b"zebra\n")
-        served, scanned = served_and_scanned(capsysbinary, running, argv)
-        assert served == scanned
-        assert served[1] == b"wiki/gamma.md \xe2\x80\x94 gamma\n"
+        with caller_listings() as walks:
+            served = run_cli(capsysbinary, argv)
+        assert walks == []  # served, and the page with another link read again
+        assert served == run_cli(capsysbinary, [*argv, "--no-cache"]) == (0, b"wiki/gamma.md \xe2\x80\x94 gamma\n", "")
 
 
-def test_a_symlinked_page_re_read_unchanged_keeps_its_answers_and_a_change_is_seen(
+def test_a_symlinked_page_is_stat_ed_on_every_served_call_and_a_change_is_seen(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    """Symlinked pages are re-read on every call; one that reads as before keeps the index's
-    snapshot (no rebuild of it per call), one whose target changed is answered anew."""
+    """A symlinked page's target lies where no watch of the listed dirs sees it: the caller
+    stats it on every served call; the watch is not rebuilt for it."""
     vault = make_vault(tmp_path / "v", {**HARNESS_PAGES, "notes/delta.md": "---\ntitle: Delta\ntags: [github]\n---\n"})
     os.symlink("../notes/delta.md", vault / "wiki" / "delta.md")
     finds = ["wiki", "find", "delta", "--vault", str(vault)]
@@ -616,19 +618,18 @@ def test_a_symlinked_page_re_read_unchanged_keeps_its_answers_and_a_change_is_se
             served, scanned = served_and_scanned(capsysbinary, running, argv)
             assert served == scanned
         assert served[1] == b"wiki/delta.md \xe2\x80\x94 Delta\n"
-        snapshot = running.index._snapshot
-        assert snapshot is not None
-        assert running.index.search(str(vault), ["delta"]).total == 1
-        assert running.index._snapshot is snapshot
-        (vault / "notes" / "delta.md").write_text("---\ntitle: Epsilon\ntags: [gitlab]\n---\n", encoding="utf-8")
+        (vault / "notes" / "delta.md").write_text("---\ntitle: Epsilon delta\ntags: [gitlab]\n---\n", encoding="utf-8")
         for argv in (finds, recalls):
-            served, scanned = served_and_scanned(capsysbinary, running, argv)
-            assert served == scanned
-        assert served[1].count(b"delta") == 0
-        assert running.index._snapshot is not snapshot
+            with caller_listings() as walks:
+                served = run_cli(capsysbinary, argv)
+            assert walks == []
+            assert served == run_cli(capsysbinary, [*argv, "--no-cache"])
+        assert b"wiki/delta.md" not in served[1]  # recall: no github tag now
+        assert run_cli(capsysbinary, finds)[1] == b"wiki/delta.md \xe2\x80\x94 Epsilon delta\n"
+        assert running.watch.rebuilds == 1
 
 
-def test_a_vault_replaced_at_the_same_path_is_indexed_anew(
+def test_a_vault_replaced_at_the_same_path_is_never_answered_from_the_old_one(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
@@ -638,25 +639,55 @@ def test_a_vault_replaced_at_the_same_path_is_indexed_anew(
         assert served == scanned
         os.rename(vault, tmp_path / "old")
         make_vault(vault, {**HARNESS_PAGES, "wiki/alpha.md": "---\ntitle: nothing\n---\n"})
-        assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
-        assert running.index.rebuilds == 2
+        for _ in range(2):
+            answer = run_cli(capsysbinary, argv)
+            assert answer == run_cli(capsysbinary, [*argv, "--no-cache"])
+            assert b"wiki/alpha.md" not in answer[1]
+        assert running.watch.rebuilds > 1  # the old root's watch was lost
 
 
-def test_a_real_queue_overflow_is_seen_and_rebuilds(tmp_path: Path) -> None:
+@pytest.mark.parametrize("with_cookies", [True, False])
+def test_a_real_queue_overflow_is_seen_and_answers_rescan(tmp_path: Path, with_cookies: bool) -> None:
     """More unread events than max_queued_events: the kernel drops the rest and queues
-    IN_Q_OVERFLOW, and the index starts over before answering."""
+    IN_Q_OVERFLOW (on no watch: wd -1), and the watch starts over (a new generation)
+    before answering, whether or not it watches a cookie dir."""
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    cookies = tmp_path / "cookies"
+    cookies.mkdir(mode=0o700)
     limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text(encoding="ascii"))
-    index = VaultIndex(str(vault.resolve()))
-    index.rebuild()
+    watch = VaultWatch(str(vault.resolve()), str(cookies) if with_cookies else None)
+    watch.rebuild()
     try:
+        token = watch.token()
         pages = [vault / "wiki" / "alpha.md", vault / "wiki" / "beta.md"]
         for turn in range(limit + 10):
             # Alternating pages: the kernel merges an event equal to the last one queued.
             os.utime(pages[turn % 2], ns=(turn, turn))
         (vault / "wiki" / "alpha.md").write_text("---\ntitle: after the flood\n---\n", encoding="utf-8")
-        result = index.recall(str(vault), "flood")
-        assert [entry.path for entry in result.matches] == ["wiki/alpha.md"]
-        assert index.rebuilds == 2  # page events alone re-read pages; only the overflow rebuilds
+        now, paths = watch.changes_since(token)
+        assert paths is None
+        assert watch.rebuilds == 2  # page events alone never rebuild; only the overflow did
+        assert watch.changes_since(now) == (now, ())
     finally:
-        index.close()
+        watch.close()
+
+
+@pytest.mark.parametrize("replaced_by", [None, "nowhere.md", "gamma.md"])
+def test_a_page_deleted_or_made_a_symlink_soon_after_it_was_written_answers_as_the_scan(
+    replaced_by: str | None, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A page changed within the cache's racy window is read again on every served call.
+    Deleted, the served call must drop it as the scan does, not warn that it vanished; made
+    a symlink (broken, or to another page), it is what the listing says it is."""
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    (vault / "wiki" / "delta.md").write_text("alpha delta\n", encoding="utf-8")
+    with ThreadServer(vault) as running:
+        served_and_scanned(capsysbinary, running, argv)
+        (vault / "wiki" / "delta.md").unlink()
+        if replaced_by is not None:
+            os.symlink(replaced_by, vault / "wiki" / "delta.md")
+        served = run_cli(capsysbinary, argv)
+        assert served == run_cli(capsysbinary, [*argv, "--no-cache"])
+        if replaced_by is None:
+            assert served == (0, b"wiki/alpha.md \xe2\x80\x94 Alpha GitHub auth\n", "")

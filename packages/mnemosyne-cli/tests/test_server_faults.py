@@ -5,6 +5,7 @@ served answer differ from the scan's. The permission cases run as an unprivilege
 from __future__ import annotations
 
 import os
+import re
 import select
 import shutil
 import signal
@@ -29,7 +30,8 @@ from server_harness import (
 )
 
 from mnemosyne_cli import client, protocol
-from mnemosyne_cli.client import RemoteBackend
+from mnemosyne_cli.client import ServerChanges
+from mnemosyne_core import inotify
 
 PAGES = {
     "wiki/alpha.md": "---\ntitle: Alpha GitHub auth\nslug: alpha\nupdated: 2026-01-02\ntags: [github]\n---\nbody\n",
@@ -44,7 +46,7 @@ pytestmark = pytest.mark.usefixtures("runtime_dir")  # conftest: a private runti
 # --- a failed rebuild answers nothing, and says why ---
 
 
-def test_a_rebuild_that_runs_out_of_watches_declines_every_query_until_one_succeeds(
+def test_a_rebuild_that_runs_out_of_watches_answers_rescan_until_one_succeeds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     vault = make_vault(tmp_path / "v", PAGES)
@@ -53,21 +55,22 @@ def test_a_rebuild_that_runs_out_of_watches_declines_every_query_until_one_succe
         assert served_and_scanned(capsysbinary, running, argv)[0][0] == 0
         give_back = out_of_watches_at(monkeypatch, "/wiki")
         (vault / "wiki" / "gamma.md").write_text("alpha again\n", encoding="utf-8")
-        running.index.take_events()
-        running.index._stale = True  # as an overflow would: the next query rebuilds
+        assert running.watch.watcher is not None
+        running.watch.watcher.inject(inotify.Event(-1, inotify.IN_Q_OVERFLOW, ""))  # the next question rebuilds
         before = running.answered
         served = run_cli(capsysbinary, argv)
-        assert running.answered == before  # declined: the caller scanned
-        assert served == run_cli(capsysbinary, [*argv, "--no-server"])
+        assert running.answered == before  # "rescan", and no token to keep: the caller listed
+        assert served == run_cli(capsysbinary, [*argv, "--no-cache"])
         assert b"wiki/gamma.md" in served[1]
         status = client.status(str(vault.resolve()))
         assert status is not None
-        assert status.failure.startswith("the index could not be built (out of inotify watches")
+        reason = f"cannot watch the vault: {inotify.out_of_watches_reason()}"
+        assert status.failure == reason
         code, out, _err = run_cli(capsysbinary, ["wiki", "serve", "--status", "--vault", str(vault)])
         assert code == 0
-        assert b"; not answering: the index could not be built (out of inotify watches" in out
+        assert out.decode().endswith(f"; every caller lists the vault: {reason}\n")
         code, out, _err = run_cli(capsysbinary, ["wiki", "info", "--vault", str(vault)])
-        assert b"not answering: the index could not be built" in out
+        assert f"; every caller lists the vault: {reason}\n" in out.decode()
         give_back()
         served, scanned = served_and_scanned(capsysbinary, running, argv)  # rebuilt, answering again
         assert served == scanned
@@ -76,52 +79,50 @@ def test_a_rebuild_that_runs_out_of_watches_declines_every_query_until_one_succe
         assert status.failure == ""
 
 
-def test_a_vault_root_the_server_cannot_read_for_a_moment_is_never_answered_empty(tmp_path: Path) -> None:
+def test_a_vault_root_the_server_cannot_read_for_a_moment_is_never_answered_with_changes(tmp_path: Path) -> None:
     """The vault root mode 000 during a rebuild, as an unprivileged user: the server
-    declines while it cannot read, and answers in full once it can again."""
+    answers "rescan" while it cannot read, and changes again once it can."""
     script = """
 import os, sys, time
 os.environ["XDG_RUNTIME_DIR"] = sys.argv[2]
-from mnemosyne_cli.client import RemoteBackend
+os.environ["XDG_CACHE_HOME"] = os.path.join(sys.argv[2], "cache")
+from mnemosyne_cli.client import ServerChanges
 from mnemosyne_cli.server import Server
-from mnemosyne_core.index import VaultIndex
+from mnemosyne_core import inotify
+from mnemosyne_core.backend import FindRequest
+from mnemosyne_core.cache import CachedScan
 import threading
 vault = sys.argv[1]
-server = Server(VaultIndex(vault, None))
+server = Server.for_vault(vault)
 server.start()
 threading.Thread(target=server.serve_forever, daemon=True).start()
-backend = RemoteBackend()
-assert [m.path for m in backend.search(vault, ["page"]).matches] == ["atlas/page.md"] and backend.served
+backend = CachedScan(changes=ServerChanges())
+for _ in range(2):  # the first keeps the token, the second is served
+    result = backend.search(FindRequest(vault, ["page"]))
+assert [m.path for m in result.matches] == ["atlas/page.md"] and backend.served, backend.served
+token = server.watch.token()
 os.chmod(vault, 0)
-server.index._stale = True  # the next query rebuilds; only the server's thread touches the index
-# Sent as the client sends it, without the client's own look at the vault, which cannot
-# read it now either: what the server answers is the point.
-from mnemosyne_cli import protocol
-from mnemosyne_cli.client import exchange, trusted_socket
-from mnemosyne_core.config import Layout
-layout = protocol.layout_items(Layout(("atlas",)), False)
-request = protocol.Request(protocol.OP_FIND, vault, layout, 20, False, ["page"])
-status, body = protocol.decode_reply(exchange(trusted_socket(vault), request.encode(), 10.0))
-print("ANSWERED" if status == protocol.STATUS_OK else "DECLINED", status)
-print("FAILURE", server.index.failure)
+server.watch.watcher.inject(inotify.Event(-1, inotify.IN_Q_OVERFLOW, ""))  # the next question rebuilds
+answer = ServerChanges()(vault, token)
+print("ANSWER", answer is not None and answer[1])
+print("DOUBT", server.watch.doubt)
 os.chmod(vault, 0o755)
-# The server retries on the next query (and every RETRY_SECONDS); on a busy machine the
-# first query after the fix may still be scanned, so allow a few, within a bound.
+# The server retries on the next question (and every RETRY_SECONDS); within a bound.
 deadline = time.monotonic() + 15
-result = backend.search(vault, ["page"])
+result = backend.search(FindRequest(vault, ["page"]))
 while not backend.served and time.monotonic() < deadline:
-    time.sleep(0.25)
-    result = backend.search(vault, ["page"])
+    time.sleep(0.05)
+    result = backend.search(FindRequest(vault, ["page"]))
 print("AFTER", backend.served, [m.path for m in result.matches])
 server.stop()
 """
     out = _as_nobody(tmp_path, script, {"atlas/page.md": "a page\n"})
-    assert "ANSWERED" not in out, out
-    assert "FAILURE the index could not be built" in out, out
+    assert "ANSWER None\n" in out, out
+    assert re.search(r"^DOUBT cannot watch the vault: .*Permission denied$", out, re.MULTILINE), out
     assert "AFTER True ['atlas/page.md']" in out, out
 
 
-# --- a symlinked scanned dir follows its target's identity ---
+# --- a symlinked scanned dir: its target's identity is what counts ---
 
 
 def test_a_symlinked_dirs_target_moved_away_and_made_anew_is_seen(
@@ -130,24 +131,29 @@ def test_a_symlinked_dirs_target_moved_away_and_made_anew_is_seen(
     vault = make_vault(tmp_path / "v", {"atlas/a.md": "alpha\n", "store/hades-real/old.md": "alpha old\n"})
     (vault / "hades").symlink_to(vault / "store" / "hades-real")
     argv = ["wiki", "find", "alpha", "--vault", str(vault)]
-    with ThreadServer(vault) as running:
-        served, scanned = served_and_scanned(capsysbinary, running, argv)
-        assert served == scanned
-        assert b"hades/old.md" in served[1]
+
+    def answers() -> bytes:
+        served = run_cli(capsysbinary, argv)
+        assert served == run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-cache"])
+        return served[1]
+
+    with ThreadServer(vault):
+        assert b"hades/old.md" in answers()
         (vault / "store" / "hades-real").rename(vault / "store" / "moved")
         (vault / "store" / "hades-real").mkdir()
         (vault / "store" / "hades-real" / "new.md").write_text("alpha new\n", encoding="utf-8")
-        served, scanned = served_and_scanned(capsysbinary, running, argv)
-        assert served == scanned
-        assert b"hades/new.md" in served[1]
-        assert b"hades/old.md" not in served[1]
+        out = answers()
+        assert b"hades/new.md" in out
+        assert b"hades/old.md" not in out
+        # Written into the dir made anew, after a call has listed it and kept a token.
+        (vault / "store" / "hades-real" / "later.md").write_text("alpha later\n", encoding="utf-8")
+        assert b"hades/later.md" in answers()
         shutil.rmtree(vault / "store" / "hades-real")  # broken for a while
-        served, scanned = served_and_scanned(capsysbinary, running, argv)
-        assert served == scanned
+        assert b"hades/" not in answers()
         (vault / "store" / "moved").rename(vault / "store" / "hades-real")  # and back
-        served, scanned = served_and_scanned(capsysbinary, running, argv)
-        assert served == scanned
-        assert b"hades/old.md" in served[1]
+        assert b"hades/old.md" in answers()
+        (vault / "store" / "hades-real" / "old.md").write_text("alpha changed\n", encoding="utf-8")
+        answers()
 
 
 # --- help and errors are the caller's ---
@@ -169,7 +175,7 @@ def test_no_request_writes_to_the_servers_own_streams(tmp_path: Path, runtime_di
     process = start_subprocess_server(vault, output=subprocess.PIPE)
     try:
         path = protocol.socket_path(str(vault.resolve()))
-        for payload in (b"\xff" * 30, b"2\0find\0/\x0000\x00\xc2\xb2", b"2\0find\0/v\x000\x0020\0\0-h"):
+        for payload in (b"\xff" * 30, b"5\0changes\0/\x00\xc2\xb2", b"5\0changes\0relative\0-h", b"5\0status\0x"):
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
                 sock.connect(path)
                 sock.sendall(protocol.frame(payload))
@@ -187,7 +193,7 @@ def test_no_request_writes_to_the_servers_own_streams(tmp_path: Path, runtime_di
         out, err = process.communicate(timeout=10)
     assert process.returncode == 0
     assert out == b""
-    assert err.decode().splitlines()[0].startswith(f"mnemosyne serve: serving {vault.resolve()}: 2 pages")
+    assert err.decode().splitlines()[0].startswith(f"mnemosyne serve: watching {vault.resolve()}: 1 dirs in ")
     assert len(err.splitlines()) == 1
 
 
@@ -201,7 +207,8 @@ def test_a_stalled_server_never_adds_a_second_log_entry(
     memory = tmp_path / "memory"
     argv = ["wiki", "recall", "github", "--vault", str(vault), "--memory-dir", str(memory)]
     with ThreadServer(vault) as running:
-        real = running.index.recall_in_memory
+        assert run_cli(capsysbinary, argv)[0] == 0  # keeps the token: the next call asks with it
+        real = running.watch.changes_since
         scanned = threading.Event()
         answered = threading.Event()
 
@@ -212,7 +219,7 @@ def test_a_stalled_server_never_adds_a_second_log_entry(
             finally:
                 answered.set()
 
-        monkeypatch.setattr(running.index, "recall_in_memory", stalled)
+        monkeypatch.setattr(running.watch, "changes_since", stalled)
         monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "0.2")
         code, out, _err = run_cli(capsysbinary, argv)
         scanned.set()
@@ -222,7 +229,7 @@ def test_a_stalled_server_never_adds_a_second_log_entry(
         time.sleep(0.2)
     logs = list(memory.glob("*/log.md"))
     assert len(logs) == 1
-    assert logs[0].read_text(encoding="utf-8").count("- **Query**: github\n") == 1
+    assert logs[0].read_text(encoding="utf-8").count("- **Query**: github\n") == 2  # the two calls
 
 
 def test_the_memory_log_is_written_with_the_callers_umask(tmp_path: Path) -> None:
@@ -232,10 +239,10 @@ os.environ["XDG_RUNTIME_DIR"] = sys.argv[2]
 import threading
 from mnemosyne_cli.app import main
 from mnemosyne_cli.server import Server
-from mnemosyne_core.index import VaultIndex
+os.environ["XDG_CACHE_HOME"] = os.path.join(sys.argv[2], "cache")
 vault = sys.argv[1]
 os.umask(0o022)  # the server's: it would write 0644
-server = Server(VaultIndex(vault, None))
+server = Server.for_vault(vault)
 server.start()
 threading.Thread(target=server.serve_forever, daemon=True).start()
 os.umask(0o077)  # the caller's
@@ -279,7 +286,8 @@ class FakeServer:
             connection.settimeout(2)
             try:
                 self.received += connection.recv(1 << 16)
-                body = ((), "/v", 1, 1, 0, (), (), (), None)
+                # "Nothing changed", and a vault identity no caller sees: never believed.
+                body = protocol.changes_body("0:0", (), 0, (0, 0))
                 connection.sendall(protocol.frame(protocol.encode_reply(protocol.STATUS_OK, body)))
             except OSError:
                 pass
@@ -437,11 +445,11 @@ def test_a_silent_peer_never_delays_another_caller(tmp_path: Path, monkeypatch: 
             silent[0].sendall(b"\0\0")  # half a frame head, then nothing
             silent[1].sendall(b"\0\0\0\x50" + b"2\0find")  # half a request
             for _ in range(5):
-                backend = RemoteBackend()
+                changes = ServerChanges()
                 began = time.monotonic()
-                result = backend.search(str(vault), ["alpha"])
-                assert backend.served
-                assert [match.path for match in result.matches] == ["wiki/alpha.md"]
+                answer = changes(str(vault.resolve()), None)
+                assert changes.answered
+                assert answer == (running.watch.token(), None)
                 assert time.monotonic() - began < 10
         finally:
             for sock in silent:

@@ -16,8 +16,7 @@ from server_harness import ThreadServer
 
 from mnemosyne_cli import client, protocol
 from mnemosyne_cli.server import Server
-from mnemosyne_core.config import Layout
-from mnemosyne_core.index import VaultIndex
+from mnemosyne_core.changes import VaultWatch
 
 CLI_PACKAGE = Path(__file__).resolve().parents[1] / "src" / "mnemosyne_cli"
 
@@ -27,19 +26,24 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Server:
     vault = tmp_path_factory.mktemp("fuzz") / "v"
     (vault / "atlas").mkdir(parents=True)
     (vault / "atlas" / "page.md").write_text("---\ntitle: A page\n---\nalpha beta\n", encoding="utf-8")
-    server = Server(VaultIndex(str(vault.resolve())))
-    server.index.rebuild()
+    server = Server(VaultWatch(str(vault.resolve())))
+    server.watch.rebuild()
     return server
 
 
-def _valid(vault: str) -> bytes:
-    layout = protocol.layout_items(Layout(("atlas",)), False)
-    return protocol.Request(protocol.OP_FIND, vault, layout, 20, True, ("alpha",)).encode()
+def _valid(server: Server) -> bytes:
+    return protocol.Request(protocol.OP_CHANGES, server.watch.vault, server.watch.token()).encode()
 
 
 def _check_reply(reply: bytes) -> str:
-    status, _body = protocol.decode_reply(reply)
-    assert status in (protocol.STATUS_OK, protocol.STATUS_UNSERVED, protocol.STATUS_ERROR)
+    """A reply of this version: an error says why in words, an answer is a changes body."""
+    status, body = protocol.decode_reply(reply)
+    assert status in (protocol.STATUS_OK, protocol.STATUS_ERROR)
+    if status == protocol.STATUS_ERROR:
+        assert isinstance(body, str)
+        assert body
+    elif not (isinstance(body, tuple) and len(body) == 7):  # 7 fields: a status reply
+        protocol.decode_changes(body)
     return status
 
 
@@ -62,12 +66,13 @@ def test_any_bytes_get_a_reply_never_an_exception(served: Server, payload: bytes
             "99999999999",
             "=",
             "\udcff",
-            "depth=tree",
-            "dir=..",
-            "suffix=.mdx",
-            "exclude=*",
-            "content",
+            ":",
+            "0:0",
+            "changes",
             "status",
+            "/",
+            "relative",
+            "x" * 70,
             " ",
         ]
     ),
@@ -76,7 +81,7 @@ def test_any_bytes_get_a_reply_never_an_exception(served: Server, payload: bytes
 def test_requests_close_to_valid_get_a_reply_never_an_exception(
     served: Server, cut: int, splice: str, drop: int
 ) -> None:
-    fields = _valid(served.index.vault).decode("utf-8").split("\0")
+    fields = _valid(served).decode("utf-8").split("\0")
     position = cut % (len(fields) + 1)
     mutated = [*fields[:position], splice, *fields[position + drop % 3 :]]
     payload = "\0".join(mutated).encode("utf-8", "surrogateescape")
@@ -106,9 +111,9 @@ def test_any_bytes_on_the_socket_get_an_error_reply_or_a_closed_connection(
         assert protocol.frame_length(data) == len(data) - 4
         _check_reply(data[4:])
     # The server is still there and still answers.
-    backend = client.RemoteBackend(environ)
-    assert [match.path for match in backend.search(running.index.vault, ["alpha"]).matches] == ["atlas/page.md"]
-    assert backend.served
+    changes = client.ServerChanges(environ)
+    assert changes(running.watch.vault, running.watch.token()) == (running.watch.token(), ())
+    assert changes.answered
 
 
 @pytest.fixture(scope="module")
