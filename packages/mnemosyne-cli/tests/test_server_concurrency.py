@@ -37,7 +37,7 @@ def test_concurrent_calls_while_ingest_writes(
         )
     process = start_subprocess_server(vault)
     words = ["wiki", "find", "agent", "note", "--limit", "0", "--vault", str(vault)]
-    answers: list[tuple[float, bool, list[str], list[str]]] = []
+    answers: list[tuple[float, list[str], list[str]]] = []
     lock = threading.Lock()
     done_writing = threading.Event()
 

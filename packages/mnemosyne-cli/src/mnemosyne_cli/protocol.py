@@ -84,7 +84,8 @@ def runtime_parent(environ: Mapping[str, str] = os.environ) -> str | None:
     for writing), else None."""
     path = socket_dir(environ)
     runtime = environ.get("XDG_RUNTIME_DIR")
-    return runtime if runtime and os.path.dirname(path) == runtime else None
+    # normpath: "/run/user/0/" is the same dir as "/run/user/0", and gets the same check.
+    return runtime if runtime and os.path.dirname(path) == os.path.normpath(runtime) else None
 
 
 def vault_key(vault_real: str) -> str:

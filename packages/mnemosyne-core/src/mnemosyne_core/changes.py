@@ -76,6 +76,9 @@ class VaultWatch:
         self.rebuilds = 0
         #: The listed dirs (vault-relative) each watch descriptor reports on.
         self._dir_wds: dict[int, list[str]] = {}
+        #: (path, (device, inode)) of each watched listed dir as it was watched: a file
+        #: system mounted over one raises no event, so every question checks them.
+        self._watched: list[tuple[str, tuple[int, int]]] = []
         #: The watched dirs on the way to a searched dir (the root among them), and the names
         #: in each whose change may change the listing.
         self._path_wds: dict[int, frozenset[str]] = {}
@@ -108,11 +111,16 @@ class VaultWatch:
         self.log = []
         self._dir_wds = {}
         self._path_wds = {}
+        self._watched = []
         self._stale = False
         self.rebuilds += 1
         try:
             self.watcher = inotify.Inotify()
             self.doubt = self._build()
+        except VaultError as error:
+            # Not a vault the listing would search (the home dir, say): callers list it and
+            # say so themselves, with their own HOME.
+            self.doubt = str(error)
         except OSError as error:
             self.doubt = f"cannot watch the vault: {error.strerror or error}"
             if error.errno == errno.ENOSPC:
@@ -175,11 +183,25 @@ class VaultWatch:
         assert self.watcher is not None
         try:
             wd = self.watcher.add_watch(dir_path, inotify.DIR_EVENTS | inotify.IN_ONLYDIR)
+            info = os.stat(dir_path)
         except OSError as error:
             if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.EACCES):
                 return
             raise
         self._dir_wds.setdefault(wd, []).append(dir_rel)
+        self._watched.append((dir_path, (info.st_dev, info.st_ino)))
+
+    def _mounted_over(self) -> bool:
+        """Whether a watched dir is no longer the dir that was watched (a file system
+        mounted over it, or it was swapped between its watch and this question)."""
+        for path, identity in self._watched:
+            try:
+                info = os.stat(path)
+            except OSError:
+                return True
+            if (info.st_dev, info.st_ino) != identity:
+                return True
+        return False
 
     def take_events(self, awaited_cookie: str | None = None) -> bool:
         """Take every queued event; True when ``awaited_cookie`` was among them. A doubt
@@ -188,7 +210,7 @@ class VaultWatch:
             return False
         seen = False
         for event in self.watcher.read():
-            if event.wd == self._cookie_wd:
+            if event.wd == self._cookie_wd and self._cookie_wd >= 0:
                 seen = seen or event.name == awaited_cookie
                 continue
             if event.mask & inotify.IN_Q_OVERFLOW:
@@ -255,6 +277,9 @@ class VaultWatch:
         """(the token now, the vault-relative paths of the files changed since ``token``),
         the paths None for "rescan": any doubt, or a token this generation did not give."""
         synced = self.sync()
+        if synced and self.doubt is None and self._mounted_over():
+            self.rebuild()
+            synced = False
         now = self.token()
         if not synced or self.doubt is not None or token is None:
             return now, None
