@@ -88,7 +88,15 @@ def test_info_names_the_running_server(tmp_path: Path, capsys: pytest.CaptureFix
     assert "\nserver: none ('wiki serve' starts one)\n" in capsys.readouterr().out
     with ThreadServer(vault):
         assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
-        assert f"\nserver: pid {os.getpid()}, 1 dirs watched, " in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert f"\nserver: pid {os.getpid()}, 1 dirs watched, " in out
+        assert "not written yet (the next find or recall writes it)\n" in out
+        assert main(["wiki", "find", "zzqx", "--vault", str(vault)]) == ExitCode.NO_MATCH
+        assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
+        cache_line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("cache: "))
+        pages = len(list(vault.rglob("*.md")))
+        # Pages written a moment ago are racy, read again by the next call: not yet fresh.
+        assert cache_line.endswith(f" of {pages} pages fresh; the server below tells each call what changed")
         assert main(["wiki", "info", "--vault", str(vault), "--json"]) == ExitCode.OK
         report = json.loads(capsys.readouterr().out)
     served = report["server"]

@@ -160,7 +160,7 @@ def report_lines(
     if info.copies is not None and info.copies.dirs:
         lines.append(f"copies: {copies_state(info.copies)}")
     if info.cache is not None:
-        lines.append(f"cache: {cache_state(info.cache)}")
+        lines.append(f"cache: {cache_state(info.cache, served is not None)}")
     lines.append(f"server: {server_state(served, auto)}")
     packages = ", ".join(package_version(name, installed) for name, installed in versions.items())
     lines.append(f"version: mnemosyne {__version__} ({packages})")
@@ -184,9 +184,10 @@ def copies_state(copies: Copies) -> str:
     )
 
 
-def cache_state(cache: CacheInfo) -> str:
-    """The ``cache:`` line's value: the file, its size and how many pages in it are fresh;
-    or why find and recall do not use it."""
+def cache_state(cache: CacheInfo, served: bool = False) -> str:
+    """The ``cache:`` line's value: the file, its size, how many pages in it are fresh and
+    whether a running server tells each call what changed; or why find and recall do not
+    use it."""
     if cache.unused is not None:
         return f"not used: {printable(cache.unused)}"
     if cache.path is None:
@@ -194,7 +195,8 @@ def cache_state(cache: CacheInfo) -> str:
     if not cache.pages:
         return f"{printable(cache.path)}, not written yet (the next find or recall writes it)"
     size = f"{cache.bytes / (1 << 20):.1f} MiB"
-    return f"{printable(cache.path)}, {size}, {cache.fresh} of {counted(cache.pages, 'page')} fresh"
+    fed = "; the server below tells each call what changed" if served else ""
+    return f"{printable(cache.path)}, {size}, {cache.fresh} of {counted(cache.pages, 'page')} fresh{fed}"
 
 
 def server_state(served: Status | None, auto: AutoStarted | None) -> str:
