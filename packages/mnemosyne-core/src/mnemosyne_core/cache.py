@@ -36,6 +36,7 @@ import sys
 import time
 import zlib
 from bisect import bisect_right
+from collections.abc import Sequence  # already imported by the interpreter's start-up
 from functools import partial
 
 from mnemosyne_core.config import stem_of
@@ -54,7 +55,7 @@ from mnemosyne_core.vault import (
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterator, Mapping
     from typing import Any
 
     from mnemosyne_core.backend import FindRequest, RecallRequest
@@ -353,11 +354,13 @@ class Stored:
     """A cache file as read: the pages by vault-relative path, their records sliced from one
     buffer only when used."""
 
-    __slots__ = ("index", "keys", "listing", "metas", "offsets", "racy", "records", "token")
+    __slots__ = ("index", "keys", "listing", "metas", "offsets", "paths", "racy", "records", "token")
 
     def __init__(self, payload: tuple[Any, ...]):
         paths_text, self.keys, self.racy, offsets, self.metas, self.records, self.token, self.listing = payload[2:]
         paths = paths_text.split("\0") if paths_text else []
+        #: The pages' vault-relative paths, in the order of the records.
+        self.paths: list[str] = paths
         self.index = dict(zip(paths, range(len(paths)), strict=True))
         self.offsets: list[int] = offsets
         if len(self.offsets) != len(paths) + 1 or len(self.keys) != len(paths) or len(self.metas) != len(paths):
@@ -499,7 +502,7 @@ class Snapshot:
     def __init__(self, stored: Stored | None) -> None:
         self.stored = stored
         #: (vault-relative path, dir) of each readable listed page, in scan order.
-        self.refs: list[tuple[str, str]] = []
+        self.refs: Sequence[tuple[str, str]] = []
         #: Each page read anew, or its position in ``stored``.
         self.sources: list[Page | int] = []
         #: Where each page's record starts in ``buffer``.
@@ -539,6 +542,35 @@ class Snapshot:
         return found
 
 
+def _served_unchanged(pages: Scan, stored: Stored) -> bool:
+    """Whether the stored listing is the cache's pages in their order, none of them racy,
+    with other hard links or a symlink (which a served call must stat)."""
+    return (
+        not pages.links
+        and not any(stored.racy)
+        and sum(len(names) for _, _, names in pages.listing) == len(stored.paths)
+    )
+
+
+class _StoredRefs(Sequence[tuple[str, str]]):
+    """``Snapshot.refs`` of the cache's own pages, in its order, made per page on use."""
+
+    __slots__ = ("_paths",)
+
+    def __init__(self, paths: list[str]):
+        self._paths = paths
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __getitem__(self, index: int) -> tuple[str, str]:  # type: ignore[override]
+        rel_path = self._paths[index]
+        return rel_path, rel_path.rpartition("/")[0]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return ((rel_path, rel_path.rpartition("/")[0]) for rel_path in self._paths)
+
+
 class ListingChanged(Exception):
     """A page ``wiki serve`` said changed is not the listed file it was (gone, not a regular
     file, or not listed at all): only listing the vault again can say what it is now."""
@@ -563,7 +595,17 @@ def fresh_snapshot(
     are. Raises ListingChanged when one of them is no longer the listed file."""
     snapshot = Snapshot(stored)
     links = pages.links
-    refs, sources = snapshot.refs, snapshot.sources
+    if changed == set() and stored is not None and _served_unchanged(pages, stored):
+        # The server names no change, and no page needs a stat: the cache's pages as they are,
+        # without a step of Python per page.
+        snapshot.refs = _StoredRefs(stored.paths)
+        snapshot.sources = list(range(len(stored.paths)))
+        snapshot.buffer = stored.records
+        snapshot.starts = stored.offsets[:-1]
+        return snapshot
+    refs: list[tuple[str, str]] = []
+    snapshot.refs = refs
+    sources = snapshot.sources
     #: (where in ``sources``, read path, vault-relative path) of each page to read anew.
     to_read: list[tuple[int, str, str]] = []
     unreadable: list[tuple[str, OSError]] = []
