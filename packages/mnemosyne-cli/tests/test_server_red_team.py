@@ -193,7 +193,8 @@ def _listener_has_a_peer(running: server.Server) -> bool:
 
 def test_the_server_never_opens_a_page(tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     """Every file the server's thread opens, recorded by an audit hook, while it answers
-    finds and recalls and sees pages change: no page among them (only its cookie files)."""
+    finds and recalls and sees pages change: no page among them (only its cookie files and
+    the mount table)."""
     vault = make_vault(tmp_path / "v", {".mnemosyne.toml": 'dirs = ["wiki"]\n', "wiki/a.md": "alpha\n"})
     title = "---\ntitle: Alpha {}\n---\n{}"
     opened: list[str] = []
@@ -222,7 +223,9 @@ def test_the_server_never_opens_a_page(tmp_path: Path, capsysbinary: pytest.Capt
         server_thread.clear()
     assert opened, "the hook saw nothing: it would see a page too"
     cookie_dir = protocol.socket_dir()
-    assert [path for path in opened if not path.startswith(cookie_dir)] == []
+    # Besides its cookies, the server reads the mount table before each answer (a mount
+    # raises no inotify event): never a page.
+    assert [path for path in opened if not path.startswith(cookie_dir) and path != "/proc/self/mountinfo"] == []
 
 
 def test_a_root_caller_without_capabilities_gets_only_what_it_can_read(tmp_path: Path) -> None:
@@ -449,3 +452,98 @@ def test_the_home_dir_refusal_is_the_callers_whatever_the_servers_home(
         finally:
             process.terminate()
             process.wait(10)
+
+
+# --- what a watch of the listed dirs cannot see, which the caller checks itself ---
+
+
+@pytest.fixture
+def trusted_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No racy window: a page read once is taken from the cache without a stat next time,
+    so what follows shows whether the caller's own checks see what no watch sees."""
+    import mnemosyne_core.cache
+
+    monkeypatch.setattr(mnemosyne_core.cache, "RACY_NS", -(10**18))
+
+
+@pytest.mark.usefixtures("trusted_at_once")
+@pytest.mark.parametrize("change", ["retarget", "made_a_file", "target_rewritten", "broken_target_appears"])
+def test_a_symlinked_page_whose_target_changes_out_of_sight_answers_as_the_scan(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], change: str
+) -> None:
+    """A page-named symlink whose target lies in a hidden dir no watch sees: retargeted,
+    replaced by a file, its target rewritten, or a broken one whose target appears."""
+    vault = make_vault(
+        tmp_path / "v",
+        {"notes/a.md": "x\n", ".store/one.md": "kiwi\n", ".store/two.md": "mango\n"},
+    )
+    link = vault / "notes" / "linked.md"
+    link.symlink_to("../.store/four.md" if change == "broken_target_appears" else "../.store/one.md")
+    argv = ["wiki", "find", "kiwi", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        if change == "retarget":
+            link.unlink()
+            link.symlink_to("../.store/two.md")
+        elif change == "made_a_file":
+            link.unlink()
+            link.write_text("papaya\n", encoding="utf-8")
+        elif change == "target_rewritten":
+            (vault / ".store" / "one.md").write_text("no fruit\n", encoding="utf-8")
+        else:
+            (vault / ".store" / "four.md").write_text("kiwi\n", encoding="utf-8")
+        for _call in range(2):
+            assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-cache"])
+
+
+@pytest.mark.usefixtures("trusted_at_once")
+def test_a_dir_call_then_an_unreadable_page_answers_as_the_scan(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A --dir call puts pages from outside the layout into the cache file; a page the
+    caller can no longer read is missing from it: neither may pass for the vault's listing."""
+    import mnemosyne_core.cache
+    import mnemosyne_core.vault
+
+    vault = make_vault(
+        tmp_path / "v", {"analyses/a.md": "shared\n", "analyses/b.md": "shared\n", "other/x.md": "shared\n"}
+    )
+    argv = ["wiki", "find", "shared", "--vault", str(vault)]
+    real_open_page = mnemosyne_core.vault.open_page
+
+    def deny_b(read_path: str) -> int:
+        if read_path.endswith("/b.md"):
+            raise PermissionError(13, "Permission denied")
+        return real_open_page(read_path)
+
+    with ThreadServer(vault) as running:
+        served_and_scanned(capsysbinary, running, argv)
+        (vault / "analyses" / "b.md").write_text("shared, edited\n", encoding="utf-8")
+        monkeypatch.setattr(mnemosyne_core.cache, "open_page", deny_b)
+        monkeypatch.setattr(mnemosyne_core.find, "open_page", deny_b)
+        run_cli(capsysbinary, [*argv, "--dir", "analyses", "--dir", "other"])
+        for _call in range(2):
+            answer = run_cli(capsysbinary, argv)
+            assert answer == run_cli(capsysbinary, [*argv, "--no-cache"])
+            assert "analyses/b.md: cannot read (Permission denied)" in answer[2]
+
+
+@pytest.mark.usefixtures("trusted_at_once")
+def test_a_page_with_another_hard_link_is_stated_on_every_served_call(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A write through another name of the page, in a dir no watch sees, raises no event on
+    the page's dir: a page read with a link count above one is stat'ed on every served
+    call, so the write is seen. (A link made after the page was read raises no event on
+    its dir either: docs/server.md names that limit.)"""
+    vault = make_vault(tmp_path / "v", {"notes/gamma.md": "---\ntitle: Gamma\n---\ngamma has cherry\n"})
+    outside = tmp_path / "outside.md"
+    os.link(vault / "notes" / "gamma.md", outside)
+    argv = ["wiki", "find", "cherry", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        served_and_scanned(capsysbinary, running, argv)
+        with outside.open("r+b") as through_the_other_name:
+            through_the_other_name.write(b"---\ntitle: Gamma\n---\nno fruit at all\n")
+        for _call in range(2):
+            assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-cache"])

@@ -343,8 +343,10 @@ class Server:
         try:
             token, paths = self.watch.changes_since(request.token or None)
         except Exception as error:
-            # The watch failed mid-question: every answer is "rescan" until it is rebuilt.
-            self.watch.doubt = f"{type(error).__name__}: {error}"
+            # The watch failed mid-question: "rescan" now, and the next question rebuilds it.
+            from mnemosyne_core.changes import CANNOT_WATCH
+
+            self.watch.doubt = f"{CANNOT_WATCH}{type(error).__name__}: {error}"
             token, paths = self.watch.token(), None
         # Answered: the changes since the caller's token, or the token a caller about to
         # list the vault keeps; not a "rescan" told to a caller that had a token.

@@ -35,6 +35,7 @@ import stat
 import sys
 import time
 import zlib
+from array import array
 from bisect import bisect_right
 from collections.abc import Sequence  # already imported by the interpreter's start-up
 from functools import partial
@@ -44,6 +45,7 @@ from mnemosyne_core.errors import MnemosyneError
 from mnemosyne_core.fold import as_utf8, decode, fold, is_text
 from mnemosyne_core.frontmatter import locate, string_field, title_of
 from mnemosyne_core.vault import (
+    join_rel,
     left_out_files,
     open_page,
     read_as_judged,
@@ -85,7 +87,7 @@ if TYPE_CHECKING:
 #: The first bytes of every cache file; a file that starts otherwise is not ours.
 MAGIC = b"MNEMPC\x00\x01"
 #: Bumped whenever what a record holds changes, so older files are ignored.
-FORMAT = 1
+FORMAT = 2
 #: A page changed this recently may change again without its stat showing it: the
 #: coarsest timestamps of the file systems vaults live on (FAT's 2 s) and then some.
 RACY_NS = 3_000_000_000
@@ -93,8 +95,8 @@ RACY_NS = 3_000_000_000
 CACHE_DIR_NAME = "mnemosyne"
 CACHE_SUFFIX = ".pages"
 _HEADER_BYTES = len(MAGIC) + 12
-#: A page's flags in the file: read again on every call; watched only by stat.
-RACY, VOLATILE = 1, 2
+#: A page's flags in the file: read again on every call; watched only by stat; not text.
+RACY, VOLATILE, NOT_TEXT = 1, 2, 4
 
 
 class CacheUnusable(MnemosyneError):
@@ -336,7 +338,17 @@ def code_key() -> bytes:
 
 #: The modules whose code decides what a record holds: a change to any (a new install, an
 #: edit) makes every cache file written before it one that is ignored.
-READING_MODULES = ("cache.py", "find.py", "fold.py", "fold_sources.py", "frontmatter.py", "recall.py", "vault.py")
+READING_MODULES = (
+    "cache.py",
+    "config.py",
+    "diagnostics.py",
+    "find.py",
+    "fold.py",
+    "fold_sources.py",
+    "frontmatter.py",
+    "recall.py",
+    "vault.py",
+)
 
 
 def cache_file_path(cache_dir: str, vault_real: str) -> str:
@@ -351,25 +363,49 @@ def cache_file_path(cache_dir: str, vault_real: str) -> str:
 
 
 class Stored:
-    """A cache file as read: the pages by vault-relative path, their records sliced from one
-    buffer only when used."""
+    """A cache file as read: each page's fields made only when used. The stat keys and
+    offsets are flat arrays of int64 and each page's display fields its own marshal bytes,
+    so reading a file of 100,000 pages makes a handful of objects, not a million."""
 
-    __slots__ = ("index", "keys", "listing", "metas", "offsets", "paths", "racy", "records", "token")
+    __slots__ = ("_index", "keys", "listing", "meta_offsets", "metas", "offsets", "paths", "racy", "records", "token")
 
     def __init__(self, payload: tuple[Any, ...]):
-        paths_text, self.keys, self.racy, offsets, self.metas, self.records, self.token, self.listing = payload[2:]
-        paths = paths_text.split("\0") if paths_text else []
+        paths_text, keys, self.racy, offsets, self.metas, meta_offsets, self.records, self.token, self.listing = (
+            payload[2:]
+        )
         #: The pages' vault-relative paths, in the order of the records.
-        self.paths: list[str] = paths
-        self.index = dict(zip(paths, range(len(paths)), strict=True))
-        self.offsets: list[int] = offsets
-        if len(self.offsets) != len(paths) + 1 or len(self.keys) != len(paths) or len(self.metas) != len(paths):
+        self.paths: list[str] = paths_text.split("\0") if paths_text else []
+        count = len(self.paths)
+        #: (size, mtime_ns, ctime_ns, inode, device) of each page, five int64 a page.
+        self.keys = array("q", keys)
+        #: Where each page's record starts in ``records``, and where the last one ends.
+        self.offsets = array("q", offsets)
+        self.meta_offsets = array("q", meta_offsets)
+        if not (len(self.offsets) == len(self.meta_offsets) == count + 1 and len(self.keys) == 5 * count):
             raise CacheUnusable("inconsistent")
+        if len(self.racy) != count or self.offsets[-1] != len(self.records) or self.meta_offsets[-1] != len(self.metas):
+            raise CacheUnusable("inconsistent")
+        self._index: dict[str, int] | None = None
+
+    @property
+    def index(self) -> dict[str, int]:
+        """Each page's position, by vault-relative path (made on first use: a served call
+        that is told nothing changed never needs it)."""
+        if self._index is None:
+            self._index = dict(zip(self.paths, range(len(self.paths)), strict=True))
+        return self._index
+
+    def key(self, position: int) -> StatKey:
+        at = 5 * position
+        size, mtime_ns, ctime_ns, inode, device = self.keys[at : at + 5]
+        return size, mtime_ns, ctime_ns, inode, device
 
     def page(self, position: int) -> Page:
         # A NUL follows each record in the buffer (``save``).
         record = self.records[self.offsets[position] : self.offsets[position + 1] - 1]
-        return _page_from((self.keys[position], self.racy[position], self.metas[position], record))
+        # Written by ``save`` into a file checksummed whole.
+        meta = marshal.loads(self.metas[self.meta_offsets[position] : self.meta_offsets[position + 1]])  # noqa: S302
+        return _page_from((self.key(position), self.racy[position], meta, record))
 
 
 def load(path: str, code: bytes) -> Stored | None:
@@ -401,10 +437,10 @@ def load(path: str, code: bytes) -> Stored | None:
         return None
     try:
         fields = marshal.loads(payload)  # noqa: S302 - our own file, 0600, checksummed
-        if not isinstance(fields, tuple) or len(fields) != 10 or fields[0] != FORMAT or fields[1] != code:
+        if not isinstance(fields, tuple) or len(fields) != 11 or fields[0] != FORMAT or fields[1] != code:
             return None
         return Stored(fields)
-    except (ValueError, EOFError, TypeError, CacheUnusable):
+    except (ValueError, EOFError, TypeError, OverflowError, CacheUnusable):
         return None
 
 
@@ -415,22 +451,37 @@ def save(
     the old one. Raises OSError (the caller goes on without it); leaves no temporary file.
     ``token``: what ``wiki serve`` said before ``listing`` (``listing_fields``) was made."""
     paths = []
-    keys = []
+    keys = array("q")
     racy = bytearray()
     metas = []
-    offsets = [0]
+    meta_offsets = array("q", [0])
+    offsets = array("q", [0])
     records = []
     for rel_path, page in pages:
         key, page_racy, meta, record = _page_fields(page)
         paths.append(rel_path)
-        keys.append(key)
+        keys.extend(key)
         racy.append(page_racy)
-        metas.append(meta)
+        meta_bytes = marshal.dumps(meta)
+        metas.append(meta_bytes)
+        meta_offsets.append(meta_offsets[-1] + len(meta_bytes))
         records.append(record)
         offsets.append(offsets[-1] + len(record) + 1)
     # Each record ends in a NUL, so the buffer can be searched as it is (``Snapshot.holding``).
     buffer = b"\0".join(records) + b"\0" if records else b""
-    fields: Any = (FORMAT, code, "\0".join(paths), keys, bytes(racy), offsets, metas, buffer, token, listing)
+    fields: Any = (
+        FORMAT,
+        code,
+        "\0".join(paths),
+        keys.tobytes(),
+        bytes(racy),
+        offsets.tobytes(),
+        b"".join(metas),
+        meta_offsets.tobytes(),
+        buffer,
+        token,
+        listing,
+    )
     payload = marshal.dumps(fields)
     header = MAGIC + len(payload).to_bytes(8, "little") + zlib.crc32(payload).to_bytes(4, "little")
     temporary = f"{path}.{os.getpid()}.{time.monotonic_ns()}.tmp"
@@ -506,7 +557,7 @@ class Snapshot:
         #: Each page read anew, or its position in ``stored``.
         self.sources: list[Page | int] = []
         #: Where each page's record starts in ``buffer``.
-        self.starts: list[int] = []
+        self.starts: Sequence[int] = []
         self.buffer = b""
         #: (vault-relative path, error) of each listed page that could not be read.
         self.unreadable: list[tuple[str, OSError]] = []
@@ -528,6 +579,14 @@ class Snapshot:
     def pages(self) -> list[Page]:
         return [self.page(index) for index in range(len(self.refs))]
 
+    def not_text(self) -> int:
+        """How many of the pages are not text (``fold.is_text``), from the cache's flags
+        without making a page of each."""
+        flags = self.stored.racy if self.stored is not None else b""
+        return sum(
+            bool(flags[source] & NOT_TEXT) if isinstance(source, int) else source.not_text for source in self.sources
+        )
+
     def holding(self, needle: bytes) -> list[int]:
         """The positions of the pages whose record holds ``needle``, in scan order: one
         ``find`` a page that holds it, none for the pages that do not."""
@@ -542,12 +601,16 @@ class Snapshot:
         return found
 
 
+#: A page's flags byte to 0 unless it is racy or has other hard links.
+_WATCHED_ONLY_BY_STAT = bytes(flag & (RACY | VOLATILE) for flag in range(256))
+
+
 def _served_unchanged(pages: Scan, stored: Stored) -> bool:
     """Whether the stored listing is the cache's pages in their order, none of them racy,
     with other hard links or a symlink (which a served call must stat)."""
     return (
         not pages.links
-        and not any(stored.racy)
+        and stored.racy.translate(_WATCHED_ONLY_BY_STAT).count(0) == len(stored.racy)
         and sum(len(names) for _, _, names in pages.listing) == len(stored.paths)
     )
 
@@ -610,7 +673,7 @@ def fresh_snapshot(
     to_read: list[tuple[int, str, str]] = []
     unreadable: list[tuple[str, OSError]] = []
     index = stored.index if stored is not None else {}
-    keys = stored.keys if stored is not None else []
+    keys = stored.keys if stored is not None else array("q")
     flags = stored.racy if stored is not None else b""
     served = changed is not None
     unseen = set(changed) if changed else set()
@@ -621,7 +684,12 @@ def fresh_snapshot(
             rel_path = prefix + name
             position = index.get(rel_path)
             if served:
-                if position is not None and not flags[position] and rel_path not in unseen and rel_path not in links:
+                if (
+                    position is not None
+                    and not flags[position] & (RACY | VOLATILE)
+                    and rel_path not in unseen
+                    and rel_path not in links
+                ):
                     refs.append((rel_path, dir_name))
                     sources.append(position)
                     continue
@@ -638,9 +706,14 @@ def fresh_snapshot(
                     unreadable.append((rel_path, error))
                     continue
                 if is_regular(info.st_mode):
-                    same = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev) == keys[
-                        position
-                    ]
+                    at = 5 * position
+                    same = (
+                        info.st_size == keys[at]
+                        and info.st_mtime_ns == keys[at + 1]
+                        and info.st_ctime_ns == keys[at + 2]
+                        and info.st_ino == keys[at + 3]
+                        and info.st_dev == keys[at + 4]
+                    )
                     if same and not flags[position] & RACY:
                         refs.append((rel_path, dir_name))
                         sources.append(position)
@@ -683,10 +756,12 @@ def fresh_snapshot(
         return snapshot
     snapshot.changed = stored is None or bool(to_read) or (not part and count != len(stored.index))
     records = [snapshot.page(at).record for at in range(count)]
+    starts = []
     offset = 0
     for record in records:
-        snapshot.starts.append(offset)
+        starts.append(offset)
         offset += len(record) + 1
+    snapshot.starts = starts
     snapshot.buffer = b"\0".join(records)
     return snapshot
 
@@ -750,7 +825,7 @@ def _page_fields(page: Page) -> tuple[Any, ...]:
     names = (page.folded_title, page.folded_path, page.folded_aliases)
     recall = _recall_to(page.recall)
     meta = (page.text_start, page.title, page.constellation, page.type, page.head, recall, names, page.not_text)
-    return (page.key, page.racy | page.volatile << 1, meta, page.record)
+    return (page.key, page.racy | page.volatile << 1 | page.not_text << 2, meta, page.record)
 
 
 def _page_from(fields: tuple[Any, ...]) -> Page:
@@ -794,8 +869,8 @@ class CachedScan:
         keywords, limit, dirs, keep_content = request.keywords, request.limit, request.dirs, request.keep_content
         served = self._served(vault_real) if not dirs else None
         if served is not None:
-            result = self._search(served, folded, keywords, limit, keep_content)
-            if result is not None and result.total:
+            result = self._search(served, folded, keywords, limit, keep_content, served=True)
+            if result is not None:
                 self.served = True
                 return result
         self.served = False
@@ -813,9 +888,10 @@ class CachedScan:
         keywords: Sequence[str],
         limit: int,
         keep_content: bool,
+        served: bool = False,
     ) -> FindResult | None:
         """find's answer over a fresh snapshot; None when the one page --cat prints changed
-        since it was judged."""
+        since it was judged, or (``served``) when nothing matches."""
         from mnemosyne_core.find import Tally, judge
 
         pages, snapshot = pages_and_snapshot
@@ -843,8 +919,10 @@ class CachedScan:
                 fields = {"constellation": page.constellation, "type": page.type}
                 tally.add_match(rel_path, dir_name, page.title, fields, key)
         result = tally.result(pages, keywords)
+        if result.total == 0 and served:
+            return None  # a miss's note counts files no watch sees: the listing path answers
         if result.total == 0:
-            result.not_text = sum(snapshot.page(index).not_text for index in range(len(snapshot)))
+            result.not_text = snapshot.not_text()
         if result.total == 0 and not result.incomplete:
             result.left_out = left_out_files(pages)
         if keep_content and result.total == 1:
@@ -934,7 +1012,9 @@ class CachedScan:
         if fill_recall:
             _fill_recall(snapshot)
         if dirs:
-            token, listing = (stored.token, stored.listing) if stored is not None else (None, None)
+            # Part of the vault, and pages from outside the layout go into the file: the next
+            # call lists the vault before a server's word is taken again.
+            token, listing = None, None
         else:
             token, listing = (asked[0] if asked is not None else None), listing_fields(pages)
         if snapshot.changed or (stored is not None and (token, listing) != (stored.token, stored.listing)):
@@ -998,7 +1078,8 @@ def listing_fields(pages: Scan) -> tuple[Any, ...] | None:
     except OSError:
         return None
     warnings = [warning.as_fields() for warning in pages.warnings]
-    return (pages.dirs, pages.listing, identities, pages.links, warnings, pages.incomplete, pages.memory_dir)
+    listing = (pages.dirs, pages.listing, identities, pages.links, warnings, pages.incomplete, pages.memory_dir)
+    return (*listing, pages.symlinks)
 
 
 def _dir_identity(path: str) -> tuple[int, int]:
@@ -1008,18 +1089,27 @@ def _dir_identity(path: str) -> tuple[int, int]:
 
 def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
     """The listing ``listing_fields`` kept, as a Scan; None when a listed dir is not the
-    dir it was (gone, or another file system mounted over it: no event tells that)."""
+    dir it was (gone, or another file system mounted over it: no event tells that), or a
+    page-named symlink no longer leads where it led (its target, or a link on its way, may
+    lie in a dir no watch sees: each is resolved again, one ``realpath`` a symlink)."""
     from mnemosyne_core.diagnostics import Diagnostic
-    from mnemosyne_core.vault import Scan
+    from mnemosyne_core.vault import Scan, followed_symlink
 
-    dirs, listing, identities, links, warnings, incomplete, memory_dir = fields
+    dirs, listing, identities, links, warnings, incomplete, memory_dir, symlinks = fields
     for (_dir_rel, dir_path, _names), identity in zip(listing, identities, strict=True):
         try:
             if _dir_identity(dir_path) != tuple(identity):
                 return None
         except OSError:
             return None
+    dir_paths = {dir_rel: dir_path for dir_rel, dir_path, _names in listing}
+    for dir_rel, name in symlinks:
+        rel_path = join_rel(dir_rel, name)
+        link_path = f"{dir_paths[dir_rel]}/{name}" if dir_rel in dir_paths else os.path.join(vault_real, rel_path)
+        if not os.path.islink(link_path) or followed_symlink(vault_real, rel_path, link_path)[0] != links.get(rel_path):
+            return None
     pages = Scan(vault_real, tuple(dirs))
+    pages.symlinks = [(dir_rel, name) for dir_rel, name in symlinks]
     pages.listing = [(dir_rel, dir_path, list(names)) for dir_rel, dir_path, names in listing]
     pages.links = dict(links)
     pages.warnings = [Diagnostic.from_fields(tuple(warning)) for warning in warnings]
@@ -1061,7 +1151,10 @@ def describe_cache(pages: Scan, environ: Mapping[str, str] = os.environ) -> Cach
     stored = load(path, code_key()) if path is not None else None
     if path is None or stored is None:
         return info
-    info.bytes = os.stat(path).st_size
+    try:
+        info.bytes = os.stat(path).st_size
+    except OSError:
+        return info  # removed or replaced since it was read: as if not written yet
     info.pages = len(stored.index)
     snapshot = fresh_snapshot(pages, stored, part=True, read=False)
     info.fresh = sum(isinstance(source, int) for source in snapshot.sources)

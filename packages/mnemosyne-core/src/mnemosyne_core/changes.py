@@ -50,6 +50,18 @@ MAX_PATHS = 10_000
 #: How long ``sync`` waits for its cookie before it answers "rescan".
 COOKIE_SECONDS = 1.0
 COOKIE_PREFIX = "cookie."
+#: How a doubt that a rebuild may clear begins: each question tries the rebuild again.
+CANNOT_WATCH = "cannot watch the vault: "
+
+
+def mount_table() -> bytes:
+    """What this process's mount namespace has mounted (``/proc/self/mountinfo``; empty
+    where there is none to read)."""
+    try:
+        with open("/proc/self/mountinfo", "rb") as mounts:
+            return mounts.read()
+    except OSError:
+        return b""
 
 
 def new_generation() -> str:
@@ -76,9 +88,9 @@ class VaultWatch:
         self.rebuilds = 0
         #: The listed dirs (vault-relative) each watch descriptor reports on.
         self._dir_wds: dict[int, list[str]] = {}
-        #: (path, (device, inode)) of each watched listed dir as it was watched: a file
-        #: system mounted over one raises no event, so every question checks them.
-        self._watched: list[tuple[str, tuple[int, int]]] = []
+        #: The mount table as this build saw it: a file system mounted over a listed dir or
+        #: page (or taken away) raises no inotify event, so every question compares it.
+        self._mounts = b""
         #: The watched dirs on the way to a searched dir (the root among them), and the names
         #: in each whose change may change the listing.
         self._path_wds: dict[int, frozenset[str]] = {}
@@ -111,7 +123,7 @@ class VaultWatch:
         self.log = []
         self._dir_wds = {}
         self._path_wds = {}
-        self._watched = []
+        self._mounts = mount_table()
         self._stale = False
         self.rebuilds += 1
         try:
@@ -122,9 +134,9 @@ class VaultWatch:
             # say so themselves, with their own HOME.
             self.doubt = str(error)
         except OSError as error:
-            self.doubt = f"cannot watch the vault: {error.strerror or error}"
+            self.doubt = f"{CANNOT_WATCH}{error.strerror or error}"
             if error.errno == errno.ENOSPC:
-                self.doubt = f"cannot watch the vault: {inotify.out_of_watches_reason()}"
+                self.doubt = f"{CANNOT_WATCH}{inotify.out_of_watches_reason()}"
 
     def _build(self) -> str | None:
         assert self.watcher is not None
@@ -183,25 +195,11 @@ class VaultWatch:
         assert self.watcher is not None
         try:
             wd = self.watcher.add_watch(dir_path, inotify.DIR_EVENTS | inotify.IN_ONLYDIR)
-            info = os.stat(dir_path)
         except OSError as error:
             if error.errno in (errno.ENOENT, errno.ENOTDIR, errno.EACCES):
                 return
             raise
         self._dir_wds.setdefault(wd, []).append(dir_rel)
-        self._watched.append((dir_path, (info.st_dev, info.st_ino)))
-
-    def _mounted_over(self) -> bool:
-        """Whether a watched dir is no longer the dir that was watched (a file system
-        mounted over it, or it was swapped between its watch and this question)."""
-        for path, identity in self._watched:
-            try:
-                info = os.stat(path)
-            except OSError:
-                return True
-            if (info.st_dev, info.st_ino) != identity:
-                return True
-        return False
 
     def take_events(self, awaited_cookie: str | None = None) -> bool:
         """Take every queued event; True when ``awaited_cookie`` was among them. A doubt
@@ -242,9 +240,9 @@ class VaultWatch:
     def sync(self) -> bool:
         """Read every event of a change completed before now (the cookie, see the module's
         docstring); False when that could not be made sure of."""
-        if self.doubt is not None and self.doubt.startswith("cannot watch"):
+        if self.doubt is not None and self.doubt.startswith(CANNOT_WATCH):
             self.rebuild()  # retried on every question
-        if self.watcher is None or (self.doubt is not None and self.doubt.startswith("cannot watch")):
+        if self.watcher is None or (self.doubt is not None and self.doubt.startswith(CANNOT_WATCH)):
             return False
         if self.cookie_dir is None:
             self.take_events()
@@ -277,8 +275,8 @@ class VaultWatch:
         """(the token now, the vault-relative paths of the files changed since ``token``),
         the paths None for "rescan": any doubt, or a token this generation did not give."""
         synced = self.sync()
-        if synced and self.doubt is None and self._mounted_over():
-            self.rebuild()
+        if synced and self.doubt is None and mount_table() != self._mounts:
+            self.rebuild()  # something was mounted or unmounted: what it hides, no watch sees
             synced = False
         now = self.token()
         if not synced or self.doubt is not None or token is None:
