@@ -475,7 +475,8 @@ def test_a_symlinked_page_whose_target_changes_out_of_sight_answers_as_the_scan(
     replaced by a file, its target rewritten, or a broken one whose target appears."""
     vault = make_vault(
         tmp_path / "v",
-        {"notes/a.md": "x\n", ".store/one.md": "kiwi\n", ".store/two.md": "mango\n"},
+        # notes/a.md holds the keyword too: no answer is a miss (which lists the vault anyway).
+        {"notes/a.md": "kiwi too\n", ".store/one.md": "kiwi\n", ".store/two.md": "mango\n"},
     )
     link = vault / "notes" / "linked.md"
     link.symlink_to("../.store/four.md" if change == "broken_target_appears" else "../.store/one.md")
@@ -522,6 +523,9 @@ def test_a_dir_call_then_an_unreadable_page_answers_as_the_scan(
         (vault / "analyses" / "b.md").write_text("shared, edited\n", encoding="utf-8")
         monkeypatch.setattr(mnemosyne_core.cache, "open_page", deny_b)
         monkeypatch.setattr(mnemosyne_core.find, "open_page", deny_b)
+        # The server's word taken (b.md changed: read again, and refused), then a --dir call
+        # with a dir outside the layout, then calls told that nothing changed since.
+        assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-cache"])
         run_cli(capsysbinary, [*argv, "--dir", "analyses", "--dir", "other"])
         for _call in range(2):
             answer = run_cli(capsysbinary, argv)
