@@ -1,11 +1,12 @@
-"""The benchmark behind ``nox -s bench-serve``: ``wiki find`` answered by ``wiki serve``
-against ``rg -l -i -F`` and a bare ``python -c pass``, each pair in one hyperfine run.
+"""The benchmark behind ``nox -s bench-serve``: ``wiki find`` told by a running ``wiki
+serve`` what changed (its pages from the warm page cache, the vault not listed) against
+``rg -l -i -F`` and a bare ``python -c pass``, each pair in one hyperfine run.
 
 On the fixture vault (start-up bound) and the generated 100k-page vault of ``nox -s
 bench`` (build/bench/classic-100000, generated here when missing): a rare keyword, a
-keyword on every page, the server's resident memory against the vault's text and its
-start-up indexing time. Every served answer is checked against the scan's first. Writes
-the table between the markers in docs/server.md.
+keyword on every page, the server's resident memory and the time it takes to watch the
+vault. Every served answer is checked against the plain scan's (``--no-cache``) first.
+Writes the table between the markers in docs/server.md.
 """
 
 from __future__ import annotations

@@ -18,9 +18,12 @@ How the answer stays exact:
   dir, a listed dir behind a symlink or on another file system than the vault, a symlinked
   config or ignore file, a watch limit reached, a cookie not seen in time, a token from
   before the last rebuild. A rebuild makes a new generation: every older token is unknown.
-- The caller checks what no event can show (a file system mounted over a listed dir) by
-  the listed dirs' (device, inode), and re-stats pages a watch cannot follow (symlinked
-  pages, pages with other hard links, pages changed too recently to trust their stat).
+- No event tells of a mount: the mount table is compared before each answer, and the
+  caller compares the listed dirs' (device, inode) too. The caller also resolves every
+  page-named symlink again and re-stats the pages a watch cannot follow (symlinked pages,
+  pages with other hard links, pages changed too recently to trust their stat). What
+  neither can see (a hard link made after a page was read, writes through a memory map)
+  is named in docs/server.md.
 """
 
 from __future__ import annotations
