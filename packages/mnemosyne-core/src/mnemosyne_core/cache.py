@@ -44,6 +44,7 @@ from mnemosyne_core.config import stem_of
 from mnemosyne_core.errors import MnemosyneError
 from mnemosyne_core.fold import as_utf8, decode, fold, is_text
 from mnemosyne_core.frontmatter import locate, string_field, title_of
+from mnemosyne_core.split import can_fork, in_two
 from mnemosyne_core.vault import (
     join_rel,
     left_out_files,
@@ -773,49 +774,25 @@ SPLIT_MIN_PAGES = 200
 
 def read_pages(to_read: Sequence[tuple[str, str]]) -> list[Page]:
     """``read_page`` of each (read path, vault-relative path), in order; the second half in
-    a forked child when there are many and the machine has a second core. A child that
-    fails has its half read here, so the answer never depends on it."""
-    from mnemosyne_core.find import _can_fork
-
+    a forked child when there are many and the machine has a second core (``split``)."""
     now_ns = time.time_ns()
-    if len(to_read) < SPLIT_MIN_PAGES or not _can_fork():
-        return [read_page(read_path, rel_path, now_ns) for read_path, rel_path in to_read]
-    half = len(to_read) // 2
-    reader, writer = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(reader)
-        os.close(writer)
-        return [read_page(read_path, rel_path, now_ns) for read_path, rel_path in to_read]
-    if pid == 0:  # the child: never returns, never runs the caller's code
-        code = 1
-        try:
-            os.close(reader)
-            pages = [_page_fields(read_page(read_path, rel_path, now_ns)) for read_path, rel_path in to_read[half:]]
-            with open(writer, "wb", closefd=True) as pipe:
-                pipe.write(marshal.dumps(pages))
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(writer)
-    with open(reader, "rb", closefd=True) as pipe:
-        try:
-            first = [read_page(read_path, rel_path, now_ns) for read_path, rel_path in to_read[:half]]
-            payload = pipe.read()
-            _, status = os.waitpid(pid, 0)
-        except BaseException:
-            from mnemosyne_core.find import _end_child
 
-            _end_child(pid)
-            raise
-    if os.waitstatus_to_exitcode(status) == 0:
-        try:
-            # From our own child, through a pipe only it and we hold.
-            return first + [_page_from(fields) for fields in marshal.loads(payload)]  # noqa: S302
-        except (ValueError, EOFError, TypeError):
-            pass  # a child that died mid-write: read its half here
-    return first + [read_page(read_path, rel_path, now_ns) for read_path, rel_path in to_read[half:]]
+    def read(start: int, stop: int) -> list[Page]:
+        return [read_page(read_path, rel_path, now_ns) for read_path, rel_path in to_read[start:stop]]
+
+    if len(to_read) < SPLIT_MIN_PAGES or not can_fork():
+        return read(0, len(to_read))
+    first, second = in_two(len(to_read), read, _dump_pages, _load_pages)
+    return first + second
+
+
+def _dump_pages(pages: list[Page]) -> bytes:
+    return marshal.dumps([_page_fields(page) for page in pages])
+
+
+def _load_pages(payload: bytes) -> list[Page]:
+    # From our own child, through a pipe only it and we hold.
+    return [_page_from(fields) for fields in marshal.loads(payload)]  # noqa: S302
 
 
 def _page_fields(page: Page) -> tuple[Any, ...]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import sys
 
 from mnemosyne_core.config import CONSTELLATIONS, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
@@ -38,6 +37,7 @@ from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's A
     Match,
     check_query,
 )
+from mnemosyne_core.split import can_fork, in_two
 from mnemosyne_core.vault import left_out_files, open_page, read_to_end, resolve_vault, scan, unreadable_warning
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -218,14 +218,8 @@ def search(
 PARALLEL_MIN_PAGES = 500
 
 
-def _can_fork() -> bool:
-    affinity = getattr(os, "sched_getaffinity", None)
-    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
-    if not hasattr(os, "fork") or cores < 2:
-        return False
-    # Forking a process with other threads running can deadlock the child.
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1
+#: Whether a second process may search half (``split.can_fork``).
+_can_fork = can_fork
 
 
 class Tally:
@@ -602,53 +596,12 @@ def _fields_of_long_page(fd: int, head: bytes) -> tuple[bytes, dict[Any, Any] | 
 
 
 def _run_split(task: _Task, count: int) -> Tally:
-    """Search the first half here and the second half in a forked child; if the child
-    fails, its half is searched here too, so the answer never depends on it."""
-    half = count // 2
-    reader, writer = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(reader)
-        os.close(writer)
-        return task.run(0, count)
-    if pid == 0:  # the child: never returns, never runs the caller's code
-        code = 1
-        try:
-            os.close(reader)
-            payload = task.run(half, count).dump()
-            with open(writer, "wb", closefd=True) as pipe:
-                pipe.write(payload)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(writer)
-    with open(reader, "rb", closefd=True) as pipe:
-        try:
-            part = task.run(0, half)
-            payload = pipe.read()
-            _, status = os.waitpid(pid, 0)
-        except BaseException:
-            _end_child(pid)
-            raise
-    if os.waitstatus_to_exitcode(status) == 0:
-        try:
-            part.merge(Tally.load(payload, len(task.keywords), task.limit))
-            return part
-        except (ValueError, EOFError, TypeError):
-            pass  # a child that died mid-write: search its half here
-    part.merge(task.run(half, count))
-    return part
-
-
-def _end_child(pid: int) -> None:
-    import signal  # only an interrupted split search needs it
-
-    try:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except (OSError, ChildProcessError):
-        pass
+    """Search the first half here and the second half in a forked child (``split.in_two``)."""
+    first, second = in_two(
+        count, task.run, Tally.dump, lambda payload: Tally.load(payload, len(task.keywords), task.limit)
+    )
+    first.merge(second)
+    return first
 
 
 def find_pages(
