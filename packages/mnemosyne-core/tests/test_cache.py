@@ -187,10 +187,12 @@ def _snapshot(records: list[bytes], trailing_nul: bool) -> cache.Snapshot:
     """A snapshot's buffer as either path builds it: joined by ``fresh_snapshot``, or as
     ``save`` stored it (each record NUL-ended)."""
     snapshot = cache.Snapshot(None)
+    starts = []
     offset = 0
     for record in records:
-        snapshot.starts.append(offset)
+        starts.append(offset)
         offset += len(record) + 1
+    snapshot.starts = starts
     snapshot.buffer = b"\0".join(records) + (b"\0" if trailing_nul and records else b"")
     return snapshot
 
