@@ -145,8 +145,10 @@ class Page:
         self.type: str | None = None
         #: The page's bytes up to the end of its frontmatter (recall parses them), or None.
         self.head: bytes | None = None
-        #: Recall's fields, made on the first recall (False: not made yet; None: none).
-        self.recall: RecallFields | bool | None = False
+        #: Recall's fields, made on the first recall (False: not made yet; None: none); as
+        #: the cache file keeps them (a tuple) until a recall asks (``recall_of``): a find
+        #: never imports what makes them (datetime, and recall's typing).
+        self.recall: RecallFields | tuple[Any, ...] | bool | None = False
         #: The file as it was read (``stat_key``).
         self.key: StatKey = (0, 0, 0, 0, 0)
         #: Changed too recently to trust its stat next time (see the module's docstring).
@@ -166,6 +168,14 @@ class Page:
             and other.error is None
             and all(getattr(self, slot) == getattr(other, slot) for slot in _READ_SLOTS)
         )
+
+    def recall_of(self) -> RecallFields | None:
+        """Recall's fields of the page (None: it has none), made from the stored tuple on
+        first use; the page must have been through ``_fill_recall``."""
+        if isinstance(self.recall, tuple):
+            self.recall = _recall_from(self.recall)
+        assert not isinstance(self.recall, (bool, tuple))
+        return self.recall
 
     @property
     def identity(self) -> Identity:
@@ -518,23 +528,20 @@ def _remove_stale_temporaries(path: str) -> None:
                         os.unlink(entry.path)
 
 
-def _recall_to(recall: RecallFields | bool | None) -> object:
+def _recall_to(recall: RecallFields | tuple[Any, ...] | bool | None) -> object:
     """Recall's fields as marshal keeps them: False (not made yet), None, or a tuple with
     its date as an ordinal."""
-    if recall is None or isinstance(recall, bool):
+    if recall is None or isinstance(recall, (bool, tuple)):
         return recall
     updated = recall.updated.toordinal() if recall.updated is not None else None
     return (recall.folded, recall.slug, recall.tags, recall.title, updated)
 
 
-def _recall_from(stored: object) -> RecallFields | bool | None:
-    if stored is None or isinstance(stored, bool):
-        return stored
+def _recall_from(stored: tuple[Any, ...]) -> RecallFields:
     import datetime
 
     from mnemosyne_core.recall import RecallFields
 
-    assert isinstance(stored, tuple)
     fields = RecallFields.__new__(RecallFields)
     fields.folded, fields.slug, fields.tags, fields.title, updated = stored
     fields.updated = datetime.date.fromordinal(updated) if updated is not None else None
@@ -814,7 +821,7 @@ def _page_from(fields: tuple[Any, ...]) -> Page:
     page.racy, page.volatile = bool(flags & RACY), bool(flags & VOLATILE)
     page.text_start, page.title, page.constellation, page.type, page.head, recall, names, page.not_text = meta
     page.folded_title, page.folded_path, page.folded_aliases = names
-    page.recall = _recall_from(recall)
+    page.recall = recall  # kept as stored: ``Page.recall_of`` makes the fields
     return page
 
 
@@ -950,7 +957,7 @@ class CachedScan:
         folded_terms = fold_terms(terms)
         identities = {}
         for (rel_path, dir_name), page in zip(snapshot.refs, snapshot.pages(), strict=True):
-            fields = page.recall if not isinstance(page.recall, bool) else None
+            fields = page.recall_of()
             identities[rel_path] = page.identity
             take_page(result, PageRef(dir_name, rel_path.rpartition("/")[2], ""), fields, folded_terms, b"")
         rank(result)
