@@ -229,3 +229,48 @@ def test_holding_over_a_saved_file_equals_the_plain_test(
     snapshot.buffer, snapshot.starts = stored.records, stored.offsets[:-1]
     assert snapshot.holding(needle) == [index for index, record in enumerate(records) if needle in record]
     assert [stored.page(index).record for index in range(len(records))] == records
+
+
+def test_the_stat_check_split_between_two_processes_equals_the_one_process_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``fresh_by_stat`` (a second process stats half of a large vault's pages) against
+    the caller's own loop: every page the same fresh or not, through edits, a removal, an
+    unreadable page and a racy one; and the answers the plain scan's."""
+    from mnemosyne_core import split
+
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+    root = tmp_path / "big"
+    for number in range(60):
+        page = root / ("notes" if number % 2 else "atlas") / f"page-{number}.md"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(f"---\ntitle: Page {number}\n---\nkestrel {number % 7}\n", encoding="utf-8")
+    backend = cache.CachedScan()
+    splits: list[int] = []
+    real_in_two = split.in_two
+
+    def counted_in_two(count: int, *args: object) -> object:
+        splits.append(count)
+        return real_in_two(count, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache, "in_two", counted_in_two)
+    answer(backend, root, "kestrel")  # cold: every page read, the cache written
+    (root / "atlas" / "page-4.md").write_text("---\ntitle: Page 4\n---\nchanged\n", encoding="utf-8")
+    (root / "notes" / "page-7.md").unlink()
+    pages = cache.scan(os.path.realpath(root))
+    cache_dir = cache.cache_dir_path(os.environ)
+    assert cache_dir is not None
+    stored = cache.load(cache.cache_file_path(cache_dir, pages.vault), cache.code_key())
+    assert stored is not None
+    monkeypatch.setattr(cache, "STAT_SPLIT_MIN_PAGES", 10**9)
+    one_process = cache.fresh_snapshot(pages, stored)
+    monkeypatch.setattr(cache, "STAT_SPLIT_MIN_PAGES", 1)
+    fresh = cache.fresh_by_stat(pages, stored)
+    two_processes = cache.fresh_snapshot(pages, stored)
+    assert splits[-2:] == [len(pages), len(pages)] if split.can_fork() else fresh == b""
+    assert [isinstance(source, int) for source in two_processes.sources] == [
+        isinstance(source, int) for source in one_process.sources
+    ]
+    assert list(two_processes.refs) == list(one_process.refs)
+    for keywords in (["kestrel"], ["changed"], ["page", "3"]):
+        assert answer(backend, root, *keywords) == [match.path for match in search(str(root), keywords).matches]

@@ -642,6 +642,61 @@ class _StoredRefs(Sequence[tuple[str, str]]):
         return ((rel_path, rel_path.rpartition("/")[0]) for rel_path in self._paths)
 
 
+#: From this many listed pages, a second process stats half of them: an lstat and its
+#: compare cost 3-8 microseconds a page, a fork of a process holding the cache a few
+#: milliseconds.
+STAT_SPLIT_MIN_PAGES = 4000
+
+
+def fresh_by_stat(pages: Scan, stored: Stored) -> bytes:
+    """One byte per listed page, in listing order: 1 when the cache holds it, not racy, and
+    its lstat is the one held (a regular file); 0 otherwise (the caller looks again). Empty
+    for a small vault, where the caller's own loop is cheaper than a fork."""
+    count = sum(len(names) for _, _, names in pages.listing)
+    if count < STAT_SPLIT_MIN_PAGES or not can_fork():
+        return b""
+    index, links, flags = stored.index, pages.links, stored.racy
+    targets: list[tuple[str, int]] = []
+    for dir_name, dir_path, names in pages.listing:
+        prefix = f"{dir_name}/" if dir_name else ""
+        for name in names:
+            rel_path = prefix + name
+            position = index.get(rel_path, -1)
+            if position >= 0 and flags[position] & RACY:
+                position = -1
+            targets.append((links.get(rel_path) or f"{dir_path}/{name}", position))
+    keys = stored.keys
+    lstat, is_regular = os.lstat, stat.S_ISREG
+
+    def check(start: int, stop: int) -> bytes:
+        out = bytearray(stop - start)
+        for at, (read_path, position) in enumerate(targets[start:stop]):
+            if position < 0:
+                continue
+            try:
+                info = lstat(read_path)
+            except OSError:
+                continue
+            key = 5 * position
+            out[at] = (
+                is_regular(info.st_mode)
+                and info.st_size == keys[key]
+                and info.st_mtime_ns == keys[key + 1]
+                and info.st_ctime_ns == keys[key + 2]
+                and info.st_ino == keys[key + 3]
+                and info.st_dev == keys[key + 4]
+            )
+        return bytes(out)
+
+    def whole_half(payload: bytes) -> bytes:
+        if len(payload) != count - count // 2:
+            raise ValueError("a part of the child's answer is missing")
+        return payload
+
+    first, second = in_two(count, check, bytes, whole_half)
+    return first + second
+
+
 class ListingChanged(Exception):
     """A page ``wiki serve`` said changed is not the listed file it was (gone, not a regular
     file, or not listed at all): only listing the vault again can say what it is now."""
@@ -686,11 +741,20 @@ def fresh_snapshot(
     served = changed is not None
     unseen = set(changed) if changed else set()
     lstat, is_regular = os.lstat, stat.S_ISREG
+    # Without a server every cached page is stat'ed: on a large vault, half by a second
+    # process (``fresh_by_stat``). A page it says is fresh is taken as it is below.
+    fresh = fresh_by_stat(pages, stored) if not served and stored is not None else b""
+    listed = -1
     for dir_name, dir_path, names in pages.listing:
         prefix = f"{dir_name}/" if dir_name else ""
         for name in names:
+            listed += 1
             rel_path = prefix + name
             position = index.get(rel_path)
+            if fresh and fresh[listed]:
+                refs.append((rel_path, dir_name))
+                sources.append(position)  # type: ignore[arg-type]
+                continue
             if served:
                 if (
                     position is not None
