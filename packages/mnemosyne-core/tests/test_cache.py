@@ -17,7 +17,7 @@ from property_examples import examples
 from mnemosyne_core import cache
 from mnemosyne_core.backend import FindRequest, RecallRequest
 from mnemosyne_core.find import search
-from mnemosyne_core.vault import read_to_end
+from mnemosyne_core.vault import read_to_end, scan
 
 PAGES = {
     "a/one.md": "---\ntitle: One\n---\nalpha\n",
@@ -257,7 +257,7 @@ def test_the_stat_check_split_between_two_processes_equals_the_one_process_loop(
     answer(backend, root, "kestrel")  # cold: every page read, the cache written
     (root / "atlas" / "page-4.md").write_text("---\ntitle: Page 4\n---\nchanged\n", encoding="utf-8")
     (root / "notes" / "page-7.md").unlink()
-    pages = cache.scan(os.path.realpath(root))
+    pages = scan(os.path.realpath(root))
     cache_dir = cache.cache_dir_path(os.environ)
     assert cache_dir is not None
     stored = cache.load(cache.cache_file_path(cache_dir, pages.vault), cache.code_key())
