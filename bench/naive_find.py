@@ -77,9 +77,17 @@ def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int
             surfaces = [*names, folded_path, folded_text]
             if not all(any(keyword in surface for surface in surfaces) for keyword in folded):
                 continue
+            # The title first: it names the page more surely than an alias of equal weight.
             named = [
-                (0, int(not all(starts_word(keyword, candidate) for keyword in folded)), 0, len(candidate), 0, rel_path)
-                for candidate in names
+                (
+                    0,
+                    int(not all(starts_word(keyword, candidate) for keyword in folded)),
+                    0,
+                    len(candidate),
+                    int(is_alias > 0),
+                    rel_path,
+                )
+                for is_alias, candidate in enumerate(names)
                 if all(keyword in candidate for keyword in folded)
             ]
             if named:
