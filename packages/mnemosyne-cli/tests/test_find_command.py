@@ -344,7 +344,7 @@ def test_a_failure_says_when_options_came_after_the_separator(
 
 #: The two ways a find reads its pages, and the flags that choose each: the plain scan
 #: (find.py) and the scan through the page cache (cache.py), each with its own open_page.
-READERS = pytest.mark.parametrize(("reader", "flags"), [("find", ["--no-cache"]), ("cache", [])])
+READERS = pytest.mark.parametrize(("reader", "flags"), [("find", ["--no-cache"]), ("cache", ["--no-server"])])
 
 
 @READERS

@@ -101,7 +101,9 @@ def test_unreadable_dir_makes_the_search_incomplete(non_root_fs: Any, capsys: py
 # --- things vanishing during the scan ---------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reader", "flags"), [(mnemosyne_core.find, ["--no-cache"]), (mnemosyne_core.cache, [])])
+@pytest.mark.parametrize(
+    ("reader", "flags"), [(mnemosyne_core.find, ["--no-cache"]), (mnemosyne_core.cache, ["--no-server"])]
+)
 def test_page_vanishing_mid_scan_is_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, reader: Any, flags: list[str]
 ) -> None:

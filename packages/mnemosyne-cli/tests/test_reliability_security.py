@@ -85,7 +85,9 @@ def test_every_file_opened_lies_inside_the_vault(
     ] == []
 
 
-@pytest.mark.parametrize(("reader", "flags"), [(mnemosyne_core.find, ["--no-cache"]), (mnemosyne_core.cache, [])])
+@pytest.mark.parametrize(
+    ("reader", "flags"), [(mnemosyne_core.find, ["--no-cache"]), (mnemosyne_core.cache, ["--no-server"])]
+)
 def test_page_swapped_for_an_escaping_symlink_after_the_scan_is_not_followed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, reader: Any, flags: list[str]
 ) -> None:

@@ -118,7 +118,8 @@ def _recv_exactly(sock: Any, count: int, deadline: float) -> bytes | None:
 def backend_for(*, no_cache: bool, no_server: bool, environ: Mapping[str, str] = os.environ) -> Backend:
     """Where find's and recall's pages come from: with --no-cache, the plain scan; with
     --no-server, the scan through the page cache; else the page cache told by the vault's
-    server (when one of ours runs) what changed."""
+    server what changed when one of ours answers, and the plain scan when none does (the
+    cache's check of every page costs about what the scan's reads do: docs/performance.md)."""
     if no_cache:
         from mnemosyne_core.backend import SCAN
 

@@ -135,7 +135,9 @@ COLOR = Option(
     choices=COLOR_MODES,
 )
 NO_SERVER = Option(
-    ("--no-server",), "no_server", "scan the vault even when a 'wiki serve' runs for it (the answer is the same)"
+    ("--no-server",),
+    "no_server",
+    "ask no 'wiki serve': list the vault and check every page through the page cache (the answer is the same)",
 )
 
 NO_CACHE = Option(

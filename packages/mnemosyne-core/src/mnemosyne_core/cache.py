@@ -923,10 +923,12 @@ class CachedScan:
                 return result
         self.served = False
         pages, snapshot = self._listed(vault_real, dirs)
-        result = (
-            self._search((pages, snapshot), folded, keywords, limit, keep_content) if snapshot is not None else None
-        )
-        # The cache could not be used, or the page --cat prints changed since it was judged.
+        if snapshot is None:  # the plain scan over this listing (see ``_listed``)
+            from mnemosyne_core.find import search
+
+            return search(vault_real, keywords, limit=limit, dirs=dirs, keep_content=keep_content, listing=pages)
+        result = self._search((pages, snapshot), folded, keywords, limit, keep_content)
+        # The page --cat prints changed since it was judged: the plain path decides.
         return result if result is not None else SCAN.search(request)
 
     def _search(
@@ -998,7 +1000,11 @@ class CachedScan:
                 return result
         self.served = False
         pages, snapshot = self._listed(vault_real, dirs, fill_recall=True)
-        result = self._recall((pages, snapshot), topic, terms) if snapshot is not None else None
+        if snapshot is None:  # the plain scan over this listing (see ``_listed``)
+            from mnemosyne_core.recall import recall
+
+            return recall(vault_real, topic, dirs=dirs, listing=pages)
+        result = self._recall((pages, snapshot), topic, terms)
         return result if result is not None else SCAN.recall(request)
 
     @staticmethod
@@ -1041,14 +1047,20 @@ class CachedScan:
         self, vault_real: str, dirs: Sequence[str] | None, *, fill_recall: bool = False
     ) -> tuple[Scan, Snapshot | None]:
         """The vault listed as the scan lists it, and its fresh pages through the cache,
-        saved back when anything changed (None when the cache is off or cannot be used).
+        saved back when anything changed; None instead of the pages when the plain scan
+        answers: the cache is off or cannot be used, or a server was to be asked and none
+        answered (or the call is a --dir one, which no server is asked about). The cache's
+        own check of every page costs about what the scan's reads do (docs/performance.md),
+        so it is worth its file only when a server will tell the next calls what changed.
         With a server to ask, its token is taken before the listing, so every change the
         listing may have missed is one it reports later."""
         asked = self.changes(vault_real, None) if self.changes is not None and not dirs else None
         pages = scan(vault_real, dirs)
-        if self.changes is not None and asked is None and not dirs:
-            # No server answered: one may start, as the config the listing read says.
-            self.changes.unanswered(vault_real, pages.config is not None and pages.config.serve_auto)
+        if self.changes is not None and asked is None:
+            if not dirs:
+                # No server answered: one may start, as the config the listing read says.
+                self.changes.unanswered(vault_real, pages.config is not None and pages.config.serve_auto)
+            return pages, None
         if not pages.cache_enabled:
             return pages, None
         path = self._cache_file(vault_real, create=True)

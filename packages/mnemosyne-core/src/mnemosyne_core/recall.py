@@ -44,7 +44,7 @@ from mnemosyne_core.vault import (
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from mnemosyne_core.vault import Identity, PageRef
+    from mnemosyne_core.vault import Identity, PageRef, Scan
 
 #: How many of the ranked matches are read into context. Fixed, as ``/wiki-query``'s is, so
 #: that every logged call reads alike: not a flag.
@@ -257,6 +257,7 @@ def recall(
     *,
     dirs: Sequence[str] | None = None,
     environ: Mapping[str, str] = os.environ,
+    listing: Scan | None = None,
 ) -> RecallResult:
     """The entries of ``vault`` (None: found as ``vault.locate_vault`` says) whose title, slug or tags hold any term
     of ``topic``, ranked; the top READ_CAP keep their text.
@@ -265,8 +266,11 @@ def recall(
     warning and counts in ``unreadable``.
     """
     terms = split_topic(topic)
-    vault_real = resolve_vault(vault, environ)
-    pages = scan(vault_real, dirs)
+    if listing is not None:  # resolved and listed by the caller already
+        vault_real, pages = listing.vault, listing
+    else:
+        vault_real = resolve_vault(vault, environ)
+        pages = scan(vault_real, dirs)
     result = RecallResult(vault_real, topic if isinstance(topic, str) else " ".join(topic), terms)
     result.warnings.extend(pages.warnings)
     result.unreadable = pages.incomplete
