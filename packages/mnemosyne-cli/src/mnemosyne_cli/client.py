@@ -165,6 +165,9 @@ class ServerChanges:
         self.answered = True
         return now, paths
 
+    def available(self, vault_real: str) -> bool:
+        return trusted_socket(vault_real, self.environ) is not None
+
     def unanswered(self, vault_real: str, serve_auto: bool) -> None:
         if serve_auto:
             autostart.start_if_wanted(vault_real, self.environ)

@@ -79,6 +79,11 @@ if TYPE_CHECKING:
             ``token`` None the token now; None when no server of ours answers."""
             ...
 
+        def available(self, vault_real: str) -> bool:
+            """Whether a server of ours may be asked at all (its socket is there, in a dir
+            we trust): a cheap look, made before the cache file is read."""
+            ...
+
         def unanswered(self, vault_real: str, serve_auto: bool) -> None:
             """No server answered a call that listed the vault, whose config says
             ``[serve] auto`` = ``serve_auto``: one may start now."""
@@ -1054,7 +1059,11 @@ class CachedScan:
         so it is worth its file only when a server will tell the next calls what changed.
         With a server to ask, its token is taken before the listing, so every change the
         listing may have missed is one it reports later."""
-        asked = self.changes(vault_real, None) if self.changes is not None and not dirs else None
+        asked = (
+            self.changes(vault_real, None)
+            if self.changes is not None and not dirs and self.changes.available(vault_real)
+            else None
+        )
         pages = scan(vault_real, dirs)
         if self.changes is not None and asked is None:
             if not dirs:
@@ -1091,8 +1100,8 @@ class CachedScan:
     def _served(self, vault_real: str, *, fill_recall: bool = False) -> tuple[Scan, Snapshot] | None:
         """The pages as the cache's listing holds them and the server says they changed,
         without listing the vault; None at any doubt (see the class's docstring)."""
-        if self.changes is None:
-            return None
+        if self.changes is None or not self.changes.available(vault_real):
+            return None  # no server to ask: the cache file is not even read
         path = self._cache_file(vault_real, create=False)
         stored = load(path, code_key()) if path is not None else None
         if path is None or stored is None or stored.token is None or stored.listing is None:
