@@ -920,14 +920,16 @@ class CachedScan:
         folded = prepare_query(request.keywords, request.limit)
         vault_real = resolve_vault(request.vault, request.environ)
         keywords, limit, dirs, keep_content = request.keywords, request.limit, request.dirs, request.keep_content
-        served = self._served(vault_real) if not dirs else None
+        # A server is asked about the vault's own layout only, and only when its socket is there.
+        ask = self.changes is not None and not dirs and self.changes.available(vault_real)
+        served = self._served(vault_real) if ask else None
         if served is not None:
             result = self._search(served, folded, keywords, limit, keep_content, served=True)
             if result is not None:
                 self.served = True
                 return result
         self.served = False
-        pages, snapshot = self._listed(vault_real, dirs)
+        pages, snapshot = self._listed(vault_real, dirs, ask=ask)
         if snapshot is None:  # the plain scan over this listing (see ``_listed``)
             from mnemosyne_core.find import search
 
@@ -997,14 +999,15 @@ class CachedScan:
         topic, dirs = request.topic, request.dirs
         terms = split_topic(topic)
         vault_real = resolve_vault(request.vault, request.environ)
-        served = self._served(vault_real, fill_recall=True) if not dirs else None
+        ask = self.changes is not None and not dirs and self.changes.available(vault_real)
+        served = self._served(vault_real, fill_recall=True) if ask else None
         if served is not None:
             result = self._recall(served, topic, terms)
             if result is not None and result.matches:
                 self.served = True
                 return result
         self.served = False
-        pages, snapshot = self._listed(vault_real, dirs, fill_recall=True)
+        pages, snapshot = self._listed(vault_real, dirs, ask=ask, fill_recall=True)
         if snapshot is None:  # the plain scan over this listing (see ``_listed``)
             from mnemosyne_core.recall import recall
 
@@ -1049,7 +1052,7 @@ class CachedScan:
         return cache_file_path(cache_dir, vault_real) if cache_dir is not None else None
 
     def _listed(
-        self, vault_real: str, dirs: Sequence[str] | None, *, fill_recall: bool = False
+        self, vault_real: str, dirs: Sequence[str] | None, *, ask: bool, fill_recall: bool = False
     ) -> tuple[Scan, Snapshot | None]:
         """The vault listed as the scan lists it, and its fresh pages through the cache,
         saved back when anything changed; None instead of the pages when the plain scan
@@ -1058,12 +1061,9 @@ class CachedScan:
         own check of every page costs about what the scan's reads do (docs/performance.md),
         so it is worth its file only when a server will tell the next calls what changed.
         With a server to ask, its token is taken before the listing, so every change the
-        listing may have missed is one it reports later."""
-        asked = (
-            self.changes(vault_real, None)
-            if self.changes is not None and not dirs and self.changes.available(vault_real)
-            else None
-        )
+        listing may have missed is one it reports later. ``ask``: a server's socket is
+        there to ask."""
+        asked = self.changes(vault_real, None) if ask and self.changes is not None else None
         pages = scan(vault_real, dirs)
         if self.changes is not None and asked is None:
             if not dirs:
@@ -1099,9 +1099,10 @@ class CachedScan:
 
     def _served(self, vault_real: str, *, fill_recall: bool = False) -> tuple[Scan, Snapshot] | None:
         """The pages as the cache's listing holds them and the server says they changed,
-        without listing the vault; None at any doubt (see the class's docstring)."""
-        if self.changes is None or not self.changes.available(vault_real):
-            return None  # no server to ask: the cache file is not even read
+        without listing the vault; None at any doubt (see the class's docstring). Asked
+        only when a server's socket is there: else the cache file is not even read."""
+        if self.changes is None:
+            return None
         path = self._cache_file(vault_real, create=False)
         stored = load(path, code_key()) if path is not None else None
         if path is None or stored is None or stored.token is None or stored.listing is None:
