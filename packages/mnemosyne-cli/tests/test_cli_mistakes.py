@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
-from mnemosyne_cli.app import command_name, main
+from mnemosyne_cli.app import main
+from mnemosyne_cli.arguments import command_name
 from mnemosyne_cli.commands import WIKI_COMMANDS
 
 FakeVault = Callable[[dict[str, str | bytes]], str]
@@ -114,6 +115,36 @@ def test_a_mistyped_command_gets_a_guess_as_a_flag_does(
         f"mnemosyne: error: argument COMMAND: invalid choice: {typo!r}: did you mean {guess!r}? "
         f"(see '{where} --help')\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "typo", "where"),
+    [
+        (["--color", "never", "wkii"], "never", "mnemosyne"),  # mnemosyne takes no --color: never is the command
+        (["--bogus", "wkii"], "wkii", "mnemosyne"),
+        (["wiki", "--bogus", "fnd"], "fnd", "mnemosyne wiki"),
+        (["wiki", "fnd", "--help"], "fnd", "mnemosyne wiki"),
+        (["--", "wiki"], "--", "mnemosyne"),  # argparse offers "--" itself as the command
+    ],
+)
+def test_the_first_word_that_is_no_flag_is_the_command(
+    capsys: pytest.CaptureFixture[str], argv: list[str], typo: str, where: str
+) -> None:
+    """As argparse reads a command line: flags before the command are skipped over, and a
+    help flag after a mistyped command does not print help."""
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (64, "")
+    assert err.startswith(f"mnemosyne: error: argument COMMAND: invalid choice: {typo!r}")
+    assert err.endswith(f"(see '{where} --help')\n")
+
+
+@pytest.mark.parametrize("argv", [["--help", "wkii"], ["wiki", "-h", "fnd"], ["--version", "wkii"]])
+def test_help_or_version_before_a_mistyped_command_is_printed(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert (code, err) == (0, "")
+    assert out.startswith("usage: mnemosyne") or out.startswith("mnemosyne ")
 
 
 def test_a_mistyped_choice_of_a_flag_gets_a_guess_too(capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,8 +16,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from property_examples import examples
 
-from mnemosyne_cli import app, console_script
-from mnemosyne_cli.options import FIND_OPTIONS, HELP_FLAGS
+from mnemosyne_cli import app, arguments, console_script
+from mnemosyne_cli.commands.find import FindArguments
+from mnemosyne_cli.completion import CompletionArguments, list_dirs_call
+from mnemosyne_cli.options import HELP_FLAGS, Arguments
 
 FakeVault = Callable[[dict[str, str | bytes]], str]
 
@@ -39,7 +41,7 @@ WORDS = st.sampled_from(
         "-x",
         "-1",
         # Every spelling of every option of the table, help's too.
-        *(name for option in FIND_OPTIONS for name in option.names),
+        *(name for row in FindArguments.table for name in row.names),
         *HELP_FLAGS,
         "-05",
         "-5",
@@ -105,18 +107,23 @@ ARGVS = st.one_of(
 built_parser = functools.cache(app.build_parser)
 
 
-def argparse_arguments(words: list[str]) -> dict[str, object] | None:
-    """What app's argparse parser makes of ``words``: its arguments, or None when it
-    refuses them, prints help or leaves words over."""
+def argparse_arguments(words: list[str], declared: type[Arguments] = FindArguments) -> Arguments | None:
+    """What app's argparse parser makes of ``words``: the command's arguments (as
+    app.main hands them to the command), or None when it refuses them, prints help,
+    leaves words over or reaches another command."""
     if any("\0" in word for word in words):
         return None  # app.main refuses these before parsing
     named = words[1] if len(words) > 1 and words[0] == "wiki" else None
     parser = built_parser(named if named in {"find", "recall", "ingest", "lint"} else None)
     try:
-        args, extras = parser.parse_known_args(words)
-    except (app.UsageError, app._ParserExit):
+        parsed, extras = parser.parse_known_args(words)
+    except (arguments.UsageError, arguments.ParserExit):
         return None
-    return None if extras else vars(args)
+    module = app._module(parsed.group, getattr(parsed, "command", None))
+    if extras or module is None or module.COMMAND.arguments is not declared:
+        return None
+    parsed_arguments: Arguments = declared(**{row.dest: getattr(parsed, row.dest) for row in declared.table})
+    return parsed_arguments
 
 
 @settings(max_examples=examples(1000), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -130,29 +137,27 @@ def test_find_arguments_equal_argparses(words: list[str], capsys: pytest.Capture
     reference = argparse_arguments(words)
     capsys.readouterr()  # argparse's help and errors, written as it refused
     if fast is not None:
-        assert vars(fast) == reference
+        assert fast == reference
 
 
-def test_argparses_find_parser_is_the_option_table() -> None:
-    """find's argparse registration reads the table: every option it has is a row, with
-    the same spellings, attribute, value and default, and nothing else."""
-    import argparse
+#: Words of a completion call, the scripts' own and awkward ones.
+COMPLETION_WORDS = st.sampled_from(
+    ["--list-dirs", "--vault", "--vault=/v", "--vault=", "/v", "-v", "bash", "tcsh", "--", "--help", "--list", "a\0b"]
+)
 
-    parser = app.build_parser(only="find")
-    find_parser = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction)).choices[
-        "wiki"
-    ]
-    find_parser = next(
-        action for action in find_parser._actions if isinstance(action, argparse._SubParsersAction)
-    ).choices["find"]
-    registered = {
-        tuple(action.option_strings): (action.dest, action.metavar, action.default, action.choices)
-        for action in find_parser._actions
-        if action.option_strings and action.dest != "help"
-    }
-    assert registered == {
-        option.names: (option.dest, option.metavar, option.default, option.choices) for option in FIND_OPTIONS
-    }
+
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(words=st.lists(COMPLETION_WORDS, max_size=5).map(lambda words: ["completion", *words]))
+@example(words=["completion", "--list-dirs", "--vault", "/v"])
+@example(words=["completion", "--vault", "/v", "--list-dirs", "bash"])
+def test_list_dirs_calls_equal_argparses(words: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """The console script's parser of the scripts' --list-dirs calls, the same table read
+    without argparse: whenever it answers, argparse parses the words alike."""
+    fast = list_dirs_call(words)
+    reference = argparse_arguments(words, CompletionArguments)
+    capsys.readouterr()
+    if fast is not None:
+        assert fast == reference
 
 
 def test_plain_find_calls_take_the_fast_path() -> None:

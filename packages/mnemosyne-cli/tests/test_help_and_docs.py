@@ -4,27 +4,21 @@ fails here."""
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 
 import pytest
 
-from mnemosyne_cli.app import build_parser, main
+from mnemosyne_cli import completion
+from mnemosyne_cli.app import main
 from mnemosyne_cli.commands import WIKI_COMMANDS
+from mnemosyne_cli.options import COLOR, Command, Option
 
 COMMANDS_DOC = Path(__file__).resolve().parents[3] / "docs" / "commands.md"
 
 
-def subparsers_of(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
-
-
-def wiki_commands() -> dict[str, argparse.ArgumentParser]:
-    return subparsers_of(subparsers_of(build_parser())["wiki"])
+def wiki_commands() -> dict[str, Command]:
+    return {module.COMMAND.name: module.COMMAND for module in WIKI_COMMANDS}
 
 
 def doc_section(command: str) -> str:
@@ -34,8 +28,10 @@ def doc_section(command: str) -> str:
     return match.group(1)
 
 
-def test_every_registered_module_is_a_wiki_command() -> None:
-    assert len(wiki_commands()) == len(WIKI_COMMANDS)
+def test_wiki_help_lists_every_wiki_command_and_nothing_else(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["wiki", "--help"]) == 0
+    listed = capsys.readouterr().out.partition("\nwiki commands:\n  COMMAND\n")[2].partition("\n\n")[0]
+    assert re.findall(r"^    (\S+)", listed, re.MULTILINE) == list(wiki_commands())
 
 
 @pytest.mark.parametrize("command", sorted(wiki_commands()))
@@ -50,17 +46,37 @@ def test_every_command_has_a_line_in_wiki_help_and_a_usage_in_the_docs(
     )
 
 
+def doc_cell(row: Option[object]) -> str:
+    """How docs/commands.md's flag table names ``row`` in its first cell: ``KEYWORD``,
+    ``--limit N``, ```-0`, `--null```."""
+    if row.positional:
+        return f"`{row.metavar}`"
+    return ", ".join(f"`{name} {row.metavar}`" if row.metavar else f"`{name}`" for name in row.names)
+
+
+def documented_rows(section: str) -> list[str]:
+    """The first cells of the flag tables of a command's section: the rows that name a
+    flag or an argument."""
+    return re.findall(r"^\| ((?:`-[^`]*`(?:, )?)+|`[A-Z][A-Z_]*`) \|", section, re.MULTILINE)
+
+
 @pytest.mark.parametrize("command", sorted(wiki_commands()))
-def test_every_flag_has_help_and_is_documented(command: str) -> None:
-    parser = wiki_commands()[command]
-    section = doc_section(command)
-    assert parser.description, f"wiki {command} has no description"
-    for action in parser._actions:
-        if isinstance(action, argparse._HelpAction):
-            continue
-        name = action.option_strings[-1] if action.option_strings else str(action.metavar or action.dest)
-        assert (action.help or "").strip(), f"wiki {command} {name} has no help text"
-        assert name in section, f"docs/commands.md '## wiki {command}' does not mention {name}"
+def test_every_argument_has_help_and_exactly_the_declared_ones_are_documented(command: str) -> None:
+    """The section's flag table has one row per declared argument, in the declared order,
+    and no other; each declared argument has help, which --help shows."""
+    declared = wiki_commands()[command]
+    assert declared.description, f"wiki {command} has no description"
+    rows = [row for row in declared.arguments.table if not row.hidden]
+    for row in rows:
+        assert row.help.strip(), f"wiki {command} {doc_cell(row)} has no help text"
+    assert documented_rows(doc_section(command)) == [doc_cell(row) for row in rows]
+
+
+def test_the_completion_command_is_documented_as_declared() -> None:
+    text = COMMANDS_DOC.read_text(encoding="utf-8")
+    section = text.partition("\n## completion\n")[2].partition("\n## ")[0]
+    rows = [row for row in completion.COMMAND.arguments.table if not row.hidden]
+    assert documented_rows(section) == [doc_cell(row) for row in rows]
 
 
 @pytest.mark.parametrize(
@@ -93,10 +109,10 @@ def test_the_colour_section_names_exactly_the_commands_that_take_color() -> None
     assert match, "the Colour section no longer says which commands take --color"
     named = set(re.findall(r"\b[a-z]+\b", match.group(1).replace(" and ", ", "))) - {"and"}
     refused = set(re.findall(r"`([a-z]+)`", match.group(2)))
-    parsers = {**wiki_commands(), "completion": subparsers_of(build_parser())["completion"]}
-    takes = {name for name, parser in parsers.items() if any("--color" in a.option_strings for a in parser._actions)}
+    commands = {**wiki_commands(), "completion": completion.COMMAND}
+    takes = {name for name, command in commands.items() if COLOR in command.arguments.table}
     assert named == takes
-    assert refused == set(parsers) - takes
+    assert refused == set(commands) - takes
 
 
 def test_serve_and_every_command_find_the_vault_the_same_way() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from server_harness import start_subprocess_server
 
-from mnemosyne_cli import app, client
+from mnemosyne_cli import app, arguments, client
 from mnemosyne_cli.commands import WIKI_COMMANDS
 
 FIXTURE_VAULT = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "aion"
@@ -182,8 +182,8 @@ def test_a_find_a_server_answers_lists_nothing_and_imports_nothing_heavy(runtime
 def test_every_command_module_is_named_after_its_command(capsys: pytest.CaptureFixture[str]) -> None:
     """build_parser(only=...) finds a command by its module name."""
     for command in WIKI_COMMANDS:
-        name = app.command_name(command)
-        with pytest.raises(app._ParserExit):
+        name = arguments.command_name(command)
+        with pytest.raises(arguments.ParserExit):
             app.build_parser(only=name).parse_args(["wiki", name, "--help"])
         assert capsys.readouterr().out.startswith(f"usage: mnemosyne wiki {name} ")
 

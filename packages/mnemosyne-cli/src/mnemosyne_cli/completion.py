@@ -12,12 +12,12 @@ shtab: a find call pays nothing for completion.
 
 from __future__ import annotations
 
+from mnemosyne_cli.options import VAULT, Arguments, Command, Option, flag, parse_words
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    import argparse
-    from collections.abc import Callable
+    from collections.abc import Sequence
     from typing import Any
 
     from mnemosyne_cli.output import Console
@@ -29,51 +29,53 @@ SHELLS = ("bash", "zsh", "fish")
 #: passes on the --vault of the command line being completed, with a leading ~ expanded.
 #: Named with "_dirs" so that shtab's bash script quotes what it inserts as file names.
 DIRS_FUNCTION = "_mnemosyne_vault_dirs"
+#: Where each function names --vault: the spelling the declaration gives it (options.VAULT).
+VAULT_PLACEHOLDER = "@VAULT@"
 PREAMBLES = {
     "bash": r"""
-# --dir: the vault's own dirs, from `mnemosyne completion --list-dirs [--vault PATH]`.
+# --dir: the vault's own dirs, from `mnemosyne completion --list-dirs [@VAULT@ PATH]`.
 _mnemosyne_vault_dirs() {
   local i vault=() IFS=$'\n'
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "${COMP_WORDS[i]}" in
-      --vault)
-        # COMP_WORDBREAKS splits --vault=PATH into three words: --vault, =, PATH.
+      @VAULT@)
+        # COMP_WORDBREAKS splits @VAULT@=PATH into three words: @VAULT@, =, PATH.
         if [[ "${COMP_WORDS[i+1]}" == "=" ]]; then ((i++)); fi
-        if ((i + 1 < COMP_CWORD)); then vault=(--vault "${COMP_WORDS[i+1]/#\~/$HOME}"); fi ;;
+        if ((i + 1 < COMP_CWORD)); then vault=(@VAULT@ "${COMP_WORDS[i+1]/#\~/$HOME}"); fi ;;
     esac
   done
   compgen -W "$(command mnemosyne completion --list-dirs "${vault[@]}" 2>/dev/null)" -- "$1"
 }
 """,
     "zsh": r"""
-# --dir: the vault's own dirs, from `mnemosyne completion --list-dirs [--vault PATH]`.
+# --dir: the vault's own dirs, from `mnemosyne completion --list-dirs [@VAULT@ PATH]`.
 _mnemosyne_vault_dirs() {
   local -a dirs vault
-  local i=${words[(I)--vault]}
+  local i=${words[(I)@VAULT@]}
   if (( i && i < CURRENT - 1 )); then
-    vault=(--vault "${words[i+1]/#\~/$HOME}")
-  elif i=${words[(I)--vault=*]}; (( i && i < CURRENT )); then
-    vault=(--vault "${${words[i]#--vault=}/#\~/$HOME}")
+    vault=(@VAULT@ "${words[i+1]/#\~/$HOME}")
+  elif i=${words[(I)@VAULT@=*]}; (( i && i < CURRENT )); then
+    vault=(@VAULT@ "${${words[i]#@VAULT@=}/#\~/$HOME}")
   fi
   dirs=(${(f)"$(command mnemosyne completion --list-dirs $vault 2>/dev/null)"})
   compadd -a dirs
 }
 """,
     "fish": r"""
-# --dir: the vault's own dirs, from `mnemosyne completion --list-dirs [--vault PATH]`.
+# --dir: the vault's own dirs, from `mnemosyne completion --list-dirs [@VAULT@ PATH]`.
 function _mnemosyne_vault_dirs
   set -l tokens (commandline -opc)
   set -l vault
   for i in (seq (count $tokens))
     switch $tokens[$i]
-      case --vault
+      case @VAULT@
         set -l next (math $i + 1)
         if test $next -le (count $tokens)
-          set vault --vault (string replace -r '^~' $HOME -- $tokens[$next])
+          set vault @VAULT@ (string replace -r '^~' $HOME -- $tokens[$next])
         end
-      case '--vault=*'
-        set vault --vault (string replace -r '^--vault=~?' '' -- $tokens[$i])
-        if string match -q -- '--vault=~*' $tokens[$i]
+      case '@VAULT@=*'
+        set vault @VAULT@ (string replace -r '^@VAULT@=~?' '' -- $tokens[$i])
+        if string match -q -- '@VAULT@=~*' $tokens[$i]
           set vault[2] $HOME$vault[2]
         end
     end
@@ -84,90 +86,88 @@ end
 }
 
 
-def register(groups: Any, build_parser: Callable[[], argparse.ArgumentParser]) -> None:
-    """Add ``mnemosyne completion`` to ``groups``; ``build_parser`` makes the whole tree
-    its scripts complete."""
-    import argparse  # not at the top: the console script runs --list-dirs without argparse
+class CompletionArguments(Arguments):
+    """``mnemosyne completion``'s arguments. --list-dirs and its --vault are the scripts'
+    helper: hidden from --help and from the scripts themselves."""
 
-    from mnemosyne_cli.help import epilog
-
-    parser = groups.add_parser(
-        "completion",
-        help="print a shell completion script (bash, zsh or fish)",
-        description="Print a completion script for SHELL on stdout: it completes commands, "
-        "flags, constellations, file and dir arguments, and --dir with the dirs of the vault "
-        "(the --vault on the line being completed, else the usual default). Install lines "
-        "for each shell are in docs/commands.md.",
-        epilog=epilog(
-            [
-                "mnemosyne completion bash > ~/.local/share/bash-completion/completions/mnemosyne",
-                "mnemosyne completion zsh > ~/.zfunc/_mnemosyne   # with fpath+=(~/.zfunc) before compinit",
-                "mnemosyne completion fish > ~/.config/fish/completions/mnemosyne.fish",
-            ],
-            [
-                (ExitCode.OK, "the script is on stdout"),
-                (ExitCode.USAGE, "usage error: no SHELL, or one other than bash, zsh, fish"),
-                (ExitCode.WRITE_FAILED, "stdout could not take the script (closed, disk full)"),
-            ],
-        ),
+    shell: Option[str | None] = Option((), "bash, zsh or fish", None, metavar="SHELL", nargs="?", choices=SHELLS)
+    list_dirs = flag("--list-dirs", help="print the vault's dirs, for the scripts' --dir", hidden=True)
+    vault: Option[str | None] = Option(
+        ("--vault",), "the vault whose dirs --list-dirs prints", None, metavar="PATH", hidden=True
     )
-    parser.add_argument("shell", nargs="?", choices=SHELLS, metavar="SHELL", help="bash, zsh or fish")
-    # The scripts' helper: hidden from --help and from the scripts themselves.
-    parser.add_argument("--list-dirs", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--vault", metavar="PATH", help=argparse.SUPPRESS)
-    # The whole tree comes from the caller: importing app here would be an import cycle.
-    parser.set_defaults(handler=run, build_parser=build_parser)
 
 
-def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+COMMAND = Command(
+    "completion",
+    CompletionArguments,
+    summary="print a shell completion script (bash, zsh or fish)",
+    description="Print a completion script for SHELL on stdout: it completes commands, "
+    "flags, constellations, file and dir arguments, and --dir with the dirs of the vault "
+    "(the --vault on the line being completed, else the usual default). Install lines "
+    "for each shell are in docs/commands.md.",
+    examples=[
+        "mnemosyne completion bash > ~/.local/share/bash-completion/completions/mnemosyne",
+        "mnemosyne completion zsh > ~/.zfunc/_mnemosyne   # with fpath+=(~/.zfunc) before compinit",
+        "mnemosyne completion fish > ~/.config/fish/completions/mnemosyne.fish",
+    ],
+    exit_codes=[
+        (ExitCode.OK, "the script is on stdout"),
+        (ExitCode.USAGE, "usage error: no SHELL, or one other than bash, zsh, fish"),
+        (ExitCode.WRITE_FAILED, "stdout could not take the script (closed, disk full)"),
+    ],
+)
+
+
+def list_dirs_call(words: Sequence[str]) -> CompletionArguments | None:
+    """The arguments of a ``completion --list-dirs [--vault PATH]`` call as the scripts
+    make it, or None for any other call (then argparse parses it). The console script runs
+    such a call without argparse: it is made on every Tab."""
+    if words[:1] != ["completion"]:
+        return None
+    arguments = parse_words(CompletionArguments, words[1:])
+    return arguments if arguments is not None and arguments.list_dirs else None
+
+
+def run(args: CompletionArguments, console: Console, backend: Backend) -> int:
     if args.list_dirs:
         return list_dirs(args.vault, console)
     if args.shell is None:
         console.error("no shell given: pass bash, zsh or fish (see 'mnemosyne completion --help')")
         return ExitCode.USAGE
-    console.out(script(args.shell, args.build_parser()).rstrip("\n"))
+    console.out(script(args.shell).rstrip("\n"))
     return ExitCode.OK
 
 
-def script(shell: str, parser: argparse.ArgumentParser) -> str:
-    """The completion script for ``shell``, generated from the whole command tree ``parser``."""
+def script(shell: str) -> str:
+    """The completion script for ``shell``, generated from the whole command tree."""
     import shtab  # only here: generating a script is the one thing that needs it
 
-    _mark_arguments(parser, shtab)
-    return str(shtab.complete(parser, shell, preamble=PREAMBLES[shell]))
+    from mnemosyne_cli.arguments import build_parser  # argparse: only a script needs it
+
+    parser = build_parser(complete=lambda row: _completes(row, shtab), beside=[COMMAND])
+    preamble = PREAMBLES[shell].replace(VAULT_PLACEHOLDER, VAULT.names[0])
+    return str(shtab.complete(parser, shell, preamble=preamble))
 
 
-def _mark_arguments(parser: argparse.ArgumentParser, shtab: Any) -> None:
-    """Tell shtab what each argument takes (``action.complete``), through the whole tree
-    (a tree built for the script alone, so changing it is safe)."""
-    import argparse
+def _completes(row: Option[Any], shtab: Any) -> object:
+    """What shtab completes ``row`` with (its ``action.complete``), by the kind the
+    declaration names."""
+    if row.complete is None:
+        return None
+    if row.complete == "constellations":
+        from mnemosyne_core.config import CONSTELLATIONS
 
-    from mnemosyne_core.config import CONSTELLATIONS
-    from mnemosyne_core.lint import REASON_CODES
+        return _fixed_words("_mnemosyne_constellations", list(CONSTELLATIONS))
+    if row.complete == "lint-codes":
+        from mnemosyne_core.lint import REASON_CODES
 
-    vault_dirs = {"bash": DIRS_FUNCTION, "zsh": DIRS_FUNCTION, "fish": f"({DIRS_FUNCTION})"}
-    lint_codes = _fixed_words("_mnemosyne_lint_codes", list(REASON_CODES))
-    by_option = {
-        "--dir": vault_dirs,
-        "--vault": shtab.DIRECTORY,
-        "--memory-dir": shtab.DIRECTORY,
-        "--constellation": _fixed_words("_mnemosyne_constellations", list(CONSTELLATIONS)),
-        "--select": lint_codes,
-        "--ignore": lint_codes,
+        return _fixed_words("_mnemosyne_lint_codes", list(REASON_CODES))
+    by_kind = {
+        "dir": shtab.DIRECTORY,
+        "file": shtab.FILE,
+        "vault-dirs": {"bash": DIRS_FUNCTION, "zsh": DIRS_FUNCTION, "fish": f"({DIRS_FUNCTION})"},
     }
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            helps = {choice.dest: choice.help for choice in action._get_subactions()}
-            for name, subparser in action.choices.items():
-                # shtab shows a command's description beside it; the one-line help fits.
-                subparser.description = helps.get(name) or subparser.description
-                _mark_arguments(subparser, shtab)
-        elif action.dest == "source" and not action.option_strings:
-            action.complete = shtab.FILE  # type: ignore[attr-defined]
-        else:
-            for option in action.option_strings:
-                if option in by_option:
-                    action.complete = by_option[option]  # type: ignore[attr-defined]
+    return by_kind[row.complete]
 
 
 def _fixed_words(bash_function: str, words: list[str]) -> dict[str, Any]:
@@ -180,22 +180,6 @@ def _fixed_words(bash_function: str, words: list[str]) -> dict[str, Any]:
         "fish": listed,
         "preamble": {"bash": f'{bash_function}() {{ compgen -W "{listed}" -- "$1"; }}\n'},
     }
-
-
-def list_dirs_arguments(words: list[str]) -> tuple[str | None] | None:
-    """The vault of a ``completion --list-dirs [--vault PATH]`` call as the scripts make
-    it, or None for any other call (then argparse parses it). The console script runs such
-    a call without argparse: it is made on every Tab."""
-    if words[:2] != ["completion", "--list-dirs"] or any("\0" in word for word in words):
-        return None
-    rest = words[2:]
-    if not rest:
-        return (None,)
-    if len(rest) == 2 and rest[0] == "--vault" and not rest[1].startswith("-"):
-        return (rest[1],)
-    if len(rest) == 1 and rest[0].startswith("--vault=") and not rest[0].startswith("--vault=-"):
-        return (rest[0].removeprefix("--vault="),)
-    return None
 
 
 def list_dirs(vault: str | None, console: Console) -> int:

@@ -21,68 +21,21 @@ import sys
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from types import SimpleNamespace
     from typing import Any, NoReturn
 
-    from mnemosyne_core.backend import Backend
+    from mnemosyne_cli.commands.find import FindArguments
+    from mnemosyne_cli.completion import CompletionArguments
 
 
-def find_arguments(words: Sequence[str]) -> SimpleNamespace | None:
+def find_arguments(words: Sequence[str]) -> FindArguments | None:
     """The arguments argparse would parse from ``words`` for a plain ``wiki find`` call, or
     None when the call is not one (then argparse decides, errors included)."""
     if len(words) < 3 or words[0] != "wiki" or words[1] != "find":
         return None
-    from types import SimpleNamespace
+    from mnemosyne_cli.commands.find import FindArguments
+    from mnemosyne_cli.options import parse_words
 
-    from mnemosyne_cli.commands import find
-    from mnemosyne_cli.options import FIND_OPTIONS
-
-    options = {name: option for option in FIND_OPTIONS for name in option.names}
-    parsed: dict[str, object] = {option.dest: option.default for option in FIND_OPTIONS}
-    keywords: list[str] = []
-    keyword_runs = 0
-    seen: set[str] = set()
-    after_keyword = False
-    position = 2
-    while position < len(words):
-        word = words[position]
-        position += 1
-        if "\0" in word:
-            return None
-        if not word.startswith("-"):
-            # argparse takes one run of keywords; a second run is an unrecognized argument.
-            keyword_runs += 0 if after_keyword else 1
-            if keyword_runs > 1:
-                return None
-            keywords.append(word)
-            after_keyword = True
-            continue
-        after_keyword = False
-        name, equals, value = word.partition("=")
-        option = options.get(name)
-        if option is None or not option.console_parses or option.dest in seen:
-            return None
-        seen.add(option.dest)
-        if not option.takes_value:
-            if equals:
-                return None
-            parsed[option.dest] = True
-            continue
-        if not equals:
-            if position == len(words):
-                return None
-            value = words[position]
-            position += 1
-        if value.startswith("-") or "\0" in value:
-            return None
-        if option.choices is not None and value not in option.choices:
-            return None
-        parsed[option.dest] = value if option.parse is None else option.parse(value)
-        if parsed[option.dest] is None:
-            return None
-    if not keywords:
-        return None
-    return SimpleNamespace(group="wiki", command="find", keywords=keywords, handler=find.run, **parsed)
+    return parse_words(FindArguments, words[2:])
 
 
 #: Ctrl-C's exit code (ExitCode.INTERRUPTED, not imported: start-up time).
@@ -118,17 +71,18 @@ def _answer(words: list[str]) -> int:
     if listed is not None:
         from mnemosyne_cli.completion import list_dirs
 
-        return guarded(console, lambda: list_dirs(listed[0], console))
+        vault = listed.vault
+        return guarded(console, lambda: list_dirs(vault, console))
     assert args is not None
-    console.color_mode = args.color
-    # A running 'wiki serve' for the vault answers it when it can (docs/server.md).
-    return guarded(console, lambda: int(args.handler(args, console, _backend(args))))
-
-
-def _backend(args: SimpleNamespace) -> Backend:
     from mnemosyne_cli.client import backend_for
+    from mnemosyne_cli.commands.find import run
 
-    return backend_for(no_cache=args.no_cache, no_server=args.no_server)
+    console.color_mode = args.color
+    found = args
+    # A running 'wiki serve' for the vault answers it when it can (docs/server.md).
+    return guarded(
+        console, lambda: run(found, console, backend_for(no_cache=found.no_cache, no_server=found.no_server))
+    )
 
 
 def _end_interrupted_line() -> None:
@@ -222,14 +176,14 @@ def _on_unraisable(unraisable: Any) -> None:
     sys.__unraisablehook__(unraisable)
 
 
-def _list_dirs_call(words: list[str]) -> tuple[str | None] | None:
-    """The vault of a ``completion --list-dirs`` call, which the completion scripts make on
-    every Tab, when it needs no argparse (see ``completion.list_dirs_arguments``)."""
+def _list_dirs_call(words: list[str]) -> CompletionArguments | None:
+    """The arguments of a ``completion --list-dirs`` call, which the completion scripts
+    make on every Tab, when it needs no argparse (see ``completion.list_dirs_call``)."""
     if words[:2] != ["completion", "--list-dirs"]:
         return None
-    from mnemosyne_cli.completion import list_dirs_arguments
+    from mnemosyne_cli.completion import list_dirs_call
 
-    return list_dirs_arguments(words)
+    return list_dirs_call(words)
 
 
 def run() -> NoReturn:

@@ -4,80 +4,105 @@ from __future__ import annotations
 
 import os
 
-from mnemosyne_cli.options import FIND_OPTIONS, NULL
+from mnemosyne_cli.options import (
+    COLOR,
+    DIR,
+    VAULT,
+    Command,
+    Option,
+    PagesArguments,
+    command_line,
+    flag,
+    read_limit,
+)
 from mnemosyne_cli.output import counted, has_control_character, page_line, printable
 from mnemosyne_contract import ExitCode
 from mnemosyne_core.backend import FindRequest
+from mnemosyne_core.results import DEFAULT_LIMIT
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    import argparse
-    from typing import Any
-
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
     from mnemosyne_core.context import Context
     from mnemosyne_core.recall import RecallResult
     from mnemosyne_core.results import FindResult, Match
 
-# argparse is imported inside register only: a plain find call parses its arguments in
-# console_script.py without it, from the same option table (options.py).
 
+class FindArguments(PagesArguments):
+    """``wiki find``'s arguments."""
 
-def register(commands: Any) -> None:
-
-    from mnemosyne_cli.arguments import add_option
-    from mnemosyne_cli.help import epilog
-
-    parser = commands.add_parser(
-        "find",
-        help="list the pages that contain every keyword",
-        description="List the pages whose title, vault-relative path or text contains every "
-        "KEYWORD (case-insensitive, literal substrings, AND), so a path copied from this output "
-        "finds its page. Pages whose title (or an alias) or path holds every keyword come first: "
-        "those where every keyword starts a word, then those whose title or an alias alone holds them, "
-        "then the shortest title, then by path; the rest, which only mention the keywords, follow by "
-        "how early their text holds them all, then by path. One line per page: <dir>/<file>.md — <title>.",
-        epilog=epilog(
-            [
-                "mnemosyne wiki find mastra --vault ~/aion",
-                "mnemosyne wiki find mastra slack --limit 0",
-                "mnemosyne wiki find mastra --json --matched",
-                "mnemosyne wiki find kestrel --cat",
-                "mnemosyne wiki find mastra --paths -0 --absolute | xargs -0 wc -l",
-            ],
-            [
-                (ExitCode.OK, "one or more pages match; they are on stdout"),
-                (ExitCode.NO_MATCH, "no page matches; stdout is empty ([] with --json)"),
-                (ExitCode.CAT_NEEDS_ONE_MATCH, "--cat matched zero pages or more than one; stdout is empty"),
-                (
-                    ExitCode.VAULT_ERROR,
-                    "no vault found, or it is missing, without scanned dirs or without any page, "
-                    "or a page could not be read and nothing matched",
-                ),
-                (
-                    ExitCode.USAGE,
-                    "usage error (unknown flag, bad --limit, empty keyword, --cat, --json or --paths together, "
-                    "-0 without --paths)",
-                ),
-                (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
-                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
-            ],
-        )
-        + "\n\na keyword that starts with '-' goes after '--': mnemosyne wiki find -- -v --verbose",
+    keywords: Option[list[str]] = Option(
+        (), "a literal substring; every one must match", [], metavar="KEYWORD", nargs="+"
     )
-    parser.add_argument("keywords", nargs="+", metavar="KEYWORD", help="a literal substring; every one must match")
-    for option in FIND_OPTIONS:
-        add_option(parser, option)
-        if option is NULL:
-            # argparse reads every word that looks like a negative number as a flag once
-            # one flag (-0) does: "--limit -1" and a keyword "-5" would stop parsing. They
-            # stay values.
-            parser._has_negative_number_optionals.clear()
-    parser.set_defaults(handler=run)
+    cat = flag("--cat", help="print the one matching page verbatim; exit 2 unless exactly one matches")
+    json = flag("--json", help="print a JSON array of {path, title, constellation, type}")
+    matched = flag(
+        "--matched",
+        help='say where the pages matched: with --json, a "matched" key per item (title, path or text); '
+        "otherwise one stderr line when no page's title or path holds every keyword",
+    )
+    paths = flag("--paths", help="print only each page's path, one per line, like rg -l (no title)")
+    absolute = flag(
+        "--absolute",
+        help="print absolute paths (the vault root with symlinks resolved) in plain, --paths and --json output",
+    )
+    null = flag(
+        "-0",
+        "--null",
+        help="with --paths: end each path with a NUL byte instead of a newline, as it is on disk (for xargs -0)",
+    )
+    limit: Option[int] = Option(
+        ("--limit",),
+        f"show at most N pages (default {DEFAULT_LIMIT}; 0 for all)",
+        DEFAULT_LIMIT,
+        metavar="N",
+        read=read_limit,
+    )
+    vault = VAULT
+    dir = DIR
+    color = COLOR
 
 
-def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+COMMAND = Command(
+    "find",
+    FindArguments,
+    summary="list the pages that contain every keyword",
+    description="List the pages whose title, vault-relative path or text contains every "
+    "KEYWORD (case-insensitive, literal substrings, AND), so a path copied from this output "
+    "finds its page. Pages whose title (or an alias) or path holds every keyword come first: "
+    "those where every keyword starts a word, then those whose title or an alias alone holds them, "
+    "then the shortest title, then by path; the rest, which only mention the keywords, follow by "
+    "how early their text holds them all, then by path. One line per page: <dir>/<file>.md — <title>.",
+    examples=[
+        "mnemosyne wiki find mastra --vault ~/aion",
+        "mnemosyne wiki find mastra slack --limit 0",
+        "mnemosyne wiki find mastra --json --matched",
+        "mnemosyne wiki find kestrel --cat",
+        "mnemosyne wiki find mastra --paths -0 --absolute | xargs -0 wc -l",
+    ],
+    exit_codes=[
+        (ExitCode.OK, "one or more pages match; they are on stdout"),
+        (ExitCode.NO_MATCH, "no page matches; stdout is empty ([] with --json)"),
+        (ExitCode.CAT_NEEDS_ONE_MATCH, "--cat matched zero pages or more than one; stdout is empty"),
+        (
+            ExitCode.VAULT_ERROR,
+            "no vault found, or it is missing, without scanned dirs or without any page, "
+            "or a page could not be read and nothing matched",
+        ),
+        (
+            ExitCode.USAGE,
+            "usage error (unknown flag, bad --limit, empty keyword, --cat, --json or --paths together, "
+            "-0 without --paths)",
+        ),
+        (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
+        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+    ],
+    note="a keyword that starts with '-' goes after '--': mnemosyne wiki find -- -v --verbose",
+)
+
+
+def run(args: FindArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_core import InvalidQueryError, VaultError
 
     contradiction = _contradiction(args)
@@ -118,7 +143,7 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
 
 
 def _report(
-    args: argparse.Namespace, console: Console, result: FindResult, query: str, contexts: dict[int, Context | None]
+    args: FindArguments, console: Console, result: FindResult, query: str, contexts: dict[int, Context | None]
 ) -> int:
     if result.total == 0:
         if result.incomplete:
@@ -191,7 +216,7 @@ def _say_options_taken_for_keywords(console: Console, keywords: list[str]) -> No
     (``--vault``, ``--json=x``) can only have come after ``--``, which made it a keyword;
     the call most likely meant it as an option, and its failure ("no vault found", no
     match) would otherwise not say why."""
-    names = {name for option in FIND_OPTIONS for name in option.names if name.startswith("--")}
+    names = {name for row in FindArguments.table for name in row.names if name.startswith("--")}
     taken = [keyword for keyword in keywords if keyword.partition("=")[0] in names]
     if taken:
         named = ", ".join(f"'{option}'" for option in taken)
@@ -258,7 +283,7 @@ def context_line(context: Context, *, color: bool = False) -> str:
     return f"  {context.line}: {''.join(pieces)}"
 
 
-def _cat_way_out(args: argparse.Namespace, backend: Backend, result: FindResult, query: str) -> str:
+def _cat_way_out(args: FindArguments, backend: Backend, result: FindResult, query: str) -> str:
     """--cat's first stderr line when several pages match but one alone is named by its
     title or path (it sorts first): that page, and a command that prints it."""
     import shlex  # only this dead end needs it
@@ -273,28 +298,12 @@ def _cat_way_out(args: argparse.Namespace, backend: Backend, result: FindResult,
     except VaultError:  # the vault went away since: the file is still the way out
         alone = False
     if alone:
-        command = find_command(args, [named.path], "--cat")
+        command = command_line("find", args.vault, args.dir, "--cat", keywords=[named.path])
     else:
         command = shlex.join(["cat", "--", os.path.join(result.vault, named.path)])
     return printable(
         f"only {named.path} — {named.title} holds '{query}' in its title or path; to print it, run: {command}"
     )
-
-
-def find_command(args: argparse.Namespace, keywords: list[str], *options: str) -> str:
-    """The find command line that a way-out message suggests, ready to paste: the options,
-    the caller's own --vault and --dir (so it searches the same vault), then the keywords,
-    after ``--`` when one of them starts with '-'; each word quoted for the shell."""
-    import shlex  # only a way-out message needs it
-
-    words = ["mnemosyne", "wiki", "find", *options]
-    if args.vault is not None:
-        words += ["--vault", args.vault]
-    for dir_name in args.dir or ():
-        words += ["--dir", dir_name]
-    if any(keyword.startswith("-") for keyword in keywords):
-        words.append("--")
-    return shlex.join(words + keywords)
 
 
 def _print_keyword_counts(console: Console, keyword_counts: dict[str, int], limit: int) -> None:
@@ -325,7 +334,7 @@ def say_miss_note(console: Console, result: FindResult | RecallResult, dirs: lis
         console.err(printable(note))
 
 
-def _contradiction(args: argparse.Namespace) -> str | None:
+def _contradiction(args: FindArguments) -> str | None:
     """Why the output flags cannot be combined, or None: --cat, --json and --paths each
     choose what stdout is, and -0 shapes only --paths."""
     if args.cat and args.json:

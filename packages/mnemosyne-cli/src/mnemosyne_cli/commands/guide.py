@@ -3,14 +3,11 @@ package, so an agent in any repository can read it in one call."""
 
 from __future__ import annotations
 
-from mnemosyne_cli.help import epilog
+from mnemosyne_cli.options import Arguments, Command, flag
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    import argparse
-    from typing import Any
-
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
 
@@ -26,33 +23,34 @@ SKILL_DESCRIPTION = (
 )
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "guide",
-        help="print the guide for agents: how to find pages, in one call",
-        description="Print the guide for agents on stdout: how to call 'mnemosyne wiki find' (and when "
-        "'recall'), what its output and exit codes mean, in under 4 KB. It is the text of docs/agents.md, "
-        "from the installed package, so it matches the installed version. With --skill, the same text as an "
-        "agent skill file (SKILL.md), with a frontmatter name and description.",
-        epilog=epilog(
-            [
-                "mnemosyne wiki guide",
-                "mnemosyne wiki guide --skill > .claude/skills/wiki-find/SKILL.md",
-            ],
-            [
-                (ExitCode.OK, "the guide is on stdout"),
-                (ExitCode.USAGE, "usage error (unknown flag or argument)"),
-                (ExitCode.WRITE_FAILED, "stdout could not take the guide (closed, disk full)"),
-                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
-            ],
-        ),
-    )
-    parser.add_argument(
+class GuideArguments(Arguments):
+    """``wiki guide``'s arguments."""
+
+    skill = flag(
         "--skill",
-        action="store_true",
         help=f"print it as an agent skill file: frontmatter with name '{SKILL_NAME}' and a description, then the guide",
     )
-    parser.set_defaults(handler=run)
+
+
+COMMAND = Command(
+    "guide",
+    GuideArguments,
+    summary="print the guide for agents: how to find pages, in one call",
+    description="Print the guide for agents on stdout: how to call 'mnemosyne wiki find' (and when "
+    "'recall'), what its output and exit codes mean, in under 4 KB. It is the text of docs/agents.md, "
+    "from the installed package, so it matches the installed version. With --skill, the same text as an "
+    "agent skill file (SKILL.md), with a frontmatter name and description.",
+    examples=[
+        "mnemosyne wiki guide",
+        "mnemosyne wiki guide --skill > .claude/skills/wiki-find/SKILL.md",
+    ],
+    exit_codes=[
+        (ExitCode.OK, "the guide is on stdout"),
+        (ExitCode.USAGE, "usage error (unknown flag or argument)"),
+        (ExitCode.WRITE_FAILED, "stdout could not take the guide (closed, disk full)"),
+        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+    ],
+)
 
 
 def guide_text() -> str:
@@ -70,7 +68,7 @@ def skill_text() -> str:
     return f"---\nname: {SKILL_NAME}\ndescription: {json.dumps(SKILL_DESCRIPTION)}\n---\n\n{guide_text()}"
 
 
-def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+def run(args: GuideArguments, console: Console, backend: Backend) -> int:
     text = skill_text() if args.skill else guide_text()
     console.out_bytes(text.encode("utf-8"))
     return ExitCode.OK

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
-from mnemosyne_cli.help import epilog
+from mnemosyne_cli.options import COLOR, DIR, VAULT, Arguments, Command, command_line, flag
 from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    import argparse
-    from typing import Any
-
     from mnemosyne_cli.autostart import AutoStarted
     from mnemosyne_cli.client import Status
     from mnemosyne_cli.output import Console
@@ -22,43 +18,44 @@ if TYPE_CHECKING:
     from mnemosyne_core.lint import Copies
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "info",
-        help="show the vault, how it was found, and what find searches in it",
-        description="Answer 'why can't find see my page?': the vault and which way named it "
-        "(--vault, a .mnemosyne.toml from the current dir up, AION_VAULT, the user config), "
-        "the config files read, each scanned dir (present or missing) with its page count, "
-        "how many .md files find never searches (wiki lint lists them), the 'wiki serve' that "
-        "answers for the vault, if any (and whether it was auto-started), and the version.",
-        epilog=epilog(
-            [
-                "mnemosyne wiki info",
-                "mnemosyne wiki info --vault ~/aion --json",
-                "mnemosyne wiki info --dir notes",
-            ],
-            [
-                (ExitCode.OK, "the vault is described on stdout"),
-                (
-                    ExitCode.VAULT_ERROR,
-                    "no vault found, or a bad config file; or no scanned dir can be searched "
-                    "(described on stdout, the reason on stderr)",
-                ),
-                (ExitCode.USAGE, "usage error (unknown flag or argument, a bad --dir name)"),
-                (ExitCode.WRITE_FAILED, "stdout could not take the report (closed, disk full)"),
-                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
-            ],
+class InfoArguments(Arguments):
+    """``wiki info``'s arguments."""
+
+    json = flag("--json", help="print one JSON object (schema: mnemosyne_contract info.schema.json)")
+    vault = VAULT
+    dir = DIR
+    color = COLOR
+
+
+COMMAND = Command(
+    "info",
+    InfoArguments,
+    summary="show the vault, how it was found, and what find searches in it",
+    description="Answer 'why can't find see my page?': the vault and which way named it "
+    "(--vault, a .mnemosyne.toml from the current dir up, AION_VAULT, the user config), "
+    "the config files read, each scanned dir (present or missing) with its page count, "
+    "how many .md files find never searches (wiki lint lists them), the 'wiki serve' that "
+    "answers for the vault, if any (and whether it was auto-started), and the version.",
+    examples=[
+        "mnemosyne wiki info",
+        "mnemosyne wiki info --vault ~/aion --json",
+        "mnemosyne wiki info --dir notes",
+    ],
+    exit_codes=[
+        (ExitCode.OK, "the vault is described on stdout"),
+        (
+            ExitCode.VAULT_ERROR,
+            "no vault found, or a bad config file; or no scanned dir can be searched "
+            "(described on stdout, the reason on stderr)",
         ),
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON object (schema: mnemosyne_contract info.schema.json)"
-    )
-    add_vault_arguments(parser)
-    add_color_argument(parser)
-    parser.set_defaults(handler=run)
+        (ExitCode.USAGE, "usage error (unknown flag or argument, a bad --dir name)"),
+        (ExitCode.WRITE_FAILED, "stdout could not take the report (closed, disk full)"),
+        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+    ],
+)
 
 
-def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+def run(args: InfoArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_cli import autostart
     from mnemosyne_cli.client import status
     from mnemosyne_cli.versions import installed_versions
@@ -78,7 +75,7 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     if args.json:
         console.out_json(to_json(info, versions, served, auto))
     else:
-        for line in report_lines(info, versions, lint_command(args), served, auto):
+        for line in report_lines(info, versions, printable(command_line("lint", args.vault, args.dir)), served, auto):
             console.out(line)
     if info.error:
         console.error(info.error)
@@ -268,16 +265,3 @@ def _dir_state(dir_info: DirInfo) -> str:
         return f"unreadable, {pages} listed: {printable(dir_info.reason or '')}"
     state = "not a dir" if dir_info.state == DIR_NOT_A_DIR else dir_info.state
     return f"{state}: {printable(dir_info.reason)}" if dir_info.reason else state
-
-
-def lint_command(args: argparse.Namespace) -> str:
-    """The wiki lint call that lists what this info counts as skipped: the same --vault and
-    --dir, so it looks at the same vault and dirs."""
-    import shlex
-
-    words = ["mnemosyne", "wiki", "lint"]
-    if args.vault is not None:
-        words += ["--vault", args.vault]
-    for name in args.dir or ():
-        words += ["--dir", name]
-    return printable(shlex.join(words))

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from mnemosyne_cli.arguments import add_color_argument, add_vault_argument, dir_name
-from mnemosyne_cli.help import epilog
+from mnemosyne_cli.options import COLOR, VAULT, Arguments, Command, Option, flag, read_dir_name
 from mnemosyne_cli.output import page_line, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    import argparse
-    from typing import Any
-
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
 
@@ -21,95 +17,105 @@ _CONSTELLATIONS = "atlas, hades, mnemosyne, proteus, metis, apollo, hermes, heph
 DEFAULT_DIR = "analyses"
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "ingest",
-        help="land a source document in the vault as a page",
-        description="Write SOURCE to <vault>/<dir>/<slug>.md: its frontmatter keys kept in order, "
-        "then title, constellation, type, source and ingested (today's UTC date) set, and updated "
-        "(today too) unless the source has its own; its body copied byte for byte. The write is "
-        "atomic and never replaces other content without --force; the same page again (dates "
-        "aside) is 'already ingested' and writes nothing. Temp files that killed ingests left in "
-        "the dir over an hour ago are removed. Afterwards find "
-        "must locate the page by a word of its title. Prints the page as find does: "
-        "<dir>/<file>.md — <title>.",
-        epilog=epilog(
-            [
-                "mnemosyne wiki ingest report.md --constellation atlas --vault ~/aion",
-                "mnemosyne wiki ingest fixtures/sources/agent-ecosystem-report-2026-03.md "
-                "--constellation atlas --dir analyses --vault fixtures/vaults/aion",
-                "mnemosyne wiki ingest notes.md --constellation hermes --dir hermes --type howto --slug relay-setup",
-                "mnemosyne wiki ingest report.md --constellation atlas --dry-run",
-                "mnemosyne wiki ingest report.md --constellation atlas --force --json",
-                "generate-report | mnemosyne wiki ingest - --constellation atlas --slug weekly-report",
-            ],
-            [
-                (ExitCode.OK, "the page landed, or was already there (stderr says 'already ingested')"),
-                (ExitCode.VAULT_ERROR, "no vault found, or it is missing, not a directory or without scanned dirs"),
-                (ExitCode.TARGET_EXISTS, "the target exists with other content; nothing written (--force replaces it)"),
-                (ExitCode.INGEST_UNVERIFIED, "the page was written but find cannot locate it by its title"),
-                (
-                    ExitCode.USAGE,
-                    "usage error: unknown constellation, dir not scanned, unsafe slug, blank flag; "
-                    "- without --slug or --title, or on a terminal",
-                ),
-                (
-                    ExitCode.BAD_SOURCE,
-                    "the source is missing, not a regular file, empty, not UTF-8 or has broken frontmatter; "
-                    "stdin larger than 32 MiB",
-                ),
-                (ExitCode.WRITE_FAILED, "the page could not be written (disk full, permissions); nothing left behind"),
-                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C); nothing half-written"),
-            ],
-        ),
-    )
-    parser.add_argument(
-        "source",
-        metavar="SOURCE",
-        help="the markdown file to ingest (UTF-8, not empty), or - to read it from standard input "
+class IngestArguments(Arguments):
+    """``wiki ingest``'s arguments."""
+
+    source: Option[str] = Option(
+        (),
+        "the markdown file to ingest (UTF-8, not empty), or - to read it from standard input "
         "(then --slug or --title names the page)",
+        "",
+        metavar="SOURCE",
+        complete="file",
     )
-    parser.add_argument(
-        "--constellation",
+    constellation: Option[str] = Option(
+        ("--constellation",),
+        f"the constellation that owns the page; one of {_CONSTELLATIONS}",
+        "",
         metavar="NAME",
         required=True,
-        help=f"the constellation that owns the page; one of {_CONSTELLATIONS}",
+        complete="constellations",
     )
-    parser.add_argument(
-        "--dir",
+    dir: Option[str] = Option(
+        ("--dir",),
+        f"the scanned top-level dir to write into (default {DEFAULT_DIR})",
+        DEFAULT_DIR,
         metavar="NAME",
-        default=DEFAULT_DIR,
-        type=dir_name,
-        help=f"the scanned top-level dir to write into (default {DEFAULT_DIR})",
+        read=read_dir_name,
+        complete="vault-dirs",
     )
-    parser.add_argument(
-        "--title",
+    title: Option[str | None] = Option(
+        ("--title",),
+        "the page title (default: the source's frontmatter title, else its first '# ' heading, else its stem)",
+        None,
         metavar="T",
-        help="the page title (default: the source's frontmatter title, else its first '# ' heading, else its stem)",
     )
-    parser.add_argument(
-        "--type",
+    type: Option[str | None] = Option(
+        ("--type",),
+        "the page type (default: the source's frontmatter type, else 'analysis' in analyses/)",
+        None,
         metavar="T",
-        help="the page type (default: the source's frontmatter type, else 'analysis' in analyses/)",
     )
-    parser.add_argument("--slug", metavar="S", help="the page's file name without .md (default: the source's stem)")
-    parser.add_argument("--force", action="store_true", help="replace a page that exists with different content")
-    parser.add_argument("--dry-run", action="store_true", help="print the page that would be written; write nothing")
-    add_vault_argument(parser)
-    add_color_argument(parser)
-    parser.add_argument(
+    slug: Option[str | None] = Option(
+        ("--slug",), "the page's file name without .md (default: the source's stem)", None, metavar="S"
+    )
+    force = flag("--force", help="replace a page that exists with different content")
+    dry_run = flag("--dry-run", help="print the page that would be written; write nothing")
+    vault = VAULT
+    color = COLOR
+    json = flag(
         "--json",
-        action="store_true",
         help="print a JSON object {path, title, constellation, type, status} (with --dry-run also would, page)",
     )
-    parser.set_defaults(handler=run)
+
+
+COMMAND = Command(
+    "ingest",
+    IngestArguments,
+    summary="land a source document in the vault as a page",
+    description="Write SOURCE to <vault>/<dir>/<slug>.md: its frontmatter keys kept in order, "
+    "then title, constellation, type, source and ingested (today's UTC date) set, and updated "
+    "(today too) unless the source has its own; its body copied byte for byte. The write is "
+    "atomic and never replaces other content without --force; the same page again (dates "
+    "aside) is 'already ingested' and writes nothing. Temp files that killed ingests left in "
+    "the dir over an hour ago are removed. Afterwards find "
+    "must locate the page by a word of its title. Prints the page as find does: "
+    "<dir>/<file>.md — <title>.",
+    examples=[
+        "mnemosyne wiki ingest report.md --constellation atlas --vault ~/aion",
+        "mnemosyne wiki ingest fixtures/sources/agent-ecosystem-report-2026-03.md "
+        "--constellation atlas --dir analyses --vault fixtures/vaults/aion",
+        "mnemosyne wiki ingest notes.md --constellation hermes --dir hermes --type howto --slug relay-setup",
+        "mnemosyne wiki ingest report.md --constellation atlas --dry-run",
+        "mnemosyne wiki ingest report.md --constellation atlas --force --json",
+        "generate-report | mnemosyne wiki ingest - --constellation atlas --slug weekly-report",
+    ],
+    exit_codes=[
+        (ExitCode.OK, "the page landed, or was already there (stderr says 'already ingested')"),
+        (ExitCode.VAULT_ERROR, "no vault found, or it is missing, not a directory or without scanned dirs"),
+        (ExitCode.TARGET_EXISTS, "the target exists with other content; nothing written (--force replaces it)"),
+        (ExitCode.INGEST_UNVERIFIED, "the page was written but find cannot locate it by its title"),
+        (
+            ExitCode.USAGE,
+            "usage error: unknown constellation, dir not scanned, unsafe slug, blank flag; "
+            "- without --slug or --title, or on a terminal",
+        ),
+        (
+            ExitCode.BAD_SOURCE,
+            "the source is missing, not a regular file, empty, not UTF-8 or has broken frontmatter; "
+            "stdin larger than 32 MiB",
+        ),
+        (ExitCode.WRITE_FAILED, "the page could not be written (disk full, permissions); nothing left behind"),
+        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C); nothing half-written"),
+    ],
+)
 
 
 #: SOURCE that means standard input, as for cat and most Unix tools.
 STDIN = "-"
 
 
-def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+def run(args: IngestArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_core import VaultError
     from mnemosyne_ingest import IngestError, ingest
 
@@ -153,7 +159,7 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     return ExitCode.OK
 
 
-def _read_stdin_source(args: argparse.Namespace) -> tuple[str, bytes, str]:
+def _read_stdin_source(args: IngestArguments) -> tuple[str, bytes, str]:
     """SOURCE is '-': the name the page gets, and the source read from standard input.
     The page's name is checked first, so a usage error never swallows the input; a
     terminal is refused rather than waited on."""

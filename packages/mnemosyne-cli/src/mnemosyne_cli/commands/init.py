@@ -2,54 +2,52 @@
 
 from __future__ import annotations
 
-from mnemosyne_cli.arguments import add_color_argument
-from mnemosyne_cli.help import epilog
+from mnemosyne_cli.options import COLOR, Arguments, Command, Option, flag
 from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    import argparse
-    from typing import Any
-
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "init",
-        help="make a folder a vault: write a commented .mnemosyne.toml for the layout it has",
-        description="Write PATH/.mnemosyne.toml (default: the current dir), commented, for the layout the "
-        "commands use there without it: the default dirs it has, flat, when it has any; else the whole tree "
-        "of .md, .markdown and .mdx files. Afterwards every command run in PATH or below it finds the vault. "
-        "Never overwrites an existing .mnemosyne.toml. Prints the file's path on stdout and the layout on "
-        "stderr, with the markdown files it leaves out and the setting that takes them in.",
-        epilog=epilog(
-            [
-                "mnemosyne wiki init",
-                "mnemosyne wiki init ~/notes --dry-run",
-            ],
-            [
-                (ExitCode.OK, "the file was written (or, with --dry-run, printed)"),
-                (
-                    ExitCode.VAULT_ERROR,
-                    "PATH is missing or not a dir, or is no notes folder (/, the home dir, a system dir)",
-                ),
-                (ExitCode.TARGET_EXISTS, "PATH has a .mnemosyne.toml already; nothing written"),
-                (ExitCode.USAGE, "usage error (unknown flag or argument)"),
-                (ExitCode.WRITE_FAILED, "the file could not be written (nothing was left behind)"),
-                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
-            ],
+class InitArguments(Arguments):
+    """``wiki init``'s arguments."""
+
+    path: Option[str] = Option((), "the folder to make a vault (default: .)", ".", metavar="PATH", nargs="?")
+    dry_run = flag("--dry-run", help="print the file instead of writing it")
+    color = COLOR
+
+
+COMMAND = Command(
+    "init",
+    InitArguments,
+    summary="make a folder a vault: write a commented .mnemosyne.toml for the layout it has",
+    description="Write PATH/.mnemosyne.toml (default: the current dir), commented, for the layout the "
+    "commands use there without it: the default dirs it has, flat, when it has any; else the whole tree "
+    "of .md, .markdown and .mdx files. Afterwards every command run in PATH or below it finds the vault. "
+    "Never overwrites an existing .mnemosyne.toml. Prints the file's path on stdout and the layout on "
+    "stderr, with the markdown files it leaves out and the setting that takes them in.",
+    examples=[
+        "mnemosyne wiki init",
+        "mnemosyne wiki init ~/notes --dry-run",
+    ],
+    exit_codes=[
+        (ExitCode.OK, "the file was written (or, with --dry-run, printed)"),
+        (
+            ExitCode.VAULT_ERROR,
+            "PATH is missing or not a dir, or is no notes folder (/, the home dir, a system dir)",
         ),
-    )
-    parser.add_argument("path", nargs="?", default=".", metavar="PATH", help="the folder to make a vault (default: .)")
-    parser.add_argument("--dry-run", action="store_true", help="print the file instead of writing it")
-    add_color_argument(parser)
-    parser.set_defaults(handler=run)
+        (ExitCode.TARGET_EXISTS, "PATH has a .mnemosyne.toml already; nothing written"),
+        (ExitCode.USAGE, "usage error (unknown flag or argument)"),
+        (ExitCode.WRITE_FAILED, "the file could not be written (nothing was left behind)"),
+        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+    ],
+)
 
 
-def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+def run(args: InitArguments, console: Console, backend: Backend) -> int:
     """Write the file; ``backend`` (where pages come from) is unused: init reads no page."""
     from mnemosyne_core.errors import ConfigExistsError, ConfigWriteError, VaultError
     from mnemosyne_core.layout import plan_init, write_init

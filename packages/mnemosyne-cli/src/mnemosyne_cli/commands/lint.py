@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
-
-from mnemosyne_cli.arguments import add_color_argument, add_vault_arguments
-from mnemosyne_cli.help import epilog
+from mnemosyne_cli.options import COLOR, DIR, VAULT, Arguments, BadValue, Command, Option, flag
 from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
@@ -20,59 +16,6 @@ if TYPE_CHECKING:
 #: Between the fields of a plain output line. Paths and messages go through printable(),
 #: which escapes a tab as \x09, so a line always splits into exactly three fields.
 SEPARATOR = "\t"
-
-
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "lint",
-        help="list the files find never searches and the pages it searches degraded",
-        description="Check the vault with find's own scan rules. Report .md files find never "
-        "searches (nested, in unscanned dirs or at the vault root, .MD-style suffix, hidden, "
-        "behind an escaping or broken symlink) and searched pages that are degraded (no, "
-        "unclosed or invalid frontmatter; missing title or updated date; bytes that are not "
-        "UTF-8; a duplicate title; an unknown constellation), and temp files a killed ingest left "
-        "over an hour ago (remove them). One finding per line, sorted by "
-        "path then code: <path><TAB><code><TAB><message>. Hidden dirs (.git, .obsidian, ...) "
-        "are not walked.",
-        epilog=epilog(
-            [
-                "mnemosyne wiki lint --vault ~/aion",
-                "mnemosyne wiki lint --json",
-                "mnemosyne wiki lint --dir wiki | cut -f2 | sort | uniq -c",
-                "mnemosyne wiki lint --ignore missing-updated,missing-title",
-                "mnemosyne wiki lint --select unscanned-dir --select nested-file",
-            ],
-            [
-                (ExitCode.OK, "no finding is reported: stdout empty ([] with --json)"),
-                (ExitCode.NO_MATCH, "findings are reported; they are on stdout"),
-                (
-                    ExitCode.VAULT_ERROR,
-                    "no vault found, or it is missing, not a directory, without scanned dirs, or a bad config file",
-                ),
-                (ExitCode.USAGE, "usage error (unknown flag or argument, a flag without its value, an unknown code)"),
-                (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
-                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
-            ],
-        ),
-    )
-    parser.add_argument("--json", action="store_true", help="print a JSON array of {path, code, message}")
-    parser.add_argument(
-        "--select",
-        metavar="CODE[,CODE]",
-        action="append",
-        type=lint_codes,
-        help="report only these codes (default: all); repeatable; overrides [lint] ignore for the codes it names",
-    )
-    parser.add_argument(
-        "--ignore",
-        metavar="CODE[,CODE]",
-        action="append",
-        type=lint_codes,
-        help="never report these codes; repeatable; adds to [lint] ignore in .mnemosyne.toml",
-    )
-    add_vault_arguments(parser)
-    add_color_argument(parser)
-    parser.set_defaults(handler=run)
 
 
 def lint_codes(text: str) -> list[str]:
@@ -83,19 +26,79 @@ def lint_codes(text: str) -> list[str]:
 
     codes = [code.strip() for code in text.split(",") if code.strip()]  # "a,b," is a,b
     if not codes:
-        raise argparse.ArgumentTypeError("expected a lint code, e.g. missing-updated")
+        raise BadValue("expected a lint code, e.g. missing-updated")
     try:
         check_codes(codes, "")
     except UnknownLintCodeError as error:
-        raise argparse.ArgumentTypeError(str(error).removeprefix(": ")) from None
+        raise BadValue(str(error).removeprefix(": ")) from None
     return codes
+
+
+class LintArguments(Arguments):
+    """``wiki lint``'s arguments."""
+
+    json = flag("--json", help="print a JSON array of {path, code, message}")
+    select: Option[list[list[str]] | None] = Option(
+        ("--select",),
+        "report only these codes (default: all); repeatable; overrides [lint] ignore for the codes it names",
+        None,
+        metavar="CODE[,CODE]",
+        read=lint_codes,
+        repeatable=True,
+        complete="lint-codes",
+    )
+    ignore: Option[list[list[str]] | None] = Option(
+        ("--ignore",),
+        "never report these codes; repeatable; adds to [lint] ignore in .mnemosyne.toml",
+        None,
+        metavar="CODE[,CODE]",
+        read=lint_codes,
+        repeatable=True,
+        complete="lint-codes",
+    )
+    vault = VAULT
+    dir = DIR
+    color = COLOR
+
+
+COMMAND = Command(
+    "lint",
+    LintArguments,
+    summary="list the files find never searches and the pages it searches degraded",
+    description="Check the vault with find's own scan rules. Report .md files find never "
+    "searches (nested, in unscanned dirs or at the vault root, .MD-style suffix, hidden, "
+    "behind an escaping or broken symlink) and searched pages that are degraded (no, "
+    "unclosed or invalid frontmatter; missing title or updated date; bytes that are not "
+    "UTF-8; a duplicate title; an unknown constellation), and temp files a killed ingest left "
+    "over an hour ago (remove them). One finding per line, sorted by "
+    "path then code: <path><TAB><code><TAB><message>. Hidden dirs (.git, .obsidian, ...) "
+    "are not walked.",
+    examples=[
+        "mnemosyne wiki lint --vault ~/aion",
+        "mnemosyne wiki lint --json",
+        "mnemosyne wiki lint --dir wiki | cut -f2 | sort | uniq -c",
+        "mnemosyne wiki lint --ignore missing-updated,missing-title",
+        "mnemosyne wiki lint --select unscanned-dir --select nested-file",
+    ],
+    exit_codes=[
+        (ExitCode.OK, "no finding is reported: stdout empty ([] with --json)"),
+        (ExitCode.NO_MATCH, "findings are reported; they are on stdout"),
+        (
+            ExitCode.VAULT_ERROR,
+            "no vault found, or it is missing, not a directory, without scanned dirs, or a bad config file",
+        ),
+        (ExitCode.USAGE, "usage error (unknown flag or argument, a flag without its value, an unknown code)"),
+        (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
+        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+    ],
+)
 
 
 def _joined(lists: list[list[str]] | None) -> list[str]:
     return [code for codes in lists or [] for code in codes]
 
 
-def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+def run(args: LintArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_core import VaultError
     from mnemosyne_core.lint import lint_report
 

@@ -2,77 +2,74 @@
 
 from __future__ import annotations
 
-from mnemosyne_cli.arguments import add_color_argument, add_no_server_argument, add_vault_arguments
-from mnemosyne_cli.help import epilog
+from mnemosyne_cli.options import COLOR, DIR, VAULT, Command, Option, PagesArguments, command_line, flag
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
 from mnemosyne_core.backend import RecallRequest
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    import argparse
-    from typing import Any
-
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
     from mnemosyne_core.recall import RecallResult
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "recall",
-        help="print the entries whose title, slug or tags mention any topic word, and read the top 3",
-        description=(
-            "Recall what the wiki knows on a TOPIC. An entry matches when ANY topic word is a\n"
-            "case-insensitive substring of its frontmatter title, slug or tags (body, file name and\n"
-            "other keys are not searched).\n\n"
-            "Prints every matching path, newest `updated` first (entries without a valid one last,\n"
-            "ties by path); then the full text of the top 3, each after a line '==> PATH <=='; then\n"
-            "a summary line: '<N> matches; read <K>: <slugs>; <M> not read'. No match prints\n"
-            "'No wiki entries matched TOPIC' and exits 0.\n\n"
-            "With a memory dir configured (--memory-dir, $MNEMOSYNE_MEMORY_DIR or memory_dir in the\n"
-            "vault's .mnemosyne.toml), every call appends an entry to <memory-dir>/<UTC-date>/log.md."
-        ),
-        epilog=epilog(
-            [
-                "mnemosyne wiki recall github auth --vault fixtures/vaults/harness",
-                "mnemosyne wiki recall sandbox --dir wiki --memory-dir ~/harness/memory",
-                "mnemosyne wiki recall mastra --json",
-            ],
-            [
-                (ExitCode.OK, "done: matches printed, or 'No wiki entries matched TOPIC' (not an error)"),
-                (
-                    ExitCode.VAULT_ERROR,
-                    "no vault found, or it is missing or without scanned dirs, a bad config file, "
-                    "or a page could not be read and nothing matched",
-                ),
-                (ExitCode.USAGE, "usage error (unknown flag, no or blank TOPIC)"),
-                (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
-                (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
-            ],
-        ),
+class RecallArguments(PagesArguments):
+    """``wiki recall``'s arguments."""
+
+    topic: Option[list[str]] = Option(
+        (), "topic words; an entry matches if ANY is in its title, slug or tags", [], metavar="TOPIC", nargs="+"
     )
-    parser.add_argument(
-        "topic", nargs="+", metavar="TOPIC", help="topic words; an entry matches if ANY is in its title, slug or tags"
-    )
-    parser.add_argument(
+    json = flag(
         "--json",
-        action="store_true",
         help="print one JSON object: the matches (path, title, slug, tags, updated) and the read entries' content",
     )
-    parser.add_argument(
-        "--memory-dir",
-        metavar="PATH",
-        help="append a log entry to PATH/<UTC-date>/log.md "
+    memory_dir: Option[str | None] = Option(
+        ("--memory-dir",),
+        "append a log entry to PATH/<UTC-date>/log.md "
         "(default: $MNEMOSYNE_MEMORY_DIR, else memory_dir in the vault's .mnemosyne.toml)",
+        None,
+        metavar="PATH",
+        complete="dir",
     )
-    add_vault_arguments(parser)
-    add_color_argument(parser)
-    add_no_server_argument(parser)
-    parser.set_defaults(handler=run)
+    vault = VAULT
+    dir = DIR
+    color = COLOR
 
 
-def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+COMMAND = Command(
+    "recall",
+    RecallArguments,
+    summary="print the entries whose title, slug or tags mention any topic word, and read the top 3",
+    description="Recall what the wiki knows on a TOPIC. An entry matches when ANY topic word is a\n"
+    "case-insensitive substring of its frontmatter title, slug or tags (body, file name and\n"
+    "other keys are not searched).\n\n"
+    "Prints every matching path, newest `updated` first (entries without a valid one last,\n"
+    "ties by path); then the full text of the top 3, each after a line '==> PATH <=='; then\n"
+    "a summary line: '<N> matches; read <K>: <slugs>; <M> not read'. No match prints\n"
+    "'No wiki entries matched TOPIC' and exits 0.\n\n"
+    "With a memory dir configured (--memory-dir, $MNEMOSYNE_MEMORY_DIR or memory_dir in the\n"
+    "vault's .mnemosyne.toml), every call appends an entry to <memory-dir>/<UTC-date>/log.md.",
+    examples=[
+        "mnemosyne wiki recall github auth --vault fixtures/vaults/harness",
+        "mnemosyne wiki recall sandbox --dir wiki --memory-dir ~/harness/memory",
+        "mnemosyne wiki recall mastra --json",
+    ],
+    exit_codes=[
+        (ExitCode.OK, "done: matches printed, or 'No wiki entries matched TOPIC' (not an error)"),
+        (
+            ExitCode.VAULT_ERROR,
+            "no vault found, or it is missing or without scanned dirs, a bad config file, "
+            "or a page could not be read and nothing matched",
+        ),
+        (ExitCode.USAGE, "usage error (unknown flag, no or blank TOPIC)"),
+        (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
+        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+    ],
+)
+
+
+def run(args: RecallArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_core import InvalidQueryError, VaultError
     from mnemosyne_core.recall import (
         MemoryLogError,
@@ -119,7 +116,7 @@ def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
     return code
 
 
-def _report(args: argparse.Namespace, console: Console, result: RecallResult, query: str) -> int:
+def _report(args: RecallArguments, console: Console, result: RecallResult, query: str) -> int:
     from mnemosyne_cli.commands.find import say_miss_note
 
     empty_message = printable(f"No wiki entries matched {query}")
@@ -151,17 +148,15 @@ def _report(args: argparse.Namespace, console: Console, result: RecallResult, qu
     return ExitCode.OK
 
 
-def _hint_unseen(args: argparse.Namespace, console: Console, result: RecallResult, query: str) -> None:
+def _hint_unseen(args: RecallArguments, console: Console, result: RecallResult, query: str) -> None:
     """After an empty recall: say how many pages recall could not see, so that "no match"
     is not read as "the wiki has nothing on this" (find searches those pages too)."""
     if result.unseen:
-        from mnemosyne_cli.commands.find import find_command
-
         pages, them = ("page has", "it") if result.unseen == 1 else ("pages have", "them")
         console.err(
             printable(
                 f"hint: {result.unseen} {pages} no frontmatter title, slug or tags, so recall cannot see {them}; "
-                f"find searches {them} too: {find_command(args, query.split())}"
+                f"find searches {them} too: {command_line('find', args.vault, args.dir, keywords=query.split())}"
             )
         )
 

@@ -2,61 +2,55 @@
 
 from __future__ import annotations
 
-from mnemosyne_cli.arguments import add_vault_argument
-from mnemosyne_cli.help import epilog
+from mnemosyne_cli.options import VAULT, Arguments, Command, flag
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    import argparse
-    from typing import Any
-
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
 
 
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "serve",
-        help="watch the vault so find and recall need not list it (Linux)",
-        description=(
-            "Run in the foreground, watching the dirs the vault's layout lists (inotify) and\n"
-            "answering one question: which files changed since a token. While it runs, 'wiki\n"
-            "find' and 'wiki recall' on this vault ask it, then read only the pages it names\n"
-            "(with their own rights, through the page cache) instead of listing the vault and\n"
-            "checking every page; the answer is the same bytes. It never reads a page. They\n"
-            "list the vault as before when it is not running, does not answer in time, or\n"
-            "answers 'rescan' (see docs/server.md). One server per vault. Ctrl-C or SIGTERM\n"
-            "stops it."
-        ),
-        epilog=epilog(
-            [
-                "mnemosyne wiki serve --vault ~/aion",
-                "mnemosyne wiki serve --status --vault ~/aion",
-            ],
-            [
-                (ExitCode.OK, "stopped by SIGTERM; --status: a server is running"),
-                (ExitCode.NO_MATCH, "--status: no server is running for the vault"),
-                (
-                    ExitCode.VAULT_ERROR,
-                    "no vault found, or it is missing, on a file system without change events (NFS, SMB, FUSE), "
-                    "or no safe socket dir",
-                ),
-                (ExitCode.SERVER_RUNNING, "a server is already running for the vault (its pid is printed)"),
-                (ExitCode.USAGE, "usage error"),
-                (ExitCode.INTERRUPTED, "stopped by Ctrl-C"),
-            ],
-        ),
-    )
-    parser.add_argument(
-        "--status", action="store_true", help="say whether a server runs for the vault: pid, watched dirs, memory"
-    )
-    add_vault_argument(parser)
-    parser.set_defaults(handler=run)
+class ServeArguments(Arguments):
+    """``wiki serve``'s arguments."""
+
+    status = flag("--status", help="say whether a server runs for the vault: pid, watched dirs, memory")
+    vault = VAULT
 
 
-def run(args: argparse.Namespace, console: Console, backend: Backend) -> int:
+COMMAND = Command(
+    "serve",
+    ServeArguments,
+    summary="watch the vault so find and recall need not list it (Linux)",
+    description="Run in the foreground, watching the dirs the vault's layout lists (inotify) and\n"
+    "answering one question: which files changed since a token. While it runs, 'wiki\n"
+    "find' and 'wiki recall' on this vault ask it, then read only the pages it names\n"
+    "(with their own rights, through the page cache) instead of listing the vault and\n"
+    "checking every page; the answer is the same bytes. It never reads a page. They\n"
+    "list the vault as before when it is not running, does not answer in time, or\n"
+    "answers 'rescan' (see docs/server.md). One server per vault. Ctrl-C or SIGTERM\n"
+    "stops it.",
+    examples=[
+        "mnemosyne wiki serve --vault ~/aion",
+        "mnemosyne wiki serve --status --vault ~/aion",
+    ],
+    exit_codes=[
+        (ExitCode.OK, "stopped by SIGTERM; --status: a server is running"),
+        (ExitCode.NO_MATCH, "--status: no server is running for the vault"),
+        (
+            ExitCode.VAULT_ERROR,
+            "no vault found, or it is missing, on a file system without change events (NFS, SMB, FUSE), "
+            "or no safe socket dir",
+        ),
+        (ExitCode.SERVER_RUNNING, "a server is already running for the vault (its pid is printed)"),
+        (ExitCode.USAGE, "usage error"),
+        (ExitCode.INTERRUPTED, "stopped by Ctrl-C"),
+    ],
+)
+
+
+def run(args: ServeArguments, console: Console, backend: Backend) -> int:
     import time
 
     from mnemosyne_cli import client, server
