@@ -144,7 +144,7 @@ def test_help_or_version_before_a_mistyped_command_is_printed(
 ) -> None:
     code, out, err = run(capsys, *argv)
     assert (code, err) == (0, "")
-    assert out.startswith("usage: mnemosyne") or out.startswith("mnemosyne ")
+    assert out.startswith(("usage: mnemosyne", "mnemosyne "))
 
 
 def test_a_mistyped_choice_of_a_flag_gets_a_guess_too(capsys: pytest.CaptureFixture[str]) -> None:
