@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import pytest
+from golden import check_golden
 from reliability_vault import (
     BIG_PAGE_NEEDLE,
     GOLDEN_ROOT,
@@ -35,7 +36,6 @@ from mnemosyne_contract import load_schema
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-REGENERATE = os.environ.get("MNEMOSYNE_REGENERATE_GOLDEN") == "1"
 VAULT_PLACEHOLDER = "<VAULT>"
 
 
@@ -231,27 +231,13 @@ def _run(
     return code, outputs[0], outputs[1]
 
 
-def _check_golden(path: Path, actual: bytes) -> None:
-    if REGENERATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(actual)
-        pytest.fail(f"regenerated {path.name}: review it against docs/spec.md, then rerun without the env var")
-    if not path.exists():
-        pytest.fail(f"golden file {path} is missing: regenerate with MNEMOSYNE_REGENERATE_GOLDEN=1 and review it")
-    expected = path.read_bytes()
-    if actual != expected:
-        # Text diffs read better than bytes reprs; backslashreplace keeps invalid bytes visible.
-        assert actual.decode("utf-8", "backslashreplace") == expected.decode("utf-8", "backslashreplace")
-        assert actual == expected
-
-
 @pytest.mark.parametrize("query", QUERIES, ids=[query.name for query in QUERIES])
 def test_plain_output_matches_golden(
     query: Query, edge_vaults: dict[bool, Path], capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
     code, out, err = _run(capsysbinary, query, _vault_of(query, edge_vaults), as_json=False)
     text = f"$ {_shown_argv(query, as_json=False)}\nexit: {code}\n--- stdout\n".encode() + out + b"--- stderr\n" + err
-    _check_golden(GOLDEN_ROOT / query.vault / f"{query.name}.txt", text)
+    check_golden(GOLDEN_ROOT / query.vault / f"{query.name}.txt", text)
 
 
 JSON_QUERIES = [query for query in QUERIES if query.json_variant]
@@ -270,7 +256,7 @@ def test_json_output_matches_golden(
         text = json.dumps(record, indent=2, ensure_ascii=False).encode()
     except UnicodeEncodeError:  # a file name with undecodable bytes: keep its \udcXX escape
         text = json.dumps(record, indent=2).encode()
-    _check_golden(GOLDEN_ROOT / query.vault / f"{query.name}.json", text + b"\n")
+    check_golden(GOLDEN_ROOT / query.vault / f"{query.name}.json", text + b"\n")
 
 
 def test_every_golden_file_belongs_to_a_query() -> None:
