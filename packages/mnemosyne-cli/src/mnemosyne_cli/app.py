@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, NoReturn
 
+    from mnemosyne_cli.environment import Environment
     from mnemosyne_core.backend import Backend
 
 
@@ -208,19 +209,24 @@ def build_parser(only: str | None = None) -> Parser:
 
 def main(
     argv: Sequence[str] | None = None,
+    env: Environment | None = None,
     *,
-    console: Console | None = None,
     ask_server: bool = True,
     backend: Backend | None = None,
 ) -> int:
-    """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code.
+    """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) in ``env`` (default: this
+    process's environment, current dir, home and streams) and return the exit code.
 
     A find or recall call goes to the vault's ``wiki serve`` when one runs (unless
     ``ask_server`` is false or the call says --no-server); its answer is the same bytes.
     ``backend`` is where find and recall get their pages (default: the scan); given one,
     no server is asked.
     """
-    console = console or Console()
+    if env is None:
+        from mnemosyne_cli.environment import Environment
+
+        env = Environment()
+    console = Console(env)
     words = sys.argv[1:] if argv is None else list(argv)
     ask = ask_server and backend is None
     return guarded(console, lambda: _run(words, console, ask, backend))
@@ -258,16 +264,16 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
     if handler is None:
         console.error(f"no command given: try '{where} --help'")
         return ExitCode.USAGE
-    return int(handler(args, console, backend or backend_for(args, ask_server)))
+    return int(handler(args, console, backend or backend_for(args, console.env, ask_server)))
 
 
-def backend_for(args: Any, ask_server: bool) -> Backend:
+def backend_for(args: Any, env: Environment, ask_server: bool) -> Backend:
     """Where a call's pages come from: for find and recall, as ``client.backend_for``
     says (the server is asked only when ``ask_server``); else the scan."""
     if getattr(args, "command", None) in ("find", "recall"):
         from mnemosyne_cli.client import backend_for as pages_for
 
-        return pages_for(no_cache=args.no_cache, no_server=args.no_server or not ask_server)
+        return pages_for(env, no_cache=args.no_cache, no_server=args.no_server or not ask_server)
     from mnemosyne_core.backend import SCAN
 
     return SCAN

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from types import SimpleNamespace
     from typing import Any, NoReturn
 
+    from mnemosyne_cli.environment import Environment
     from mnemosyne_core.backend import Backend
 
 
@@ -92,12 +93,13 @@ INTERRUPTED = 130
 _answering = False
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code."""
+def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> int:
+    """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) in ``env`` (default: this
+    process's environment, current dir, home and streams) and return the exit code."""
     global _answering
     try:
         _answering = True
-        return _answer(sys.argv[1:] if argv is None else list(argv))
+        return _answer(sys.argv[1:] if argv is None else list(argv), env)
     except KeyboardInterrupt:
         _end_interrupted_line()
         return INTERRUPTED
@@ -105,16 +107,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         _answering = False
 
 
-def _answer(words: list[str]) -> int:
+def _answer(words: list[str], env: Environment | None) -> int:
+    from mnemosyne_cli.environment import Environment
+
+    env = Environment() if env is None else env
     args = find_arguments(words)
     listed = _list_dirs_call(words) if args is None else None
     if args is None and listed is None:
         from mnemosyne_cli.app import main as parse_and_run
 
-        return parse_and_run(words)
+        return parse_and_run(words, env)
     from mnemosyne_cli.output import Console, guarded
 
-    console = Console()
+    console = Console(env)
     if listed is not None:
         from mnemosyne_cli.completion import list_dirs
 
@@ -122,13 +127,13 @@ def _answer(words: list[str]) -> int:
     assert args is not None
     console.color_mode = args.color
     # A running 'wiki serve' for the vault answers it when it can (docs/server.md).
-    return guarded(console, lambda: int(args.handler(args, console, _backend(args))))
+    return guarded(console, lambda: int(args.handler(args, console, _backend(args, env))))
 
 
-def _backend(args: SimpleNamespace) -> Backend:
+def _backend(args: SimpleNamespace, env: Environment) -> Backend:
     from mnemosyne_cli.client import backend_for
 
-    return backend_for(no_cache=args.no_cache, no_server=args.no_server)
+    return backend_for(env, no_cache=args.no_cache, no_server=args.no_server)
 
 
 def _end_interrupted_line() -> None:
