@@ -17,6 +17,7 @@ import pytest
 
 from mnemosyne_cli import client, protocol
 from mnemosyne_cli.app import main
+from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.server import Server
 from mnemosyne_core import inotify
 
@@ -30,7 +31,7 @@ class ThreadServer:
     """A server for ``vault`` answering from a thread of this process."""
 
     def __init__(self, vault: str | Path):
-        self.server = Server.for_vault(os.path.realpath(vault))
+        self.server = Server.for_vault(os.path.realpath(vault), Environment())
         #: The server's own log, apart from the calls a test captures.
         self.log = io.StringIO()
         self.server.log_stream = self.log
@@ -72,10 +73,10 @@ def start_subprocess_server(
         stdout=output,
         stderr=output,
     )
-    path = protocol.socket_path(os.path.realpath(vault), environ)
+    path = protocol.socket_path(os.path.realpath(vault), Environment(environ))
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if os.path.exists(path) and client.status(os.path.realpath(vault), environ) is not None:
+        if os.path.exists(path) and client.status(os.path.realpath(vault), Environment(environ)) is not None:
             return process
         if process.poll() is not None:
             raise AssertionError(f"the server exited with {process.returncode}")

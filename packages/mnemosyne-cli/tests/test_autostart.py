@@ -26,6 +26,7 @@ import server_harness
 
 from mnemosyne_cli import autostart, client
 from mnemosyne_cli.app import main
+from mnemosyne_cli.environment import Environment
 from mnemosyne_contract import load_schema
 
 PAGES = {
@@ -120,7 +121,7 @@ def wait_for_server(vault: Path) -> client.Status:
     """The vault's server's status once it answers."""
     deadline = time.monotonic() + WAIT_SECONDS
     while time.monotonic() < deadline:
-        answer = client.status(str(vault))
+        answer = client.status(str(vault), Environment())
         if answer is not None:
             return answer
         time.sleep(0.02)
@@ -130,7 +131,7 @@ def wait_for_server(vault: Path) -> client.Status:
 def recorded_pid(vault: Path) -> int:
     """The pid in the vault's auto-start record, once there: the started process writes it
     itself, between fork and exec, so it may come after the call that started it returned."""
-    path = Path(autostart.record_path(str(vault)))
+    path = Path(autostart.record_path(str(vault), Environment()))
     deadline = time.monotonic() + WAIT_SECONDS
     while not (fields := path.read_text(encoding="ascii").split()):
         assert time.monotonic() < deadline, f"no pid in {path} after {WAIT_SECONDS} s"
@@ -140,7 +141,7 @@ def recorded_pid(vault: Path) -> int:
 
 def wait_for_log(vault: Path, start: str) -> list[str]:
     """The auto-start log's lines once one starts with ``start``."""
-    path = Path(autostart.log_path(str(vault)))
+    path = Path(autostart.log_path(str(vault), Environment()))
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -176,7 +177,7 @@ def test_concurrent_first_calls_start_exactly_one_server_and_later_calls_are_its
         "",
     )
     # --no-server never starts one: not even its record, which a spawn creates before it forks.
-    assert not Path(autostart.record_path(str(vault))).exists()
+    assert not Path(autostart.record_path(str(vault), Environment())).exists()
     assert serve_pids(vault) == []
 
     calls = [subprocess.Popen(find, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(8)]
@@ -186,7 +187,7 @@ def test_concurrent_first_calls_start_exactly_one_server_and_later_calls_are_its
 
     status = wait_for_server(vault)
     assert serve_pids(vault) == [status.pid]
-    record = Path(autostart.record_path(str(vault))).read_text(encoding="ascii").split()
+    record = Path(autostart.record_path(str(vault), Environment())).read_text(encoding="ascii").split()
     assert int(record[0]) == status.pid
     log = wait_for_log(vault, "mnemosyne serve: watching ")
     assert len(log) == 2, log  # no second server's "already running" or anything else
@@ -212,7 +213,7 @@ def test_a_first_recall_starts_the_server_too(tmp_path: Path, capsys: pytest.Cap
     vault = make_vault(tmp_path / "v")
     argv = ["wiki", "recall", "alpha", "--vault", str(vault), "--memory-dir", str(tmp_path / "memory")]
     scanned = run_cli(capsys, [*argv, "--no-server"])
-    assert not Path(autostart.record_path(str(vault))).exists()  # created before any fork
+    assert not Path(autostart.record_path(str(vault), Environment())).exists()  # created before any fork
     assert serve_pids(vault) == []
     assert run_cli(capsys, argv)[:2] == scanned[:2]
     # The server is waited for before its processes are listed: it may still be starting.
@@ -311,10 +312,10 @@ def test_a_server_that_cannot_start_changes_no_answer_and_is_not_retried_at_once
     argv = ["wiki", "find", "alpha", "--vault", str(vault)]
     scanned = run_cli(capsys, [*argv, "--no-server"])
     assert run_cli(capsys, argv) == scanned
-    record_path = Path(autostart.record_path(str(vault)))
+    record_path = Path(autostart.record_path(str(vault), Environment()))
     pid = recorded_pid(vault)
     assert wait_gone(pid)
-    log = autostart.log_path(str(vault))
+    log = autostart.log_path(str(vault), Environment())
     assert Path(log).read_text(encoding="utf-8").splitlines()[1:] == [logged]
     record = record_path.read_bytes()
     assert run_cli(capsys, argv) == scanned
@@ -345,9 +346,9 @@ def test_a_call_never_waits_for_the_server_it_starts(
     fds = {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
     assert fds == {
         0: "/dev/null",
-        1: autostart.log_path(str(vault)),
-        2: autostart.log_path(str(vault)),
-        3: autostart.record_path(str(vault)),
+        1: autostart.log_path(str(vault), Environment()),
+        2: autostart.log_path(str(vault), Environment()),
+        3: autostart.record_path(str(vault), Environment()),
     }
     os.kill(pid, signal.SIGTERM)
     assert wait_gone(pid)
@@ -370,7 +371,7 @@ def test_a_server_started_by_hand_is_not_joined_by_another(
             process.send_signal(signal.SIGCONT)
         assert (code, out, err) == (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
         assert serve_pids(vault) == [pid]
-        assert not Path(autostart.log_path(str(vault))).exists()
+        assert not Path(autostart.log_path(str(vault), Environment())).exists()
     finally:
         process.terminate()
         process.wait(WAIT_SECONDS)
@@ -424,7 +425,7 @@ def test_info_says_the_server_was_auto_started_and_where_it_logs(
     )
     assert started.returncode == 0
     status = wait_for_server(vault)
-    log = autostart.log_path(str(vault))
+    log = autostart.log_path(str(vault), Environment())
     code, out, err = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
     assert (code, err) == (0, "")
     line = next(line for line in out.splitlines() if line.startswith("server: "))

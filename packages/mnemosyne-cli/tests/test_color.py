@@ -5,12 +5,14 @@ test says which stream is one. Exact stdout, stderr and exit code through ``main
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
 import pytest
 
 from mnemosyne_cli.app import main
+from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.output import wants_color
 
 FakeVault = Callable[[dict[str, str | bytes]], str]
@@ -29,8 +31,9 @@ COLOURED_ERROR = "mnemosyne: \x1b[1;31merror:\x1b[0m "
 COLOURED_WARNING = "mnemosyne: \x1b[1;33mwarning:\x1b[0m "
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+def run(capsys: pytest.CaptureFixture[str], *argv: str, environ: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """``main(argv)``, in the process's environment with ``environ`` added."""
+    code = main(list(argv), Environment({**os.environ, **(environ or {})}))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -73,7 +76,6 @@ def terminal(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
 def test_which_settings_colour_finds_lines(
     fake_vault: FakeVault,
     capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
     terminal: Callable[..., None],
     tty: bool,
     env: dict[str, str],
@@ -82,9 +84,7 @@ def test_which_settings_colour_finds_lines(
 ) -> None:
     vault = fake_vault(PAGES)
     terminal(stdout=tty)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    assert run(capsys, "wiki", "find", "kestrel", *flag, "--vault", vault) == (
+    assert run(capsys, "wiki", "find", "kestrel", *flag, "--vault", vault, environ=env) == (
         0,
         COLOURED_LINE if coloured else PLAIN_LINE,
         "",
@@ -162,14 +162,11 @@ def test_stderr_colour_follows_stderr_not_stdout(
 )
 def test_usage_errors_honour_the_flag_as_written(
     capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
     argv: list[str],
     env: dict[str, str],
     stderr: str,
 ) -> None:
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    code, out, err = run(capsys, *argv)
+    code, out, err = run(capsys, *argv, environ=env)
     assert (code, out) == (64, "")
     assert err.startswith(stderr)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.output import Console, diagnostic_text
 from mnemosyne_core import diagnostics
 from mnemosyne_core.diagnostics import Diagnostic
@@ -57,5 +58,5 @@ def test_every_code_the_core_names_has_its_own_wording() -> None:
 
 
 def test_the_console_says_it_as_a_warning(capsys: pytest.CaptureFixture[str]) -> None:
-    Console().diagnostic(Diagnostic("atlas/a.md", diagnostics.CANNOT_READ, "Permission denied"))
+    Console(Environment()).diagnostic(Diagnostic("atlas/a.md", diagnostics.CANNOT_READ, "Permission denied"))
     assert capsys.readouterr().err == "mnemosyne: warning: atlas/a.md: cannot read (Permission denied); skipped\n"

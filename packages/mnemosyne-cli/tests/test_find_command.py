@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Callable
 
 import pytest
@@ -12,6 +13,7 @@ from vault_pages import no_vault_message
 
 from mnemosyne_cli import app
 from mnemosyne_cli.app import main
+from mnemosyne_cli.environment import Environment
 from mnemosyne_contract import ExitCode
 
 FakeVault = Callable[[dict[str, str | bytes]], str]
@@ -26,8 +28,9 @@ PAGES: dict[str, str | bytes] = {
 }
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+def run(capsys: pytest.CaptureFixture[str], *argv: str, environ: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """``main(argv)``, in the process's environment with ``environ`` added."""
+    code = main(list(argv), Environment({**os.environ, **(environ or {})}))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -43,11 +46,8 @@ def test_plain_output_lines_in_order(fake_vault: FakeVault, capsys: pytest.Captu
     )
 
 
-def test_vault_from_environment(
-    fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("AION_VAULT", fake_vault(PAGES))
-    assert run(capsys, "wiki", "find", "kestrel") == (
+def test_vault_from_environment(fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "wiki", "find", "kestrel", environ={"AION_VAULT": fake_vault(PAGES)}) == (
         0,
         "hephaistos/kestrel-build-cache.md — Kestrel Build Cache\n",
         "",

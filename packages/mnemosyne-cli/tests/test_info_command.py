@@ -16,6 +16,7 @@ import pytest
 from reliability_vault import build_edge_vault
 
 from mnemosyne_cli.app import main
+from mnemosyne_cli.environment import Environment
 from mnemosyne_contract import load_schema
 from mnemosyne_core.cache import cache_dir_path, cache_file_path
 
@@ -69,8 +70,9 @@ def vault(home: Path) -> Path:
     return root
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+def run(capsys: pytest.CaptureFixture[str], *argv: str, environ: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """``main(argv)``, in the process's environment with ``environ`` added."""
+    code = main(list(argv), Environment({**os.environ, **(environ or {})}))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -127,11 +129,8 @@ def test_info_names_the_vault_config_found_from_the_cwd(
     )
 
 
-def test_info_names_the_env_as_written(
-    vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setenv("AION_VAULT", "~/aion")
-    code, out, err = run(capsys, "wiki", "info", "--dir", "atlas/")
+def test_info_names_the_env_as_written(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "wiki", "info", "--dir", "atlas/", environ={"AION_VAULT": "~/aion"})
     assert (code, err) == (0, "")
     assert out.splitlines()[:6] == [
         f"vault: {vault}",

@@ -105,7 +105,7 @@ def test_ctrl_c_anywhere_in_a_call_exits_130_adding_at_most_an_empty_line(words:
 STUCK_CLEANUP_PROBE = """
 import _signal, _thread, sys
 from mnemosyne_cli import console_script
-def answer_then_stick(words):
+def answer_then_stick(words, env):
     lock = _thread.allocate_lock()
     lock.acquire()
     try:

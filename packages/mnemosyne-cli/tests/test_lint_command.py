@@ -16,6 +16,7 @@ from reliability_vault import build_edge_vault
 from vault_pages import no_vault_message
 
 from mnemosyne_cli.app import main
+from mnemosyne_cli.environment import Environment
 from mnemosyne_contract import ExitCode, load_schema
 from mnemosyne_core.lint import REASON_CODES
 from mnemosyne_core.vault import scan
@@ -23,8 +24,9 @@ from mnemosyne_core.vault import scan
 CLEAN_STDERR = "no findings: every markdown file is searched and every page is well-formed\n"
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+def run(capsys: pytest.CaptureFixture[str], *argv: str, environ: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """``main(argv)``, in the process's environment with ``environ`` added."""
+    code = main(list(argv), Environment({**os.environ, **(environ or {})}))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -97,11 +99,8 @@ def test_clean_vault_json_is_an_empty_list(tmp_path: Path, capsys: pytest.Captur
     assert valid_lint_json(out) == []
 
 
-def test_vault_from_environment(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("AION_VAULT", make_vault(tmp_path, CLEAN))
-    assert run(capsys, "wiki", "lint") == (0, "", CLEAN_STDERR)
+def test_vault_from_environment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "wiki", "lint", environ={"AION_VAULT": make_vault(tmp_path, CLEAN)}) == (0, "", CLEAN_STDERR)
 
 
 # --- exit 1: findings ----------------------------------------------------------------------

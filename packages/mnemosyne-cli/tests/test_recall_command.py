@@ -20,6 +20,7 @@ import pytest
 from vault_pages import no_vault_message
 
 from mnemosyne_cli.app import main
+from mnemosyne_cli.environment import Environment
 from mnemosyne_contract import load_schema
 from mnemosyne_core import cache as cache_module
 from mnemosyne_core import recall as recall_module
@@ -364,12 +365,12 @@ def test_a_blank_topic_is_logged_as_fail(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_the_memory_dir_comes_from_flag_then_env_then_config(
-    harness: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    harness: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from_env, from_flag = tmp_path / "env-memory", tmp_path / "flag-memory"
-    monkeypatch.setenv(MEMORY_DIR_ENV_VAR, str(from_env))
-    assert main(["wiki", "recall", "mcp", "--vault", str(harness)]) == 0
-    assert main(["wiki", "recall", "mcp", "--vault", str(harness), "--memory-dir", str(from_flag)]) == 0
+    env = Environment({**os.environ, MEMORY_DIR_ENV_VAR: str(from_env)})
+    assert main(["wiki", "recall", "mcp", "--vault", str(harness)], env) == 0
+    assert main(["wiki", "recall", "mcp", "--vault", str(harness), "--memory-dir", str(from_flag)], env) == 0
     capsys.readouterr()
     entry = log_entry("OP", "mcp", 1, "mcp-server-registry", "matched 1 entry on `mcp`; it was read into context.")
     assert (from_env / TODAY_LOG).read_text(encoding="utf-8") == entry

@@ -25,6 +25,7 @@ from server_harness import (
 
 from mnemosyne_cli import client, protocol, server
 from mnemosyne_cli.app import main
+from mnemosyne_cli.environment import Environment
 from mnemosyne_contract import ExitCode
 from mnemosyne_core import inotify
 from mnemosyne_core.changes import VaultWatch
@@ -113,20 +114,20 @@ def test_the_socket_dir_must_be_ours_and_private(tmp_path: Path, monkeypatch: py
     shared.chmod(0o777)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(shared))
     with pytest.raises(server.ServerError, match="unsafe XDG_RUNTIME_DIR"):
-        server.prepare_socket_dir()
+        server.prepare_socket_dir(Environment())
     shared.chmod(0o700)
     (shared / "mnemosyne").mkdir(mode=0o755)
     (shared / "mnemosyne").chmod(0o755)
     with pytest.raises(server.ServerError, match="has mode 755"):
-        server.prepare_socket_dir()
+        server.prepare_socket_dir(Environment())
     (shared / "mnemosyne").chmod(0o700)
-    assert server.prepare_socket_dir() == str(shared / "mnemosyne")
+    assert server.prepare_socket_dir(Environment()) == str(shared / "mnemosyne")
 
 
 def test_without_xdg_runtime_dir_the_sockets_live_in_the_cache_dir(tmp_path: Path) -> None:
     environ = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    assert protocol.socket_dir(environ) == str(tmp_path / "cache" / "mnemosyne" / "run")
-    path = server.prepare_socket_dir(environ)
+    assert protocol.socket_dir(Environment(environ)) == str(tmp_path / "cache" / "mnemosyne" / "run")
+    path = server.prepare_socket_dir(Environment(environ))
     assert os.stat(path).st_mode & 0o777 == 0o700
 
 
@@ -277,7 +278,7 @@ def test_a_server_that_never_answers_costs_at_most_the_timeout(
 ) -> None:
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     expected = run_cli(capsysbinary, ["wiki", "recall", "github", "--vault", str(vault), "--no-server"])
-    path = protocol.socket_path(str(vault.resolve()))
+    path = protocol.socket_path(str(vault.resolve()), Environment())
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stuck.bind(path)
@@ -301,7 +302,7 @@ def test_a_server_that_hangs_up_mid_query_means_a_scan(
 ) -> None:
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     expected = run_cli(capsysbinary, ["wiki", "recall", "github", "--vault", str(vault), "--no-server"])
-    path = protocol.socket_path(str(vault.resolve()))
+    path = protocol.socket_path(str(vault.resolve()), Environment())
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as dying:
         dying.bind(path)
@@ -331,14 +332,14 @@ def test_a_killed_server_means_a_scan_and_a_restarted_one_answers(
         assert walks == []  # served
         process.send_signal(signal.SIGKILL)
         process.wait(10)
-        assert os.path.exists(protocol.socket_path(str(vault.resolve())))  # left behind
+        assert os.path.exists(protocol.socket_path(str(vault.resolve()), Environment()))  # left behind
         (vault / "wiki" / "delta.md").write_text("---\ntitle: Delta auth\n---\n", encoding="utf-8")
         expected = run_cli(capsysbinary, [*argv, "--no-cache"])
         with caller_listings() as walks:
             assert run_cli(capsysbinary, argv) == expected
         assert walks == [str(vault.resolve())]  # nobody to ask: listed
         process = start_subprocess_server(vault)
-        status = client.status(str(vault.resolve()))
+        status = client.status(str(vault.resolve()), Environment())
         assert status is not None
         assert (status.pid, status.dirs, status.failure) == (process.pid, 1, "")
         # The cache's token is the dead server's: the new one does not know it, so listed.
@@ -353,7 +354,7 @@ def test_a_killed_server_means_a_scan_and_a_restarted_one_answers(
     finally:
         process.terminate()
         assert process.wait(10) == 0
-    assert not os.path.exists(protocol.socket_path(str(vault.resolve())))  # SIGTERM cleans up
+    assert not os.path.exists(protocol.socket_path(str(vault.resolve()), Environment()))  # SIGTERM cleans up
 
 
 def test_an_overflowed_queue_rebuilds_before_answering(

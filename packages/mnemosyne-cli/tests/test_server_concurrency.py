@@ -15,6 +15,7 @@ import pytest
 from server_harness import run_cli, start_subprocess_server, use_runtime_dir
 
 from mnemosyne_cli import client
+from mnemosyne_cli.environment import Environment
 from mnemosyne_core.backend import FindRequest
 from mnemosyne_ingest import ingest
 
@@ -51,7 +52,7 @@ def test_concurrent_calls_while_ingest_writes(
     def ask_repeatedly() -> None:
         for _ in range(CALLS_PER_CLIENT):
             began = time.monotonic()
-            backend = client.backend_for(no_cache=False, no_server=False)
+            backend = client.backend_for(Environment(), no_cache=False, no_server=False)
             result = backend.search(FindRequest(str(vault), ["agent", "note"], limit=0))
             lines = [f"{match.path} — {match.title}" for match in result.matches]
             warnings = [repr(warning) for warning in result.warnings]
@@ -82,7 +83,7 @@ def test_concurrent_calls_while_ingest_writes(
         assert final == run_cli(capsysbinary, [*words, "--no-cache"])
         assert final[1].count(b"\n") == 45
         # Nothing changes now: the next call takes the server's word for every page.
-        backend = client.backend_for(no_cache=False, no_server=False)
+        backend = client.backend_for(Environment(), no_cache=False, no_server=False)
         lines = [
             f"{match.path} — {match.title}\n"
             for match in backend.search(FindRequest(str(vault), ["agent", "note"], limit=0)).matches

@@ -31,6 +31,7 @@ from server_harness import (
 
 from mnemosyne_cli import client, protocol
 from mnemosyne_cli.client import ServerChanges
+from mnemosyne_cli.environment import Environment
 from mnemosyne_core import inotify
 
 PAGES = {
@@ -62,7 +63,7 @@ def test_a_rebuild_that_runs_out_of_watches_answers_rescan_until_one_succeeds(
         assert running.answered == before  # "rescan", and no token to keep: the caller listed
         assert served == run_cli(capsysbinary, [*argv, "--no-cache"])
         assert b"wiki/gamma.md" in served[1]
-        status = client.status(str(vault.resolve()))
+        status = client.status(str(vault.resolve()), Environment())
         assert status is not None
         reason = f"cannot watch the vault: {inotify.out_of_watches_reason()}"
         assert status.failure == reason
@@ -74,7 +75,7 @@ def test_a_rebuild_that_runs_out_of_watches_answers_rescan_until_one_succeeds(
         give_back()
         served, scanned = served_and_scanned(capsysbinary, running, argv)  # rebuilt, answering again
         assert served == scanned
-        status = client.status(str(vault.resolve()))
+        status = client.status(str(vault.resolve()), Environment())
         assert status is not None
         assert status.failure == ""
 
@@ -87,23 +88,24 @@ import os, sys, time
 os.environ["XDG_RUNTIME_DIR"] = sys.argv[2]
 os.environ["XDG_CACHE_HOME"] = os.path.join(sys.argv[2], "cache")
 from mnemosyne_cli.client import ServerChanges
+from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.server import Server
 from mnemosyne_core import inotify
 from mnemosyne_core.backend import FindRequest
 from mnemosyne_core.cache import CachedScan
 import threading
 vault = sys.argv[1]
-server = Server.for_vault(vault)
+server = Server.for_vault(vault, Environment())
 server.start()
 threading.Thread(target=server.serve_forever, daemon=True).start()
-backend = CachedScan(changes=ServerChanges())
+backend = CachedScan(os.environ, ServerChanges(Environment()))
 for _ in range(2):  # the first keeps the token, the second is served
     result = backend.search(FindRequest(vault, ["page"]))
 assert [m.path for m in result.matches] == ["atlas/page.md"] and backend.served, backend.served
 token = server.watch.token()
 os.chmod(vault, 0)
 server.watch.watcher.inject(inotify.Event(-1, inotify.IN_Q_OVERFLOW, ""))  # the next question rebuilds
-answer = ServerChanges()(vault, token)
+answer = ServerChanges(Environment())(vault, token)
 print("ANSWER", answer is not None and answer[1])
 print("DOUBT", server.watch.doubt)
 os.chmod(vault, 0o755)
@@ -174,7 +176,7 @@ def test_no_request_writes_to_the_servers_own_streams(tmp_path: Path, runtime_di
     vault = make_vault(tmp_path / "v", PAGES)
     process = start_subprocess_server(vault, output=subprocess.PIPE)
     try:
-        path = protocol.socket_path(str(vault.resolve()))
+        path = protocol.socket_path(str(vault.resolve()), Environment())
         for payload in (b"\xff" * 30, b"5\0changes\0/\x00\xc2\xb2", b"5\0changes\0relative\0-h", b"5\0status\0x"):
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
                 sock.connect(path)
@@ -238,11 +240,12 @@ import os, sys
 os.environ["XDG_RUNTIME_DIR"] = sys.argv[2]
 import threading
 from mnemosyne_cli.app import main
+from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.server import Server
 os.environ["XDG_CACHE_HOME"] = os.path.join(sys.argv[2], "cache")
 vault = sys.argv[1]
 os.umask(0o022)  # the server's: it would write 0644
-server = Server.for_vault(vault)
+server = Server.for_vault(vault, Environment())
 server.start()
 threading.Thread(target=server.serve_forever, daemon=True).start()
 os.umask(0o077)  # the caller's
@@ -317,7 +320,7 @@ def test_the_client_sends_nothing_to_a_socket_in_a_dir_it_cannot_trust(
         os.chown(sockets, 65534, 65534)
     if kind == "open socket dir":
         sockets.chmod(0o777)
-    fake = FakeServer(protocol.socket_path(str(vault.resolve())))
+    fake = FakeServer(protocol.socket_path(str(vault.resolve()), Environment()))
     argv = ["wiki", "find", "alpha", "--vault", str(vault)]
     try:
         assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
@@ -355,7 +358,7 @@ def test_the_client_sends_nothing_to_a_server_of_another_uid(
             assert process.stdout is not None
             assert process.stdout.readline() == "ready\n"
             (runtime_dir / "mnemosyne").mkdir(mode=0o700)
-            os.rename(theirs / "s.sock", protocol.socket_path(str(vault.resolve())))  # in our own dir
+            os.rename(theirs / "s.sock", protocol.socket_path(str(vault.resolve()), Environment()))  # in our own dir
             argv = ["wiki", "find", "alpha", "--vault", str(vault)]
             assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-server"])
             out, _ = process.communicate(timeout=10)
@@ -445,7 +448,7 @@ def test_a_silent_peer_never_delays_another_caller(tmp_path: Path, monkeypatch: 
             silent[0].sendall(b"\0\0")  # half a frame head, then nothing
             silent[1].sendall(b"\0\0\0\x50" + b"2\0find")  # half a request
             for _ in range(5):
-                changes = ServerChanges()
+                changes = ServerChanges(Environment())
                 began = time.monotonic()
                 answer = changes(str(vault.resolve()), None)
                 assert changes.answered
@@ -529,7 +532,7 @@ def test_a_signal_stops_the_server_even_while_a_peer_holds_a_connection(
     process = start_subprocess_server(vault, output=subprocess.PIPE)
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
-            silent.connect(protocol.socket_path(str(vault.resolve())))
+            silent.connect(protocol.socket_path(str(vault.resolve()), Environment()))
             silent.sendall(b"\0\0\0\x40" + b"2\0find")  # a request that never ends
             time.sleep(0.1)
             process.send_signal(signal_number)
@@ -543,4 +546,4 @@ def test_a_signal_stops_the_server_even_while_a_peer_holds_a_connection(
     assert process.returncode == code
     assert out == b""
     assert b"Traceback" not in err
-    assert not os.path.exists(protocol.socket_path(str(vault.resolve())))
+    assert not os.path.exists(protocol.socket_path(str(vault.resolve()), Environment()))

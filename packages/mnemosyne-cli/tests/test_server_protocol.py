@@ -15,6 +15,7 @@ from property_examples import examples
 from server_harness import ThreadServer
 
 from mnemosyne_cli import client, protocol
+from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.server import Server
 from mnemosyne_core.changes import VaultWatch
 
@@ -26,7 +27,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Server:
     vault = tmp_path_factory.mktemp("fuzz") / "v"
     (vault / "atlas").mkdir(parents=True)
     (vault / "atlas" / "page.md").write_text("---\ntitle: A page\n---\nalpha beta\n", encoding="utf-8")
-    server = Server(VaultWatch(str(vault.resolve())))
+    server = Server(VaultWatch(str(vault.resolve())), Environment())
     server.watch.rebuild()
     return server
 
@@ -111,7 +112,7 @@ def test_any_bytes_on_the_socket_get_an_error_reply_or_a_closed_connection(
         assert protocol.frame_length(data) == len(data) - 4
         _check_reply(data[4:])
     # The server is still there and still answers.
-    changes = client.ServerChanges(environ)
+    changes = client.ServerChanges(Environment(environ))
     assert changes(running.watch.vault, running.watch.token()) == (running.watch.token(), ())
     assert changes.answered
 
@@ -166,10 +167,16 @@ def _graph() -> dict[str, set[str]]:
 
 def test_the_server_imports_only_the_core_and_the_protocol() -> None:
     graph = _graph()
-    assert graph["mnemosyne_cli.server"] == {"mnemosyne_cli.protocol"}
-    assert graph["mnemosyne_cli.protocol"] == set()
+    # Each takes the call's Environment, a record that imports nothing of the CLI.
+    assert graph["mnemosyne_cli.environment"] == set()
+    assert graph["mnemosyne_cli.server"] == {"mnemosyne_cli.protocol", "mnemosyne_cli.environment"}
+    assert graph["mnemosyne_cli.protocol"] == {"mnemosyne_cli.environment"}
     # The client: the protocol, and the auto-start it falls back on when no server answers.
-    assert graph["mnemosyne_cli.client"] == {"mnemosyne_cli.protocol", "mnemosyne_cli.autostart"}
+    assert graph["mnemosyne_cli.client"] == {
+        "mnemosyne_cli.protocol",
+        "mnemosyne_cli.autostart",
+        "mnemosyne_cli.environment",
+    }
     assert "mnemosyne_cli.client" not in graph["mnemosyne_cli.autostart"]
 
 

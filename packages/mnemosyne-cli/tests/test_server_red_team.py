@@ -29,6 +29,7 @@ from server_harness import (
 )
 
 from mnemosyne_cli import autostart, client, protocol, server
+from mnemosyne_cli.environment import Environment
 from mnemosyne_core import inotify
 
 pytestmark = pytest.mark.usefixtures("runtime_dir")  # conftest: a private runtime dir per test
@@ -141,7 +142,7 @@ def test_a_rebuild_that_fails_in_the_same_select_batch_as_a_question_does_not_cr
     vault_real = str(vault.resolve())
     crashes: list[threading.ExceptHookArgs] = []
     monkeypatch.setattr(threading, "excepthook", crashes.append)
-    running = server.Server.for_vault(vault_real)
+    running = server.Server.for_vault(vault_real, Environment())
     running.log_stream = io.StringIO()  # apart from the calls the test captures
     running.start()
     thread = threading.Thread(target=running.serve_forever, daemon=True)
@@ -152,7 +153,7 @@ def test_a_rebuild_that_fails_in_the_same_select_batch_as_a_question_does_not_cr
         running.watch.watcher.inject(inotify.Event(-1, inotify.IN_Q_OVERFLOW, ""))
         (vault / "wiki" / "a.md").write_text("alpha changed\n", encoding="utf-8")  # the fd is readable
         answers: list[tuple[str, tuple[str, ...] | None] | None] = []
-        caller = threading.Thread(target=lambda: answers.append(client.ServerChanges()(vault_real, "0:0")))
+        caller = threading.Thread(target=lambda: answers.append(client.ServerChanges(Environment())(vault_real, "0:0")))
         caller.start()
         deadline = time.monotonic() + 10
         while not _listener_has_a_peer(running) and time.monotonic() < deadline:
@@ -222,7 +223,7 @@ def test_the_server_never_opens_a_page(tmp_path: Path, capsysbinary: pytest.Capt
                 assert served == scanned
         server_thread.clear()
     assert opened, "the hook saw nothing: it would see a page too"
-    cookie_dir = protocol.socket_dir()
+    cookie_dir = protocol.socket_dir(Environment())
     # Besides its cookies, the server reads the mount table before each answer (a mount
     # raises no inotify event): never a page.
     assert [path for path in opened if not path.startswith(cookie_dir) and path != "/proc/self/mountinfo"] == []
@@ -254,7 +255,7 @@ def test_a_root_caller_without_capabilities_gets_only_what_it_can_read(tmp_path:
             [*powerless, "cat", str(secret)], capture_output=True, check=False, timeout=60, env=os.environ.copy()
         )
         assert check.returncode != 0, "the caller without capabilities could read the page: no test"
-        before = client.status(str(vault.resolve()))
+        before = client.status(str(vault.resolve()), Environment())
         assert before is not None
         answers = [subprocess.run(find, capture_output=True, check=False, timeout=60) for _ in range(2)]
         scanned = subprocess.run([*find, "--no-cache"], capture_output=True, check=False, timeout=60)
@@ -266,7 +267,7 @@ def test_a_root_caller_without_capabilities_gets_only_what_it_can_read(tmp_path:
             )
         assert b"wiki/secret.md: cannot read (Permission denied); skipped" in scanned.stderr
         assert b"secret" not in scanned.stdout
-        after = client.status(str(vault.resolve()))
+        after = client.status(str(vault.resolve()), Environment())
         assert after is not None
         assert after.requests >= before.requests + 3  # both calls asked (the first for a token)
     finally:
@@ -327,7 +328,7 @@ def test_a_request_of_4096_terms_is_refused_at_once_and_another_caller_is_answer
                 assert took < 1.0
                 # Meanwhile (the hostile peer still connected), a caller is answered at once.
                 began = time.monotonic()
-                assert client.ServerChanges()(vault_real, None) == (running.watch.token(), None)
+                assert client.ServerChanges(Environment())(vault_real, None) == (running.watch.token(), None)
                 assert time.monotonic() - began < 1.0
 
 
@@ -341,7 +342,7 @@ def test_65_idle_connections_do_not_spin_the_server(tmp_path: Path) -> None:
     process = start_subprocess_server(vault)
     idle = []
     try:
-        path = protocol.socket_path(str(vault.resolve()))
+        path = protocol.socket_path(str(vault.resolve()), Environment())
         for _ in range(server.MAX_CONNECTIONS + 1):
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.connect(path)
@@ -373,9 +374,9 @@ def test_a_fifo_in_the_runtime_dir_never_hangs_a_find(
     sockets = runtime_dir / "mnemosyne"
     sockets.mkdir(mode=0o700)
     paths = {
-        "log": autostart.log_path(vault_real),
-        "lock": protocol.lock_path(vault_real),
-        "autostart": autostart.record_path(vault_real),
+        "log": autostart.log_path(vault_real, Environment()),
+        "lock": protocol.lock_path(vault_real, Environment()),
+        "autostart": autostart.record_path(vault_real, Environment()),
     }
     os.mkfifo(paths[planted], 0o600)
     argv = [sys.executable, "-m", "mnemosyne_cli", "wiki", "find", "alpha", "--vault", str(vault)]
@@ -396,7 +397,7 @@ def test_a_fifo_in_the_runtime_dir_never_hangs_a_find(
 
 def _stop_autostarted(vault_real: str) -> None:
     """Stop a server a call may have started for the vault (bounded)."""
-    status = client.status(vault_real)
+    status = client.status(vault_real, Environment())
     if status is not None:
         os.kill(status.pid, 15)
         deadline = time.monotonic() + 10
@@ -418,13 +419,15 @@ def test_an_xdg_runtime_dir_with_a_trailing_slash_still_gets_the_dir_check(
         for spelled in (str(shared), f"{shared}/", f"{shared}//"):
             monkeypatch.setenv("XDG_RUNTIME_DIR", spelled)
             with pytest.raises(server.ServerError, match="unsafe XDG_RUNTIME_DIR"):
-                server.prepare_socket_dir()
-            assert protocol.runtime_parent() is not None, spelled
+                server.prepare_socket_dir(Environment())
+            assert protocol.runtime_parent(Environment()) is not None, spelled
         monkeypatch.setenv("XDG_RUNTIME_DIR", f"{shared}/")
         (shared / "mnemosyne").mkdir(mode=0o700)
         vault = make_vault(tmp_path / "v", {"wiki/a.md": "alpha\n", ".mnemosyne.toml": 'dirs = ["wiki"]\n'})
-        open(protocol.socket_path(str(vault.resolve())), "w").close()  # something at the socket's path
-        assert client.trusted_socket(str(vault.resolve())) is None  # a world-writable runtime dir: not asked
+        open(protocol.socket_path(str(vault.resolve()), Environment()), "w").close()  # something at the socket's path
+        assert (
+            client.trusted_socket(str(vault.resolve()), Environment()) is None
+        )  # a world-writable runtime dir: not asked
     finally:
         shutil.rmtree(shared)
 

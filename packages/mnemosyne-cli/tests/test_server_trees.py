@@ -20,6 +20,7 @@ from server_harness import (
 )
 
 from mnemosyne_cli import client
+from mnemosyne_cli.environment import Environment
 from mnemosyne_core import inotify
 from mnemosyne_core.changes import VaultWatch
 
@@ -185,7 +186,7 @@ def test_out_of_watches_the_server_answers_nothing_until_a_rebuild_succeeds(
             scanned = run_cli(capsysbinary, [*argv, "--no-server"])
             assert served == scanned == (0, b"notes/many/zeta.md \xe2\x80\x94 zeta\n", "")
             assert running.answered == answered
-        status = client.status(str(vault.resolve()))
+        status = client.status(str(vault.resolve()), Environment())
         assert status is not None
         assert status.failure == OUT_OF_WATCHES
         give_back()

@@ -17,6 +17,7 @@ from server_harness import start_subprocess_server
 
 from mnemosyne_cli import app, arguments, client
 from mnemosyne_cli.commands import WIKI_COMMANDS
+from mnemosyne_cli.environment import Environment
 
 FIXTURE_VAULT = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "aion"
 #: Each costs milliseconds to import and a find call over plain frontmatter needs none.
@@ -156,7 +157,7 @@ def test_a_find_a_server_answers_lists_nothing_and_imports_nothing_heavy(runtime
     process = start_subprocess_server(FIXTURE_VAULT)
     try:
         primed = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=60)
-        before = client.status(str(FIXTURE_VAULT))
+        before = client.status(str(FIXTURE_VAULT), Environment())
         served = subprocess.run(
             [sys.executable, "-c", listing_probe + PROBE, *argv],
             capture_output=True,
@@ -165,7 +166,7 @@ def test_a_find_a_server_answers_lists_nothing_and_imports_nothing_heavy(runtime
             timeout=60,
             env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
         )
-        after = client.status(str(FIXTURE_VAULT))
+        after = client.status(str(FIXTURE_VAULT), Environment())
     finally:
         process.terminate()
         assert process.wait(10) == 0

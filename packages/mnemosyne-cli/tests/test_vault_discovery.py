@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from mnemosyne_cli.app import main
+from mnemosyne_cli.environment import Environment
 
 ALPHA = "---\ntitle: Alpha\nupdated: 2026-01-02\ntags: [alpha]\n---\nAlpha body.\n"
 
@@ -20,8 +22,9 @@ def harness_vault(root: Path) -> Path:
     return root
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+def run(capsys: pytest.CaptureFixture[str], *argv: str, environ: dict[str, str] | None = None) -> tuple[int, str, str]:
+    """``main(argv)``, in the process's environment with ``environ`` added."""
+    code = main(list(argv), Environment({**os.environ, **(environ or {})}))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -93,28 +96,22 @@ def test_every_command_names_the_four_ways_when_none_gives_a_vault(
     )
 
 
-def test_a_quoted_tilde_in_the_env_or_the_flag_is_the_home_dir(
-    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_quoted_tilde_in_the_env_or_the_flag_is_the_home_dir(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     harness_vault(home / "aion")
-    monkeypatch.setenv("AION_VAULT", "~/aion")
-    assert run(capsys, "wiki", "find", "alpha") == (0, "wiki/alpha.md — Alpha\n", "")
-    monkeypatch.delenv("AION_VAULT")
+    assert run(capsys, "wiki", "find", "alpha", environ={"AION_VAULT": "~/aion"}) == (0, "wiki/alpha.md — Alpha\n", "")
     assert run(capsys, "wiki", "find", "alpha", "--vault", "~/aion") == (0, "wiki/alpha.md — Alpha\n", "")
     assert run(capsys, "wiki", "find", "alpha", "--vault", "$HOME/aion") == (0, "wiki/alpha.md — Alpha\n", "")
 
 
-def test_the_user_config_names_the_vault_last(
-    home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_user_config_names_the_vault_last(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     harness_vault(home / "aion")
     config = home / "xdg" / "mnemosyne" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('vault = "~/aion"\n', encoding="utf-8")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
-    assert run(capsys, "wiki", "find", "alpha") == (0, "wiki/alpha.md — Alpha\n", "")
-    monkeypatch.setenv("AION_VAULT", str(home / "gone"))  # the env comes first
-    assert run(capsys, "wiki", "find", "alpha") == (
+    environ = {"XDG_CONFIG_HOME": str(home / "xdg")}
+    assert run(capsys, "wiki", "find", "alpha", environ=environ) == (0, "wiki/alpha.md — Alpha\n", "")
+    environ["AION_VAULT"] = str(home / "gone")  # the env comes first
+    assert run(capsys, "wiki", "find", "alpha", environ=environ) == (
         3,
         "",
         f"mnemosyne: error: vault '{home}/gone' (from AION_VAULT) does not exist: "
@@ -142,9 +139,9 @@ def test_a_broken_vault_config_found_from_the_cwd_fails_loudly(
 ) -> None:
     vault = harness_vault(home / "v")
     (vault / ".mnemosyne.toml").write_text('dirs = "wiki"\n', encoding="utf-8")
-    monkeypatch.setenv("AION_VAULT", str(home))  # not consulted: the walk-up found a vault first
     monkeypatch.chdir(vault / "wiki")
-    assert run(capsys, "wiki", "find", "alpha") == (
+    # AION_VAULT is not consulted: the walk-up found a vault first.
+    assert run(capsys, "wiki", "find", "alpha", environ={"AION_VAULT": str(home)}) == (
         3,
         "",
         f"mnemosyne: error: {vault}/.mnemosyne.toml: dirs must be a non-empty list of dir names, "

@@ -245,7 +245,7 @@ def test_the_stat_check_split_between_two_processes_equals_the_one_process_loop(
         page = root / ("notes" if number % 2 else "atlas") / f"page-{number}.md"
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(f"---\ntitle: Page {number}\n---\nkestrel {number % 7}\n", encoding="utf-8")
-    backend = cache.CachedScan()
+    backend = cache.CachedScan(os.environ)
     splits: list[int] = []
     real_in_two = split.in_two
 

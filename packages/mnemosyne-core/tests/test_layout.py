@@ -486,7 +486,7 @@ def test_the_page_cache_answers_every_layout_as_the_scan(tmp_path: Path, files: 
     vault = build(tmp_path, files)
     scanned = search(vault, ["alpha"])
     for _call in ("cold", "warm"):
-        cached = CachedScan().search(FindRequest(vault, ["alpha"]))
+        cached = CachedScan(os.environ).search(FindRequest(vault, ["alpha"]))
         assert [match.path for match in cached.matches] == [match.path for match in scanned.matches]
         assert (cached.total, cached.pages_searched) == (scanned.total, scanned.pages_searched)
     assert scanned.total == expected

@@ -781,8 +781,10 @@ ALL_SELECTION_FINDINGS = [
 ]
 
 
-def selected(vault: str, **options: list[str]) -> tuple[list[tuple[str, str]], int]:
-    report = lint_module.lint_report(vault, **options)
+def selected(
+    vault: str, *, select: list[str] | None = None, ignore: list[str] | None = None
+) -> tuple[list[tuple[str, str]], int]:
+    report = lint_module.lint_report(vault, select=select, ignore=ignore)
     return [(finding.path, finding.code) for finding in report.findings], report.ignored
 
 
@@ -832,8 +834,10 @@ def test_unknown_code_lists_the_known_codes(make_vault: MakeVault, option: str) 
     from mnemosyne_core.errors import UnknownLintCodeError
 
     vault = make_vault(SELECTION_VAULT)
+    codes: dict[str, list[str]] = {"select": [], "ignore": []}
+    codes[option] = ["missing-updated", "bogus"]
     with pytest.raises(UnknownLintCodeError) as raised:
-        lint_module.lint_report(vault, **{option: ["missing-updated", "bogus"]})
+        lint_module.lint_report(vault, select=codes["select"], ignore=codes["ignore"])
     assert str(raised.value) == f"--{option}: unknown lint code 'bogus'; known codes: {', '.join(REASON_CODES)}"
 
 

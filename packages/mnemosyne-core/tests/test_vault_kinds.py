@@ -4,6 +4,7 @@ that are not text. Each is searched by the scan and by the scan through the page
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,7 @@ def scanned_and_served(vault: str, keywords: list[str], *, keep_content: bool = 
     """The scan's answer, after checking that the cache gives the same, cold and warm."""
     scanned = search(vault, keywords, limit=0, keep_content=keep_content)
     for _call in ("cold", "warm"):
-        cached = CachedScan().search(FindRequest(vault, keywords, limit=0, keep_content=keep_content))
+        cached = CachedScan(os.environ).search(FindRequest(vault, keywords, limit=0, keep_content=keep_content))
         assert answer(cached) == answer(scanned)
     return answer(scanned)
 

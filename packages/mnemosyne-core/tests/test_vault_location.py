@@ -5,13 +5,14 @@ each."""
 from __future__ import annotations
 
 import os
+import pwd
 from pathlib import Path
 
 import pytest
 from vault_pages import no_vault_message
 
 from mnemosyne_core import VaultError
-from mnemosyne_core.config import expand_path, find_vault_config_upwards, user_config_path
+from mnemosyne_core.config import expand_path, find_vault_config_upwards, home_dir, user_config_path
 from mnemosyne_core.diagnostics import SYMLINK_ESCAPES, Diagnostic
 from mnemosyne_core.vault import VaultLocation, locate_vault, resolve_vault, scan
 
@@ -77,16 +78,19 @@ def test_the_user_config_is_the_last_way(home: Path) -> None:
     assert locate_vault(None) == VaultLocation(str(user), "user-config", "~/user", str(config))
 
 
-def test_xdg_config_home_moves_the_user_config_unless_it_is_relative(
-    home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    assert user_config_path() == str(home / ".config" / "mnemosyne" / "config.toml")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg"))
-    assert user_config_path() == str(home / "xdg" / "mnemosyne" / "config.toml")
-    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/dir")  # the XDG spec: ignore it
-    assert user_config_path() == str(home / ".config" / "mnemosyne" / "config.toml")
-    monkeypatch.setenv("XDG_CONFIG_HOME", "")
-    assert user_config_path() == str(home / ".config" / "mnemosyne" / "config.toml")
+def test_xdg_config_home_moves_the_user_config_unless_it_is_relative() -> None:
+    assert user_config_path({}, "/h") == "/h/.config/mnemosyne/config.toml"
+    assert user_config_path({"XDG_CONFIG_HOME": "/h/xdg"}, "/h") == "/h/xdg/mnemosyne/config.toml"
+    # The XDG spec: ignore a relative one.
+    assert user_config_path({"XDG_CONFIG_HOME": "relative/dir"}, "/h") == "/h/.config/mnemosyne/config.toml"
+    assert user_config_path({"XDG_CONFIG_HOME": ""}, "/h") == "/h/.config/mnemosyne/config.toml"
+
+
+def test_home_dir_is_read_from_the_environ_given() -> None:
+    assert home_dir({"HOME": "/h/"}) == "/h"
+    assert home_dir({"HOME": ""}) == "/"
+    # No HOME: the user database's, as os.path.expanduser reads it, never the process's HOME.
+    assert home_dir({}) == (pwd.getpwuid(os.getuid()).pw_dir.rstrip("/") or "/")
 
 
 def test_tilde_and_variables_are_expanded_in_each_way(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,13 +106,13 @@ def test_tilde_and_variables_are_expanded_in_each_way(home: Path, monkeypatch: p
 
 
 def test_expand_path_leaves_what_is_not_a_variable(home: Path) -> None:
-    environ = {"HOME": "/h", "A": "x"}
-    assert expand_path("~", environ) == "/h"
-    assert expand_path("~/a/$A/${A}b", environ) == "/h/a/x/xb"
-    assert expand_path("a/~/$/$1/price$", environ) == "a/~/$/$1/price$"
-    assert expand_path("~nosuchuser-zz/a", environ) == "~nosuchuser-zz/a"
-    assert expand_path("~", {"HOME": "/"}) == "/"
-    assert expand_path("~/a", {"HOME": "/"}) == "/a"
+    environ = {"A": "x"}
+    assert expand_path("~", environ, "/h") == "/h"
+    assert expand_path("~/a/$A/${A}b", environ, "/h") == "/h/a/x/xb"
+    assert expand_path("a/~/$/$1/price$", environ, "/h") == "a/~/$/$1/price$"
+    assert expand_path("~nosuchuser-zz/a", environ, "/h") == "~nosuchuser-zz/a"
+    assert expand_path("~", {}, "/") == "/"
+    assert expand_path("~/a", {}, "/") == "/a"
 
 
 def test_an_unset_variable_is_an_error_naming_it(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:

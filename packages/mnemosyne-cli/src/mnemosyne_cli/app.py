@@ -28,34 +28,40 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import NoReturn
 
+    from mnemosyne_cli.environment import Environment
     from mnemosyne_core.backend import Backend
 
 
-def build_parser(only: str | None = None) -> Parser:
+def build_parser(only: str | None = None, env: Environment | None = None) -> Parser:
     """The whole command tree (``arguments.build_parser``), completion included; with
     ``only``, the tree with that one wiki command, which a call to it parses with."""
     if only is not None:  # a wiki command's call never imports completion (start-up time)
-        return build_tree(only)
+        return build_tree(only, env=env)
     from mnemosyne_cli import completion
 
-    return build_tree(beside=[completion.COMMAND])
+    return build_tree(beside=[completion.COMMAND], env=env)
 
 
 def main(
     argv: Sequence[str] | None = None,
+    env: Environment | None = None,
     *,
-    console: Console | None = None,
     ask_server: bool = True,
     backend: Backend | None = None,
 ) -> int:
-    """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code.
+    """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) in ``env`` (default: this
+    process's environment, current dir, home and streams) and return the exit code.
 
     A find or recall call goes to the vault's ``wiki serve`` when one runs (unless
     ``ask_server`` is false or the call says --no-server); its answer is the same bytes.
     ``backend`` is where find and recall get their pages (default: the scan); given one,
     no server is asked.
     """
-    console = console or Console()
+    if env is None:
+        from mnemosyne_cli.environment import Environment
+
+        env = Environment()
+    console = Console(env)
     words = sys.argv[1:] if argv is None else list(argv)
     ask = ask_server and backend is None
     return guarded(console, lambda: _run(words, console, ask, backend))
@@ -79,7 +85,7 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
     # A call to one wiki command builds only its parser: the others' cost ~3 ms of
     # start-up; anything else (help, a typo) gets the whole tree.
     named = words[1] if len(words) > 1 and words[0] == "wiki" else None
-    parser = build_parser(named if named in wiki_command_names else None)
+    parser = build_parser(named if named in wiki_command_names else None, console.env)
     try:
         parsed, extras = parser.parse_known_args(words)
     except UsageError as error:
@@ -100,7 +106,7 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
     declared: Command = module.COMMAND
     arguments = declared.arguments(**{row.dest: getattr(parsed, row.dest) for row in declared.arguments.table})
     console.color_mode = getattr(arguments, COLOR.dest, COLOR.default)
-    return int(module.run(arguments, console, backend or backend_for(arguments, ask_server)))
+    return int(module.run(arguments, console, backend or backend_for(arguments, console.env, ask_server)))
 
 
 def _module(group: str | None, name: str | None) -> ModuleType | None:
@@ -120,13 +126,13 @@ def _declared(group: str | None, module: ModuleType | None) -> Command:
     return WIKI if group == WIKI.name else MNEMOSYNE
 
 
-def backend_for(arguments: Arguments, ask_server: bool) -> Backend:
+def backend_for(arguments: Arguments, env: Environment, ask_server: bool) -> Backend:
     """Where a call's pages come from: for find and recall, as ``client.backend_for``
     says (the server is asked only when ``ask_server``); else the scan."""
     if isinstance(arguments, PagesArguments):
         from mnemosyne_cli.client import backend_for as pages_for
 
-        return pages_for(no_cache=arguments.no_cache, no_server=arguments.no_server or not ask_server)
+        return pages_for(env, no_cache=arguments.no_cache, no_server=arguments.no_server or not ask_server)
     from mnemosyne_core.backend import SCAN
 
     return SCAN

@@ -8,7 +8,7 @@ import argparse
 import sys
 
 from mnemosyne_cli.commands import WIKI_COMMANDS
-from mnemosyne_cli.help import render
+from mnemosyne_cli.help import help_width, render
 from mnemosyne_cli.options import (
     HELP_FLAGS,
     HELP_TEXT,
@@ -22,10 +22,11 @@ from mnemosyne_cli.output import PROG
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from types import ModuleType
-    from typing import Any, NoReturn
+    from typing import Any, NoReturn, TextIO
 
+    from mnemosyne_cli.environment import Environment
     from mnemosyne_cli.options import Option
 
     #: What a completion script completes a row with (completion.py), or None.
@@ -74,15 +75,35 @@ class Parser(argparse.ArgumentParser):
 
 
 class HelpAction(argparse.Action):
-    """-h/--help: the command's help, rendered from its declaration, on stdout."""
+    """-h/--help: the command's help, rendered from its declaration, on the call's stdout
+    at its terminal's width."""
 
-    def __init__(self, option_strings: Sequence[str], dest: str, text: Callable[[], str], help: str | None = None):  # noqa: A002
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str,
+        text: Callable[[int], str],
+        env: Environment | None,
+        help: str | None = None,  # noqa: A002
+    ):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
         self.text = text
+        self.env = env
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
-        sys.stdout.write(self.text())
+        environ, stdout = _streams(self.env)
+        stdout.write(self.text(help_width(environ, stdout)))
         parser.exit()
+
+
+def _streams(env: Environment | None) -> tuple[Mapping[str, str], TextIO]:
+    """The variables and stdout a help or --version is written with: the call's, else
+    (a parser built outside a call, as tests do) the process's."""
+    if env is None:
+        import os
+
+        return os.environ, sys.stdout
+    return env.environ, env.stdout
 
 
 def add_help(
@@ -90,6 +111,7 @@ def add_help(
     command: Command,
     subcommands: Callable[[], Sequence[Command]] = tuple,
     title: str = "",
+    env: Environment | None = None,
 ) -> None:
     """-h/--help for ``parser``, which ``command`` declares; ``subcommands`` lists the
     commands under it only when help is asked for (their modules cost start-up time)."""
@@ -97,12 +119,15 @@ def add_help(
     parser.add_argument(
         *HELP_FLAGS,
         action=HelpAction,
-        text=lambda: render(prog, command, subcommands(), title),
+        text=lambda width: render(prog, command, subcommands(), title, width),
+        env=env,
         help=HELP_TEXT,
     )
 
 
-def add_command(subparsers: Any, command: Command, complete: Completer | None = None) -> argparse.ArgumentParser:
+def add_command(
+    subparsers: Any, command: Command, complete: Completer | None = None, env: Environment | None = None
+) -> argparse.ArgumentParser:
     """``command`` as a subcommand of ``subparsers``. With ``complete`` the parser is for a
     completion script (argparse's own help, each row marked with what completes it), and
     the one-line summary stands beside the command's name there."""
@@ -114,7 +139,7 @@ def add_command(subparsers: Any, command: Command, complete: Completer | None = 
         description=command.summary if for_script else None,
     )
     if not for_script:
-        add_help(parser, command)
+        add_help(parser, command, env=env)
     for row in command.arguments.table:
         add_argument(parser, row, complete)
     return parser
@@ -206,13 +231,20 @@ class _VersionAction(argparse.Action):
     """--version, built only when asked for: reading the installed packages' metadata
     costs milliseconds no other call should pay."""
 
-    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None):  # noqa: A002
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str,
+        env: Environment | None,
+        help: str | None = None,  # noqa: A002
+    ):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+        self.env = env
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
         from mnemosyne_cli.versions import version_report
 
-        sys.stdout.write(version_report() + "\n")
+        _streams(self.env)[1].write(version_report() + "\n")
         parser.exit()
 
 
@@ -222,29 +254,35 @@ def command_name(command: ModuleType) -> str:
     return command.__name__.rpartition(".")[2]
 
 
-def build_parser(only: str | None = None, complete: Completer | None = None, beside: Sequence[Command] = ()) -> Parser:
+def build_parser(
+    only: str | None = None,
+    complete: Completer | None = None,
+    beside: Sequence[Command] = (),
+    env: Environment | None = None,
+) -> Parser:
     """The whole command tree: ``mnemosyne wiki <command>``, and the commands ``beside``
     wiki (``completion``, which app passes: its scripts are made from this tree, so this
     module cannot import it). With ``only``, the tree with that one wiki command, which
     parses a call to it exactly as the whole tree does. With ``complete``, the whole tree
-    for a completion script (``add_command``)."""
+    for a completion script (``add_command``). Help and --version are written to
+    ``env``'s stdout (None: the process's)."""
     for_script = complete is not None
     parser = Parser(prog=PROG, add_help=for_script)
     if not for_script:
-        add_help(parser, MNEMOSYNE, lambda: [WIKI, *beside], "commands")
-    parser.add_argument("--version", action=_VersionAction, help=MnemosyneArguments.version.help)
+        add_help(parser, MNEMOSYNE, lambda: [WIKI, *beside], "commands", env)
+    parser.add_argument("--version", action=_VersionAction, env=env, help=MnemosyneArguments.version.help)
     groups = parser.add_subparsers(title="commands", dest="group", metavar="COMMAND")
     wiki = groups.add_parser(
         WIKI.name, help=WIKI.summary, add_help=for_script, description=WIKI.summary if for_script else None
     )
     if not for_script:
-        add_help(wiki, WIKI, wiki_commands, "wiki commands")
+        add_help(wiki, WIKI, wiki_commands, "wiki commands", env)
     commands = wiki.add_subparsers(title="wiki commands", dest="command", metavar="COMMAND")
     for module in WIKI_COMMANDS:
         if only is None or command_name(module) == only:
-            add_command(commands, module.COMMAND, complete)
+            add_command(commands, module.COMMAND, complete, env)
     for command in beside:
-        add_command(groups, command, complete)
+        add_command(groups, command, complete, env)
     return parser
 
 

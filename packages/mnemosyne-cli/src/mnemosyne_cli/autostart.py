@@ -30,7 +30,7 @@ from mnemosyne_cli import protocol
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from mnemosyne_cli.environment import Environment
 
 #: A server this module started that is gone within this many seconds did not start (its
 #: log says why): no new one is started for the vault until they have passed, so a setup
@@ -40,14 +40,14 @@ RETRY_AFTER_SECONDS = 60
 INHERITED_LOCK_FD = 3
 
 
-def record_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
+def record_path(vault_real: str, env: Environment) -> str:
     """The spawn lock and record of the vault's auto-started server."""
-    return os.path.join(protocol.socket_dir(environ), protocol.vault_key(vault_real) + ".autostart")
+    return os.path.join(protocol.socket_dir(env), protocol.vault_key(vault_real) + ".autostart")
 
 
-def log_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
+def log_path(vault_real: str, env: Environment) -> str:
     """Where the vault's auto-started server writes its stdout and stderr."""
-    return os.path.join(protocol.socket_dir(environ), protocol.vault_key(vault_real) + ".log")
+    return os.path.join(protocol.socket_dir(env), protocol.vault_key(vault_real) + ".log")
 
 
 def server_command(vault_real: str) -> list[str]:
@@ -56,7 +56,7 @@ def server_command(vault_real: str) -> list[str]:
     return [sys.executable, "-P", "-m", "mnemosyne_cli", "wiki", "serve", "--vault", vault_real]
 
 
-def start_if_wanted(vault_real: str, environ: Mapping[str, str] = os.environ) -> None:
+def start_if_wanted(vault_real: str, env: Environment) -> None:
     """Start the vault's server, detached, if none is running or starting and the vault is
     ours (the caller checked that its config says ``[serve] auto``); return at once either
     way. Never raises (but for Ctrl-C) and never prints: the call goes on to answer by its
@@ -64,7 +64,7 @@ def start_if_wanted(vault_real: str, environ: Mapping[str, str] = os.environ) ->
     watches, and tell us what changed in a vault we do not keep."""
     try:
         if sys.platform.startswith("linux") and sys.executable and os.stat(vault_real).st_uid == os.geteuid():
-            _start(vault_real, environ)
+            _start(vault_real, env)
     except Exception:
         return  # a server that cannot start must not change the call's answer
 
@@ -82,40 +82,40 @@ def _open_private(path: str, flags: int, mode: int = 0o600) -> int:
     return fd
 
 
-def _start(vault_real: str, environ: Mapping[str, str]) -> None:
+def _start(vault_real: str, env: Environment) -> None:
     import fcntl
 
-    if not _runtime_dir_ready(environ):
+    if not _runtime_dir_ready(env):
         return
-    record = _open_private(record_path(vault_real, environ), os.O_RDWR | os.O_CREAT)
+    record = _open_private(record_path(vault_real, env), os.O_RDWR | os.O_CREAT)
     try:
         try:
             fcntl.flock(record, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return  # our server is starting or running
-        if _started_lately(record) or _server_lock_held(vault_real, environ):
+        if _started_lately(record) or _server_lock_held(vault_real, env):
             return
-        log = _open_private(log_path(vault_real, environ), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
+        log = _open_private(log_path(vault_real, env), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
         try:
             import time
 
             started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
             os.write(log, f"mnemosyne: auto-started for {vault_real} at {started} by pid {os.getpid()}\n".encode())
-            _spawn_detached(server_command(vault_real), dict(environ), record, log, int(time.time()))
+            _spawn_detached(server_command(vault_real), dict(env.environ), record, log, int(time.time()))
         finally:
             os.close(log)
     finally:
         os.close(record)  # the server holds the lock through its own copy
 
 
-def _runtime_dir_ready(environ: Mapping[str, str]) -> bool:
+def _runtime_dir_ready(env: Environment) -> bool:
     """Whether the socket dir exists and is safe, creating it as the server would."""
-    if protocol.unsafe_dir_reason(protocol.socket_dir(environ)) is None:
+    if protocol.unsafe_dir_reason(protocol.socket_dir(env)) is None:
         return True
     from mnemosyne_cli.server import ServerError, prepare_socket_dir
 
     try:
-        prepare_socket_dir(environ)
+        prepare_socket_dir(env)
     except (ServerError, OSError):
         return False
     return True
@@ -134,13 +134,13 @@ def _started_lately(record: int) -> bool:
     return 0 <= time.time() - started < RETRY_AFTER_SECONDS
 
 
-def _server_lock_held(vault_real: str, environ: Mapping[str, str]) -> bool:
+def _server_lock_held(vault_real: str, env: Environment) -> bool:
     """Whether a server (one started by hand, say) holds the vault's own lock. A shared
     lock taken and dropped at once: it never keeps a server from starting for longer."""
     import fcntl
 
     try:
-        fd = _open_private(protocol.lock_path(vault_real, environ), os.O_RDONLY)
+        fd = _open_private(protocol.lock_path(vault_real, env), os.O_RDONLY)
     except FileNotFoundError:
         return False
     try:
@@ -223,16 +223,16 @@ class AutoStarted:
         self.log = log
 
 
-def describe(vault_real: str, enabled: bool, environ: Mapping[str, str] = os.environ) -> AutoStarted:
+def describe(vault_real: str, enabled: bool, env: Environment) -> AutoStarted:
     """Whether an auto-started server runs for the vault (its record names a live server
     still holding the spawn lock), and its log."""
     import fcntl
 
-    log = log_path(vault_real, environ)
+    log = log_path(vault_real, env)
     if not os.path.isfile(log):
         return AutoStarted(enabled, None, None)
     try:
-        fd = _open_private(record_path(vault_real, environ), os.O_RDONLY)
+        fd = _open_private(record_path(vault_real, env), os.O_RDONLY)
     except OSError:
         return AutoStarted(enabled, None, log)
     try:

@@ -20,16 +20,13 @@ from __future__ import annotations
 import os
 import sys
 
-# Imported here, not when first needed: a module first imported inside a test's fake file
-# system (pyfakefs) binds its fake os, and pyfakefs's cleanup leaves that stale module on
-# the package for the tests after it. Both import nothing but os, sys and the protocol.
-from mnemosyne_cli import autostart, protocol
+from mnemosyne_cli import autostart, protocol  # both import nothing but os, sys and the protocol
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any
 
+    from mnemosyne_cli.environment import Environment
     from mnemosyne_core.backend import Backend
 
 #: The client's budget for connect, send and reply together, in seconds; past it the scan
@@ -38,24 +35,24 @@ DEFAULT_TIMEOUT = 2.0
 TIMEOUT_ENV_VAR = "MNEMOSYNE_SERVER_TIMEOUT"
 
 
-def timeout_seconds(environ: Mapping[str, str] = os.environ) -> float:
+def timeout_seconds(env: Environment) -> float:
     try:
-        value = float(environ.get(TIMEOUT_ENV_VAR, ""))
+        value = float(env.environ.get(TIMEOUT_ENV_VAR, ""))
     except ValueError:
         return DEFAULT_TIMEOUT
     return value if 0 < value < 3600 else DEFAULT_TIMEOUT
 
 
-def trusted_socket(vault_real: str, environ: Mapping[str, str] = os.environ) -> str | None:
+def trusted_socket(vault_real: str, env: Environment) -> str | None:
     """The path of the vault's server socket when a server may be asked: the socket dir
     passes the server's own checks (``protocol.unsafe_dir_reason``) and a socket is there.
     None otherwise; nothing is said, the caller scans."""
-    runtime = protocol.runtime_parent(environ)
+    runtime = protocol.runtime_parent(env)
     if runtime and protocol.unsafe_dir_reason(runtime, private=False):
         return None
-    if protocol.unsafe_dir_reason(protocol.socket_dir(environ)):
+    if protocol.unsafe_dir_reason(protocol.socket_dir(env)):
         return None
-    path = protocol.socket_path(vault_real, environ)
+    path = protocol.socket_path(vault_real, env)
     return path if os.path.exists(path) else None
 
 
@@ -115,7 +112,7 @@ def _recv_exactly(sock: Any, count: int, deadline: float) -> bytes | None:
     return b"".join(chunks)
 
 
-def backend_for(*, no_cache: bool, no_server: bool, environ: Mapping[str, str] = os.environ) -> Backend:
+def backend_for(env: Environment, *, no_cache: bool, no_server: bool) -> Backend:
     """Where find's and recall's pages come from: with --no-cache, the plain scan; with
     --no-server, the scan through the page cache; else the page cache told by the vault's
     server what changed when one of ours answers, and the plain scan when none does (the
@@ -127,8 +124,8 @@ def backend_for(*, no_cache: bool, no_server: bool, environ: Mapping[str, str] =
     from mnemosyne_core.cache import CachedScan
 
     if no_server:
-        return CachedScan(environ)
-    return CachedScan(environ, ServerChanges(environ))
+        return CachedScan(env.environ)
+    return CachedScan(env.environ, ServerChanges(env))
 
 
 class ServerChanges:
@@ -138,18 +135,18 @@ class ServerChanges:
     at the vault's path). When none answers a call that then lists the vault, one starts
     if the vault's config says ``[serve] auto`` (``unanswered``; docs/server.md)."""
 
-    def __init__(self, environ: Mapping[str, str] = os.environ):
-        self.environ = environ
+    def __init__(self, env: Environment):
+        self.env = env
         #: Whether the last question got an answer (tests check it).
         self.answered = False
 
     def __call__(self, vault_real: str, token: str | None) -> tuple[str, tuple[str, ...] | None] | None:
         self.answered = False
-        path = trusted_socket(vault_real, self.environ)
+        path = trusted_socket(vault_real, self.env)
         if path is None:
             return None
         request = protocol.Request(protocol.OP_CHANGES, vault_real, token or "")
-        reply = exchange(path, request.encode(), timeout_seconds(self.environ))
+        reply = exchange(path, request.encode(), timeout_seconds(self.env))
         if reply is None:
             return None
         try:
@@ -166,11 +163,11 @@ class ServerChanges:
         return now, paths
 
     def available(self, vault_real: str) -> bool:
-        return trusted_socket(vault_real, self.environ) is not None
+        return trusted_socket(vault_real, self.env) is not None
 
     def unanswered(self, vault_real: str, serve_auto: bool) -> None:
         if serve_auto:
-            autostart.start_if_wanted(vault_real, self.environ)
+            autostart.start_if_wanted(vault_real, self.env)
 
 
 class Status:
@@ -206,12 +203,12 @@ class Status:
         }
 
 
-def status(vault_real: str, environ: Mapping[str, str] = os.environ) -> Status | None:
+def status(vault_real: str, env: Environment) -> Status | None:
     """What the server running for a vault says, or None when none answers."""
-    path = trusted_socket(vault_real, environ)
+    path = trusted_socket(vault_real, env)
     if path is None:
         return None
-    reply = exchange(path, protocol.Request(protocol.OP_STATUS).encode(), timeout_seconds(environ))
+    reply = exchange(path, protocol.Request(protocol.OP_STATUS).encode(), timeout_seconds(env))
     if reply is None:
         return None
     try:

@@ -194,7 +194,7 @@ def list_dirs(vault: str | None, console: Console) -> int:
     from mnemosyne_core.vault import resolve_vault, scan
 
     try:
-        root = resolve_vault(vault)
+        root = resolve_vault(vault, **console.env.vault_lookup())
         with os.scandir(root) as entries:
             found = {entry.name for entry in entries if not entry.name.startswith(".") and entry.is_dir()}
     except (MnemosyneError, OSError):

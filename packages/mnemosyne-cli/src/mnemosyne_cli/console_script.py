@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from mnemosyne_cli.commands.find import FindArguments
     from mnemosyne_cli.completion import CompletionArguments
+    from mnemosyne_cli.environment import Environment
 
 
 def find_arguments(words: Sequence[str]) -> FindArguments | None:
@@ -45,12 +46,13 @@ INTERRUPTED = 130
 _answering = False
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) and return the exit code."""
+def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> int:
+    """Run ``mnemosyne`` with ``argv`` (default: sys.argv[1:]) in ``env`` (default: this
+    process's environment, current dir, home and streams) and return the exit code."""
     global _answering
     try:
         _answering = True
-        return _answer(sys.argv[1:] if argv is None else list(argv))
+        return _answer(sys.argv[1:] if argv is None else list(argv), env)
     except KeyboardInterrupt:
         _end_interrupted_line()
         return INTERRUPTED
@@ -58,16 +60,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         _answering = False
 
 
-def _answer(words: list[str]) -> int:
+def _answer(words: list[str], env: Environment | None) -> int:
+    from mnemosyne_cli.environment import Environment
+
+    env = Environment() if env is None else env
     args = find_arguments(words)
     listed = _list_dirs_call(words) if args is None else None
     if args is None and listed is None:
         from mnemosyne_cli.app import main as parse_and_run
 
-        return parse_and_run(words)
+        return parse_and_run(words, env)
     from mnemosyne_cli.output import Console, guarded
 
-    console = Console()
+    console = Console(env)
     if listed is not None:
         from mnemosyne_cli.completion import list_dirs
 
@@ -81,7 +86,7 @@ def _answer(words: list[str]) -> int:
     found = args
     # A running 'wiki serve' for the vault answers it when it can (docs/server.md).
     return guarded(
-        console, lambda: run(found, console, backend_for(no_cache=found.no_cache, no_server=found.no_server))
+        console, lambda: run(found, console, backend_for(env, no_cache=found.no_cache, no_server=found.no_server))
     )
 
 

@@ -14,14 +14,13 @@ otherwise leave a word or two of each line alone on the next at a narrower termi
 from __future__ import annotations
 
 import os
-import sys
 
 from mnemosyne_cli.options import HELP_TEXT, flag
 from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
     from mnemosyne_cli.options import Command, Option
@@ -61,16 +60,17 @@ INDENT = 2
 MAX_HELP_POSITION = 24
 
 
-def help_width() -> int:
-    """The width help wraps to: the terminal's columns (COLUMNS when set), less 2, as
-    argparse's ``shutil.get_terminal_size()``, without importing shutil (start-up time)."""
+def help_width(environ: Mapping[str, str], stdout: object) -> int:
+    """The width help wraps to: the columns of the terminal ``stdout`` is (COLUMNS in
+    ``environ`` when set), less 2, as argparse's ``shutil.get_terminal_size()``, without
+    importing shutil (start-up time)."""
     try:
-        columns = int(os.environ["COLUMNS"])
+        columns = int(environ["COLUMNS"])
     except (KeyError, ValueError):
         columns = 0
-    if columns <= 0 and sys.__stdout__ is not None:
+    if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+            columns = os.get_terminal_size(stdout.fileno()).columns  # type: ignore[attr-defined]
         except (AttributeError, ValueError, OSError):
             columns = 0
     # A width below ~20 leaves no room for a word per line; 22 - 2 is the floor.
@@ -81,12 +81,11 @@ def render(
     prog: str,
     command: Command,
     subcommands: Sequence[Command] = (),
-    subcommands_title: str = "",
-    width: int | None = None,
+    title: str = "",
+    width: int = 78,
 ) -> str:
-    """The --help of ``command``, called as ``prog``: with ``subcommands``, the list of them
-    under ``subcommands_title``, each with its summary."""
-    width = help_width() if width is None else width
+    """The --help of ``command``, called as ``prog``, wrapped to ``width``: with
+    ``subcommands``, the list of them under ``title``, each with its summary."""
     rows = [HELP, *(row for row in command.arguments.table if not row.hidden)]
     positionals = [row for row in rows if row.positional]
     optionals = [row for row in rows if not row.positional]
@@ -98,7 +97,7 @@ def render(
     sections = [
         ("positional arguments", [(row.invocation(), row.help, INDENT) for row in positionals]),
         ("options", [(row.invocation(), row.help, INDENT) for row in optionals]),
-        (subcommands_title, commands),
+        (title, commands),
     ]
     # argparse's help column: past the longest name (a subcommand's counted as a row's),
     # but no further than 24, and leaving 20 columns for the help.

@@ -8,13 +8,13 @@ full) is an OutputError, which main turns into exit 74, never into "no match".
 from __future__ import annotations
 
 import os
-import sys
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import IO
 
+    from mnemosyne_cli.environment import Environment
     from mnemosyne_core.diagnostics import Diagnostic
 
 PROG = "mnemosyne"
@@ -89,7 +89,7 @@ def diagnostic_text(diagnostic: Diagnostic) -> str:
     return f"{subject}: {code}" + (f" ({detail})" if detail else "")
 
 
-def wants_color(mode: str, stream: object, environ: Mapping[str, str] = os.environ) -> bool:
+def wants_color(mode: str, stream: object, environ: Mapping[str, str]) -> bool:
     """Whether to colour what goes to ``stream``. First that decides wins: --color always
     or never; NO_COLOR set and not empty (no colour); FORCE_COLOR set and not empty
     (colour); TERM=dumb (no colour); else colour exactly when the stream is a terminal."""
@@ -113,12 +113,14 @@ class OutputError(Exception):
 
 
 class Console:
-    """The two streams a command writes to."""
+    """The two streams a command writes to, and the rest of the environment of its call
+    (``env``), which the command reads instead of the process's."""
 
-    def __init__(self, stdout: IO[str] | None = None, stderr: IO[str] | None = None):
+    def __init__(self, env: Environment):
+        self.env = env
         # None when the process started with the stream closed (sys.stdout is None then).
-        self._stdout: IO[str] | None = stdout if stdout is not None else sys.stdout
-        self._stderr: IO[str] | None = stderr if stderr is not None else sys.stderr
+        self._stdout: IO[str] | None = env.stdout
+        self._stderr: IO[str] | None = env.stderr
         self._stdout_closed = False
         #: --color: auto, always or never; main sets it from the command line.
         self.color_mode = "auto"
@@ -172,12 +174,12 @@ class Console:
     def color_stdout(self) -> bool:
         """Whether results on stdout may be coloured (never for --json, --paths, --cat:
         those print no colour whatever this says)."""
-        return wants_color(self.color_mode, self._stdout)
+        return wants_color(self.color_mode, self._stdout, self.env.environ)
 
     def color_stderr(self) -> bool:
         """Whether the ``error:`` and ``warning:`` prefixes are coloured: stderr's own
         terminal decides, not stdout's."""
-        return wants_color(self.color_mode, self._stderr)
+        return wants_color(self.color_mode, self._stderr, self.env.environ)
 
     def err(self, text: str) -> None:
         """One line on stderr, as given."""

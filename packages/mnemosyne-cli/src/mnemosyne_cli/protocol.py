@@ -24,8 +24,9 @@ import os
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Any
+
+    from mnemosyne_cli.environment import Environment
 
 PROTOCOL_VERSION = 5
 #: A request holds a vault path and a token: PATH_MAX and some.
@@ -47,15 +48,15 @@ class ProtocolError(ValueError):
 # --- where a vault's server lives ---
 
 
-def socket_dir(environ: Mapping[str, str] = os.environ) -> str:
+def socket_dir(env: Environment) -> str:
     """The per-user dir holding the sockets and locks: ``$XDG_RUNTIME_DIR/mnemosyne``,
     else ``<user cache dir>/mnemosyne/run``. Nothing lives in the vault."""
-    runtime = environ.get("XDG_RUNTIME_DIR")
+    runtime = env.environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isabs(runtime):
         return os.path.join(runtime, "mnemosyne")
-    cache = environ.get("XDG_CACHE_HOME")
+    cache = env.environ.get("XDG_CACHE_HOME")
     if not cache or not os.path.isabs(cache):
-        cache = os.path.join(os.path.expanduser("~"), ".cache")
+        cache = os.path.join(env.home, ".cache")
     return os.path.join(cache, "mnemosyne", "run")
 
 
@@ -79,11 +80,11 @@ def unsafe_dir_reason(path: str, *, private: bool = True) -> str | None:
     return None
 
 
-def runtime_parent(environ: Mapping[str, str] = os.environ) -> str | None:
+def runtime_parent(env: Environment) -> str | None:
     """XDG_RUNTIME_DIR when the socket dir lies in it (it must then not be open to others
     for writing), else None."""
-    path = socket_dir(environ)
-    runtime = environ.get("XDG_RUNTIME_DIR")
+    path = socket_dir(env)
+    runtime = env.environ.get("XDG_RUNTIME_DIR")
     # normpath: "/run/user/0/" is the same dir as "/run/user/0", and gets the same check.
     return runtime if runtime and os.path.dirname(path) == os.path.normpath(runtime) else None
 
@@ -95,12 +96,12 @@ def vault_key(vault_real: str) -> str:
     return blake2b(os.fsencode(vault_real), digest_size=12).hexdigest()
 
 
-def socket_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
-    return os.path.join(socket_dir(environ), vault_key(vault_real) + ".sock")
+def socket_path(vault_real: str, env: Environment) -> str:
+    return os.path.join(socket_dir(env), vault_key(vault_real) + ".sock")
 
 
-def lock_path(vault_real: str, environ: Mapping[str, str] = os.environ) -> str:
-    return os.path.join(socket_dir(environ), vault_key(vault_real) + ".lock")
+def lock_path(vault_real: str, env: Environment) -> str:
+    return os.path.join(socket_dir(env), vault_key(vault_real) + ".lock")
 
 
 # --- frames ---

@@ -17,16 +17,15 @@ import errno
 import os
 import selectors
 import socket
-import sys
 import time
 
 from mnemosyne_cli import protocol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import TextIO
 
+    from mnemosyne_cli.environment import Environment
     from mnemosyne_core.changes import VaultWatch
 
 #: A connection gets this long to send its request and take the reply, then it is closed.
@@ -63,10 +62,10 @@ def peer_allowed(uid: int) -> bool:
     return uid == os.geteuid()
 
 
-def prepare_socket_dir(environ: Mapping[str, str] = os.environ) -> str:
+def prepare_socket_dir(env: Environment) -> str:
     """The socket dir, created 0700 when missing; ServerError when it is not safe."""
-    path = protocol.socket_dir(environ)
-    runtime = protocol.runtime_parent(environ)
+    path = protocol.socket_dir(env)
+    runtime = protocol.runtime_parent(env)
     if runtime:
         reason = protocol.unsafe_dir_reason(runtime, private=False)
         if reason:
@@ -141,9 +140,9 @@ class _Connection:
 class Server:
     """The socket, the lock and the watch of one vault."""
 
-    def __init__(self, watch: VaultWatch, environ: Mapping[str, str] = os.environ):
+    def __init__(self, watch: VaultWatch, env: Environment):
         self.watch = watch
-        self.environ = environ
+        self.env = env
         self.started = time.time()
         self.requests = 0
         #: Questions answered with a list of changed paths (the rest were told to rescan).
@@ -157,16 +156,16 @@ class Server:
         self._logged_doubt: str | None = None
         self._root: tuple[int, int] = (0, 0)
         self._mount_namespace = protocol.mount_namespace()
-        #: Where the server's own log goes (None: stderr); a server in a test's thread
+        #: Where the server's own log goes (None: the call's stderr); a server in a test's thread
         #: keeps it apart from the calls the test captures.
         self.log_stream: TextIO | None = None
 
     @classmethod
-    def for_vault(cls, vault_real: str, environ: Mapping[str, str] = os.environ) -> Server:
+    def for_vault(cls, vault_real: str, env: Environment) -> Server:
         """A server for the vault at ``vault_real``, its cookies in the private socket dir."""
         from mnemosyne_core.changes import VaultWatch
 
-        return cls(VaultWatch(vault_real, protocol.socket_dir(environ)), environ)
+        return cls(VaultWatch(vault_real, protocol.socket_dir(env)), env)
 
     def stop(self) -> None:
         """Make ``serve_forever`` return (from another thread, or a signal handler)."""
@@ -184,14 +183,14 @@ class Server:
         reason = no_event_reason(vault)
         if reason:
             raise ServerError(f"cannot serve {vault}: {reason}; find and recall list it instead")
-        prepare_socket_dir(self.environ)
-        self._lock_fd = take_lock(protocol.lock_path(vault, self.environ))
+        prepare_socket_dir(self.env)
+        self._lock_fd = take_lock(protocol.lock_path(vault, self.env))
         info = os.stat(vault)
         self._root = (info.st_dev, info.st_ino)
         began = time.monotonic()
         self.watch.rebuild()
         took = time.monotonic() - began
-        self.socket_path = protocol.socket_path(vault, self.environ)
+        self.socket_path = protocol.socket_path(vault, self.env)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)  # we hold the lock: any socket there is a dead server's
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -376,7 +375,7 @@ class Server:
             self._logged_doubt = doubt
 
     def log(self, message: str) -> None:
-        stream = self.log_stream or sys.stderr
+        stream = self.log_stream or self.env.stderr
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.write(f"mnemosyne serve: {message}\n")
             stream.flush()

@@ -31,12 +31,16 @@ if TYPE_CHECKING:
 BACKEND_ERRORS = (InvalidQueryError, VaultError)
 
 
+# A request's environ, cwd and home are where its vault is looked for when it names none
+# (``vault.locate_vault``, whose defaults they take: a Python caller asks as its process).
+
+
 class FindRequest:
     """One find: the vault as named (None: found as ``vault.locate_vault`` says, from
-    ``environ``), the keywords, the cap (0: none), the --dir override, whether the one
-    match's bytes are wanted (--cat)."""
+    ``environ``, ``cwd`` and ``home``), the keywords, the cap (0: none), the --dir
+    override, whether the one match's bytes are wanted (--cat)."""
 
-    __slots__ = ("dirs", "environ", "keep_content", "keywords", "limit", "vault")
+    __slots__ = ("cwd", "dirs", "environ", "home", "keep_content", "keywords", "limit", "vault")
 
     def __init__(
         self,
@@ -47,6 +51,8 @@ class FindRequest:
         dirs: Sequence[str] | None = None,
         keep_content: bool = False,
         environ: Mapping[str, str] = os.environ,
+        cwd: str | None = None,
+        home: str | None = None,
     ):
         self.vault = vault
         self.keywords = tuple(keywords)
@@ -54,6 +60,8 @@ class FindRequest:
         self.dirs = tuple(dirs) if dirs else None
         self.keep_content = keep_content
         self.environ = environ
+        self.cwd = cwd
+        self.home = home
 
     def __repr__(self) -> str:
         return (
@@ -65,7 +73,7 @@ class FindRequest:
 class RecallRequest:
     """One recall: the vault as named (as in ``FindRequest``), the topic, the --dir override."""
 
-    __slots__ = ("dirs", "environ", "topic", "vault")
+    __slots__ = ("cwd", "dirs", "environ", "home", "topic", "vault")
 
     def __init__(
         self,
@@ -74,11 +82,15 @@ class RecallRequest:
         *,
         dirs: Sequence[str] | None = None,
         environ: Mapping[str, str] = os.environ,
+        cwd: str | None = None,
+        home: str | None = None,
     ):
         self.vault = vault
         self.topic = topic
         self.dirs = tuple(dirs) if dirs else None
         self.environ = environ
+        self.cwd = cwd
+        self.home = home
 
     def __repr__(self) -> str:
         return f"RecallRequest({self.vault!r}, {self.topic!r}, dirs={self.dirs!r})"
@@ -110,12 +122,16 @@ class Scanner:
             dirs=request.dirs,
             keep_content=request.keep_content,
             environ=request.environ,
+            cwd=request.cwd,
+            home=request.home,
         )
 
     def recall(self, request: RecallRequest) -> RecallResult:
         from mnemosyne_core.recall import recall
 
-        return recall(request.vault, request.topic, dirs=request.dirs, environ=request.environ)
+        return recall(
+            request.vault, request.topic, dirs=request.dirs, environ=request.environ, cwd=request.cwd, home=request.home
+        )
 
 
 SCAN = Scanner()

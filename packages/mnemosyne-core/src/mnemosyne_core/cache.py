@@ -906,7 +906,7 @@ class CachedScan:
     dir that is not the one it was, a changed file that is no longer the listed page, a
     miss, whose note needs the listing) takes the listing path."""
 
-    def __init__(self, environ: Mapping[str, str] = os.environ, changes: ChangeSource | None = None):
+    def __init__(self, environ: Mapping[str, str], changes: ChangeSource | None = None):
         self.environ = environ
         self.changes = changes
         #: Whether the last call took the pages the server said were unchanged as they were.
@@ -918,7 +918,7 @@ class CachedScan:
         from mnemosyne_core.find import prepare_query
 
         folded = prepare_query(request.keywords, request.limit)
-        vault_real = resolve_vault(request.vault, request.environ)
+        vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
         keywords, limit, dirs, keep_content = request.keywords, request.limit, request.dirs, request.keep_content
         # A server is asked about the vault's own layout only, and only when its socket is there.
         ask = self.changes is not None and not dirs and self.changes.available(vault_real)
@@ -998,7 +998,7 @@ class CachedScan:
 
         topic, dirs = request.topic, request.dirs
         terms = split_topic(topic)
-        vault_real = resolve_vault(request.vault, request.environ)
+        vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
         ask = self.changes is not None and not dirs and self.changes.available(vault_real)
         served = self._served(vault_real, fill_recall=True) if ask else None
         if served is not None:
@@ -1207,7 +1207,7 @@ class CacheInfo:
         return {slot: getattr(self, slot) for slot in ("enabled", "path", "bytes", "pages", "fresh", "unused")}
 
 
-def describe_cache(pages: Scan, environ: Mapping[str, str] = os.environ) -> CacheInfo:
+def describe_cache(pages: Scan, environ: Mapping[str, str]) -> CacheInfo:
     """The cache of the vault ``pages`` lists: where it is, its size, and how many of the
     listed pages a call would take from it unchanged. Makes and writes nothing."""
     cache_dir, why_not = usable_cache_dir(environ, create=False)

@@ -518,17 +518,27 @@ def vault_layout(
     return Layout(dirs, depth, suffixes, config.exclude or (), source, dirs_source)
 
 
-def user_config_path(environ: Mapping[str, str] = os.environ) -> str:
-    """``$XDG_CONFIG_HOME/mnemosyne/config.toml``; ``~/.config`` when XDG_CONFIG_HOME is
+def user_config_path(environ: Mapping[str, str], home: str) -> str:
+    """``$XDG_CONFIG_HOME/mnemosyne/config.toml``; ``home/.config`` when XDG_CONFIG_HOME is
     unset, empty or relative (the XDG spec says to ignore a relative one)."""
     base = environ.get("XDG_CONFIG_HOME", "")
     if not os.path.isabs(base):
-        base = os.path.join(_home(environ), ".config")
+        base = os.path.join(home, ".config")
     return os.path.join(base, *USER_CONFIG_PATH)
 
 
-def _home(environ: Mapping[str, str]) -> str:
-    return environ.get("HOME") or os.path.expanduser("~")
+def home_dir(environ: Mapping[str, str]) -> str:
+    """``~`` as ``os.path.expanduser`` reads it, but from ``environ``: HOME when it is set
+    (a trailing ``/`` dropped, ``/`` for an empty one), else the user database's."""
+    home = environ.get("HOME")
+    if home is None:
+        import pwd  # only a process without HOME pays for the lookup
+
+        try:
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        except KeyError:  # a uid the database does not know: no home to name
+            home = ""
+    return home.rstrip("/") or "/"
 
 
 def load_user_vault(path: str) -> str | None:
@@ -557,14 +567,15 @@ def find_vault_config_upwards(start: str) -> str | None:
         here = parent
 
 
-def expand_path(text: str, environ: Mapping[str, str] = os.environ) -> str:
-    """``text`` with a leading ``~`` or ``~user`` and every ``$NAME`` or ``${NAME}``
-    expanded. A ``$`` not followed by a name stays as it is. Raises VaultError naming the
-    variable when one is not set: a path with a hole in it would name the wrong dir."""
+def expand_path(text: str, environ: Mapping[str, str], home: str) -> str:
+    """``text`` with a leading ``~`` (``home``) or ``~user`` and every ``$NAME`` or
+    ``${NAME}`` (from ``environ``) expanded. A ``$`` not followed by a name stays as it is.
+    Raises VaultError naming the variable when one is not set: a path with a hole in it
+    would name the wrong dir."""
     if text.startswith("~"):
         head, sep, rest = text.partition("/")
-        home = _home(environ) if head == "~" else os.path.expanduser(head)  # an unknown ~user stays
-        text = home.rstrip("/") + sep + rest if sep else home
+        base = home if head == "~" else os.path.expanduser(head)  # an unknown ~user stays
+        text = base.rstrip("/") + sep + rest if sep else base
     if "$" not in text:
         return text
     import re  # only a path with a $ in it pays for the import

@@ -189,13 +189,16 @@ def search(
     dirs: Sequence[str] | None = None,
     keep_content: bool = False,
     environ: Mapping[str, str] = os.environ,
+    cwd: str | None = None,
+    home: str | None = None,
     listing: Scan | None = None,
 ) -> FindResult:
     """Find the pages of ``vault`` (None: found as ``vault.locate_vault`` says) that hold every keyword.
 
     ``limit`` caps ``matches`` (0: no cap; ``total`` always counts them all); ``dirs``
     overrides the scanned dirs; ``keep_content`` keeps each match's bytes (for --cat);
-    ``environ`` is where the vault is looked for when ``vault`` is None; ``listing`` is
+    ``environ``, ``cwd`` and ``home`` are where the vault is looked for when ``vault`` is
+    None (their defaults: this process's, for a Python caller); ``listing`` is
     the vault's listing when the caller made it already (``vault.scan``, same dirs).
     Raises VaultError or InvalidQueryError; a page that cannot be read is a warning.
     """
@@ -203,7 +206,7 @@ def search(
     if listing is not None:  # resolved and listed by the caller already
         vault_real, pages = listing.vault, listing
     else:
-        vault_real = resolve_vault(vault, environ)
+        vault_real = resolve_vault(vault, environ, cwd, home)
         pages = scan(vault_real, dirs)
     task = _Task(pages, folded, limit, keep_content)
     count = len(pages)

@@ -115,14 +115,17 @@ def describe_vault(
     dirs: Sequence[str] | None = None,
     environ: Mapping[str, str] = os.environ,
     cwd: str | None = None,
+    home: str | None = None,
 ) -> VaultInfo:
     """Describe the vault find would search with these arguments (``vault``: --vault,
     ``dirs``: --dir). A vault with no scanned dir is described, with find's error in
     ``error``. Raises VaultError when there is no vault to describe: none found, or a
-    broken config file."""
+    broken config file. ``environ``, ``cwd`` and ``home`` are where the vault is looked for
+    (``vault.locate_vault``, whose defaults, this process's, are for a Python caller) and
+    where its cache lives."""
     from mnemosyne_core.vault import locate_vault
 
-    location = locate_vault(vault, environ, cwd)
+    location = locate_vault(vault, environ, cwd, home)
     root = location.path
     config_files = [location.source_file] if location.source_file else []
     vault_config = os.path.join(root, VAULT_CONFIG_FILE)
@@ -130,7 +133,7 @@ def describe_vault(
         config_files.append(vault_config)
     _, dirs_source = scanned_dirs_and_source(root, dirs)  # raises on a broken .mnemosyne.toml
     pages = scan(root, dirs, require_dirs=False)
-    findings = unsearched_findings(pages)
+    findings = unsearched_findings(pages, environ)
     unreadable = {finding.path: finding.message for finding in findings if finding.code == UNREADABLE}
     # A scanned dir that is skipped or unreadable shows in the dir list, not in the count.
     unsearched = len({finding.path for finding in findings} - set(pages.dirs))

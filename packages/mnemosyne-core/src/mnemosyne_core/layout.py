@@ -216,13 +216,14 @@ class InitPlan:
         self.note = note
 
 
-def plan_init(path: str) -> InitPlan:
-    """The ``.mnemosyne.toml`` ``wiki init`` would write in the dir ``path``. Raises
-    VaultError when ``path`` is not a dir or no vault (``detected_layout``), and
-    ConfigExistsError when it has a ``.mnemosyne.toml`` already."""
+def plan_init(path: str, environ: Mapping[str, str], home: str) -> InitPlan:
+    """The ``.mnemosyne.toml`` ``wiki init`` would write in the dir ``path`` (``~`` and
+    ``$VAR`` in it expanded from ``home`` and ``environ``). Raises VaultError when ``path``
+    is not a dir or no vault (``detected_layout``), and ConfigExistsError when it has a
+    ``.mnemosyne.toml`` already."""
     from mnemosyne_core.vault import locate_vault
 
-    vault_real = locate_vault(path).path
+    vault_real = locate_vault(path, environ, home=home).path
     target = os.path.join(vault_real, VAULT_CONFIG_FILE)
     if os.path.lexists(target):
         raise ConfigExistsError(

@@ -222,6 +222,9 @@ def lint_report(
     dirs: Sequence[str] | None = None,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
+    environ: Mapping[str, str] = os.environ,
+    cwd: str | None = None,
+    home: str | None = None,
 ) -> LintReport:
     """Lint ``vault`` (None: found as ``vault.locate_vault`` says) and report the findings whose code is selected.
 
@@ -231,13 +234,15 @@ def lint_report(
     overrides the config's ignore (the command line is the more specific wish), but not
     ``ignore``. Raises UnknownLintCodeError for a code of ``select`` or ``ignore`` that
     does not exist, and VaultError when find would (no vault, none of the scanned dirs, a
-    bad config file, an unknown code in ``[lint] ignore``).
+    bad config file, an unknown code in ``[lint] ignore``). ``environ``, ``cwd`` and
+    ``home`` are where the vault is looked for (``vault.locate_vault``, whose defaults,
+    this process's, are for a Python caller) and what names the memory dir the walk skips.
     """
     selected = tuple(select or ())
     ignored = tuple(ignore or ())
     check_codes(selected, "--select")
     check_codes(ignored, "--ignore")
-    vault_real = resolve_vault(vault)
+    vault_real = resolve_vault(vault, environ, cwd, home)
     config = load_vault_config(vault_real)
     config_ignore = config.lint_ignore or ()
     unknown = [code for code in config_ignore if code not in REASON_CODES]
@@ -251,15 +256,15 @@ def lint_report(
         # A folder that never chose the Aion conventions: its notes are named by their
         # file names and carry no dates, as Obsidian and docs sites have it.
         hidden.update(set(AION_CONVENTION_CODES).difference(selected))
-    findings = _all_findings(pages, _layout_dirs(vault_real, config))
+    findings = _all_findings(pages, _layout_dirs(vault_real, config), environ)
     reported = [finding for finding in findings if finding.code not in hidden]
     report = LintReport(reported, len(findings) - len(reported), list(pages.dir_warnings))
     report.zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
     return report
 
 
-def _all_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:
-    findings = set(_listing_findings(pages, config_dirs))
+def _all_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[str, str]) -> list[Finding]:
+    findings = set(_listing_findings(pages, config_dirs, environ))
     titled: list[tuple[PageRef, str]] = []
     for page in pages.pages:
         try:
@@ -278,11 +283,12 @@ def _all_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:
     return sorted(findings, key=Finding.sort_key)
 
 
-def unsearched_findings(pages: Scan) -> list[Finding]:
+def unsearched_findings(pages: Scan, environ: Mapping[str, str]) -> list[Finding]:
     """The findings, sorted, for the files the scan ``pages`` skips (UNSEARCHED_CODES),
-    found without reading a page: scan's warnings, then lint's walk of the vault."""
+    found without reading a page: scan's warnings, then lint's walk of the vault (which
+    skips the memory dir ``environ`` names)."""
     config_dirs = _layout_dirs(pages.vault, load_vault_config(pages.vault))
-    found = {finding for finding in _listing_findings(pages, config_dirs) if finding.code in UNSEARCHED_CODES}
+    found = {finding for finding in _listing_findings(pages, config_dirs, environ) if finding.code in UNSEARCHED_CODES}
     return sorted(found, key=Finding.sort_key)
 
 
@@ -292,11 +298,11 @@ def _layout_dirs(vault_real: str, config: VaultConfig) -> tuple[str, ...]:
     return vault_layout(vault_real, None, config=config).dirs
 
 
-def _listing_findings(pages: Scan, config_dirs: tuple[str, ...]) -> list[Finding]:
+def _listing_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[str, str]) -> list[Finding]:
     """The findings that need no page read: scan's warnings about files, and the walk."""
     file_warnings = [warning for warning in pages.warnings if warning not in pages.dir_warnings]
     findings = _scan_warning_findings(file_warnings)
-    findings += _unsearched_files(pages, _memory_dir(pages.vault), config_dirs)
+    findings += _unsearched_files(pages, _memory_dir(pages.vault, environ), config_dirs)
     return findings
 
 
@@ -610,10 +616,10 @@ def _scan_warning_findings(warnings: Iterable[Diagnostic]) -> list[Finding]:
     return findings
 
 
-def _memory_dir(vault_real: str) -> str | None:
+def _memory_dir(vault_real: str, environ: Mapping[str, str]) -> str | None:
     """Recall's memory dir (MNEMOSYNE_MEMORY_DIR, else the vault config's memory_dir),
     resolved, when it lies inside the vault: logs, not notes, so the walk skips it."""
-    memory_dir = resolve_memory_dir(None, vault_real)
+    memory_dir = resolve_memory_dir(None, vault_real, environ)
     if not memory_dir:
         return None
     real = os.path.realpath(memory_dir)

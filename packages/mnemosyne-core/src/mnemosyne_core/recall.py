@@ -257,19 +257,23 @@ def recall(
     *,
     dirs: Sequence[str] | None = None,
     environ: Mapping[str, str] = os.environ,
+    cwd: str | None = None,
+    home: str | None = None,
     listing: Scan | None = None,
 ) -> RecallResult:
     """The entries of ``vault`` (None: found as ``vault.locate_vault`` says) whose title, slug or tags hold any term
     of ``topic``, ranked; the top READ_CAP keep their text.
 
-    Raises InvalidQueryError (no term) or VaultError; a page that cannot be read is a
-    warning and counts in ``unreadable``.
+    ``environ``, ``cwd`` and ``home`` are where the vault is looked for when ``vault`` is
+    None (their defaults: this process's, for a Python caller). Raises InvalidQueryError
+    (no term) or VaultError; a page that cannot be read is a warning and counts in
+    ``unreadable``.
     """
     terms = split_topic(topic)
     if listing is not None:  # resolved and listed by the caller already
         vault_real, pages = listing.vault, listing
     else:
-        vault_real = resolve_vault(vault, environ)
+        vault_real = resolve_vault(vault, environ, cwd, home)
         pages = scan(vault_real, dirs)
     result = RecallResult(vault_real, topic if isinstance(topic, str) else " ".join(topic), terms)
     result.warnings.extend(pages.warnings)
@@ -374,11 +378,14 @@ def resolve_memory_dir(
     vault: str | os.PathLike[str] | None,
     environ: Mapping[str, str] = os.environ,
     result: RecallResult | None = None,
+    cwd: str | None = None,
+    home: str | None = None,
 ) -> str | None:
     """The memory dir, or None when none is configured: ``flag`` (--memory-dir), else
     MNEMOSYNE_MEMORY_DIR, else ``memory_dir`` in the vault's config file (relative to the
     vault root). A vault that cannot be resolved or whose config is invalid configures
-    nothing, so a failed call is still logged when the flag or the variable names a dir."""
+    nothing, so a failed call is still logged when the flag or the variable names a dir.
+    ``environ``, ``cwd`` and ``home`` are as ``recall``'s."""
     if flag is not None and os.fspath(flag):
         return os.fspath(flag)
     from_env = environ.get(MEMORY_DIR_ENV_VAR)
@@ -387,7 +394,7 @@ def resolve_memory_dir(
     if result is not None:  # the recall read the config already
         return os.path.join(result.vault, result.memory_dir) if result.memory_dir else None
     try:
-        vault_real = resolve_vault(vault, environ)
+        vault_real = resolve_vault(vault, environ, cwd, home)
         configured = load_vault_config(vault_real).memory_dir
     except VaultError:
         return None

@@ -27,6 +27,7 @@ from mnemosyne_core.config import (
     VAULT_ROOT_DIR,
     expand_path,
     find_vault_config_upwards,
+    home_dir,
     is_markdown_like,
     load_user_vault,
     load_vault_config,
@@ -81,45 +82,55 @@ class VaultLocation(Record):
         self.source_file = source_file
 
 
-def resolve_vault(path: str | os.PathLike[str] | None, environ: Mapping[str, str] = os.environ) -> str:
+# The defaults (this process's environment, current dir and home) are for a Python caller
+# asking as the process it runs in; the CLI passes the ones of its call (``Environment``).
+def resolve_vault(
+    path: str | os.PathLike[str] | None,
+    environ: Mapping[str, str] = os.environ,
+    cwd: str | None = None,
+    home: str | None = None,
+) -> str:
     """The vault root as a real (symlink-free) path; see ``locate_vault``."""
-    return locate_vault(path, environ).path
+    return locate_vault(path, environ, cwd, home).path
 
 
 def locate_vault(
     path: str | os.PathLike[str] | None,
     environ: Mapping[str, str] = os.environ,
     cwd: str | None = None,
+    home: str | None = None,
 ) -> VaultLocation:
     """Find the vault root; the first of these that names one wins:
 
     1. ``path`` (--vault);
     2. the nearest ``.mnemosyne.toml`` in ``cwd`` (default: the current directory) or a
        parent: its dir is the vault root;
-    3. AION_VAULT;
+    3. AION_VAULT in ``environ``;
     4. ``vault = "..."`` in the user config file (``config.user_config_path``).
 
-    ``~`` and ``$VAR`` are expanded in 1, 3 and 4. Only the ways reached are consulted: a
-    call with --vault never walks the dirs nor reads the user config.
+    ``~`` (``home``; default: the one ``environ`` names, ``config.home_dir``) and ``$VAR``
+    are expanded in 1, 3 and 4. Only the ways reached are consulted: a call with --vault
+    never walks the dirs nor reads the user config.
 
     Raises VaultError with the reason and the fix when none names a vault, the user config
     is broken, or the path is missing, unreadable or not a directory.
     """
+    home = home_dir(environ) if home is None else home
     if path is not None:
         given = os.fspath(path)
         if not given:
             raise VaultError("--vault is empty: pass --vault PATH to your vault root")
-        return _checked(given, FROM_FLAG, None, environ)
+        return _checked(given, FROM_FLAG, None, environ, home)
     marked = _vault_config_dir(cwd)
     if marked is not None:
-        return _checked(marked, FROM_VAULT_CONFIG, os.path.join(marked, VAULT_CONFIG_FILE), environ)
+        return _checked(marked, FROM_VAULT_CONFIG, os.path.join(marked, VAULT_CONFIG_FILE), environ, home)
     from_env = environ.get(VAULT_ENV_VAR)
     if from_env:
-        return _checked(from_env, FROM_ENV, None, environ)
-    config_path = user_config_path(environ)
+        return _checked(from_env, FROM_ENV, None, environ, home)
+    config_path = user_config_path(environ, home)
     from_user = load_user_vault(config_path)
     if from_user is not None:
-        return _checked(from_user, FROM_USER_CONFIG, config_path, environ)
+        return _checked(from_user, FROM_USER_CONFIG, config_path, environ, home)
     raise VaultError(
         f"no vault found: pass --vault PATH, run inside a vault that has a {VAULT_CONFIG_FILE}, "
         f'set {VAULT_ENV_VAR}, or set vault = "PATH" in {config_path}'
@@ -134,7 +145,7 @@ def _vault_config_dir(cwd: str | None) -> str | None:
     return find_vault_config_upwards(start)
 
 
-def _checked(given: str, source: str, source_file: str | None, environ: Mapping[str, str]) -> VaultLocation:
+def _checked(given: str, source: str, source_file: str | None, environ: Mapping[str, str], home: str) -> VaultLocation:
     """The location of the vault ``given`` by ``source``, once it is known to be a dir."""
     if source == FROM_FLAG:
         origin, fix = "", "pass --vault PATH to your vault root"
@@ -143,7 +154,7 @@ def _checked(given: str, source: str, source_file: str | None, environ: Mapping[
     else:
         origin, fix = f" (from {source_file})", "fix it there or pass --vault PATH"
     try:
-        name = expand_path(given, environ) if source != FROM_VAULT_CONFIG else given
+        name = expand_path(given, environ, home) if source != FROM_VAULT_CONFIG else given
     except VaultError as error:
         raise VaultError(f"vault{origin}: {error}") from None
     if source == FROM_USER_CONFIG and not os.path.isabs(name):

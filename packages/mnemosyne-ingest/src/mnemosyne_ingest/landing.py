@@ -56,6 +56,8 @@ from mnemosyne_ingest.errors import (
 from mnemosyne_ingest.page import DEFAULT_DIR, build_page, same_ignoring_dates, split_source
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from mnemosyne_ingest.page import Page
 
 STATUS_INGESTED = "ingested"
@@ -235,6 +237,9 @@ def ingest(
     dry_run: bool = False,
     now: datetime.datetime | None = None,
     source_data: bytes | None = None,
+    environ: Mapping[str, str] = os.environ,
+    cwd: str | None = None,
+    home: str | None = None,
 ) -> IngestResult:
     """Land ``source`` in ``vault`` (None: found as ``vault.locate_vault`` says) as ``<dir>/<slug>.md``, owned by
     ``constellation``; ``slug`` defaults to the source's stem.
@@ -248,6 +253,9 @@ def ingest(
     ``read_stdin``); ``source`` then only names it (STDIN_SOURCE_NAME), and the page's name
     is ``stdin_slug(slug, title)``, also its title when the source has none.
 
+    ``environ``, ``cwd`` and ``home`` are where the vault is looked for when ``vault`` is
+    None (``vault.locate_vault``, whose defaults, this process's, are for a Python caller).
+
     Raises IngestArgumentError, VaultError, BadSourceError (all before anything is
     written), TargetExistsError, WriteFailedError (nothing left behind) or
     IngestUnverifiedError (the page is in place but find does not locate it).
@@ -260,7 +268,7 @@ def ingest(
         slug = stdin_slug(slug, title)
     elif slug is not None:
         check_slug(slug)
-    vault_real = resolve_vault(vault)
+    vault_real = resolve_vault(vault, environ, cwd, home)
     layout = scan(vault_real).layout
     assert layout is not None  # scan always follows one
     if not layout.holds_dir(dir):

@@ -22,6 +22,7 @@ from mnemosyne_core.results import DEFAULT_LIMIT
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
+    from mnemosyne_cli.environment import Environment
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
     from mnemosyne_core.context import Context
@@ -111,7 +112,14 @@ def run(args: FindArguments, console: Console, backend: Backend) -> int:
         return ExitCode.USAGE
     try:
         result = backend.search(
-            FindRequest(args.vault, args.keywords, limit=args.limit, dirs=args.dir, keep_content=args.cat)
+            FindRequest(
+                args.vault,
+                args.keywords,
+                limit=args.limit,
+                dirs=args.dir,
+                keep_content=args.cat,
+                **console.env.vault_lookup(),
+            )
         )
     except InvalidQueryError as error:
         console.error(str(error))
@@ -123,7 +131,7 @@ def run(args: FindArguments, console: Console, backend: Backend) -> int:
     query = " ".join(args.keywords)
     if args.cat and result.total > 1 and result.named == 1:
         # Before --absolute rewrites the paths: the way out names the page as find matches it.
-        console.err(_cat_way_out(args, backend, result, query))
+        console.err(_cat_way_out(args, console.env, backend, result, query))
     # Before --absolute too: each page is read again by its vault-relative path.
     contexts, unread = (
         _contexts(result, args.keywords) if args.matched and not args.cat and not args.paths else ({}, [])
@@ -283,7 +291,7 @@ def context_line(context: Context, *, color: bool = False) -> str:
     return f"  {context.line}: {''.join(pieces)}"
 
 
-def _cat_way_out(args: FindArguments, backend: Backend, result: FindResult, query: str) -> str:
+def _cat_way_out(args: FindArguments, env: Environment, backend: Backend, result: FindResult, query: str) -> str:
     """--cat's first stderr line when several pages match but one alone is named by its
     title or path (it sorts first): that page, and a command that prints it."""
     import shlex  # only this dead end needs it
@@ -294,7 +302,8 @@ def _cat_way_out(args: FindArguments, backend: Backend, result: FindResult, quer
     # Its path as the one keyword names it alone, unless other pages quote that path in
     # their text too: then the file itself is the way out.
     try:
-        alone = backend.search(FindRequest(args.vault, [named.path], limit=1, dirs=args.dir)).total == 1
+        request = FindRequest(args.vault, [named.path], limit=1, dirs=args.dir, **env.vault_lookup())
+        alone = backend.search(request).total == 1
     except VaultError:  # the vault went away since: the file is still the way out
         alone = False
     if alone:

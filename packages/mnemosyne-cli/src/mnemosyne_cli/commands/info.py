@@ -63,15 +63,16 @@ def run(args: InfoArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_core.config import load_vault_config
     from mnemosyne_core.info import describe_vault
 
+    env = console.env
     try:
-        info = describe_vault(args.vault, dirs=args.dir)
+        info = describe_vault(args.vault, dirs=args.dir, **env.vault_lookup())
         vault = info.location.path
-        auto = autostart.describe(vault, load_vault_config(vault).serve_auto)
+        auto = autostart.describe(vault, load_vault_config(vault).serve_auto, env)
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
     versions = installed_versions()
-    served = status(vault)
+    served = status(vault, env)
     if args.json:
         console.out_json(to_json(info, versions, served, auto))
     else:

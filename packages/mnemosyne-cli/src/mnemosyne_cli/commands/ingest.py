@@ -8,6 +8,8 @@ from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
 
@@ -122,7 +124,7 @@ def run(args: IngestArguments, console: Console, backend: Backend) -> int:
     try:
         source, source_data, slug = args.source, None, args.slug
         if source == STDIN:
-            source, source_data, slug = _read_stdin_source(args)
+            source, source_data, slug = _read_stdin_source(args, console.env.stdin)
         result = ingest(
             source,
             constellation=args.constellation,
@@ -134,6 +136,7 @@ def run(args: IngestArguments, console: Console, backend: Backend) -> int:
             force=args.force,
             dry_run=args.dry_run,
             source_data=source_data,
+            **console.env.vault_lookup(),
         )
     except IngestError as error:
         console.error(str(error))
@@ -159,16 +162,13 @@ def run(args: IngestArguments, console: Console, backend: Backend) -> int:
     return ExitCode.OK
 
 
-def _read_stdin_source(args: IngestArguments) -> tuple[str, bytes, str]:
-    """SOURCE is '-': the name the page gets, and the source read from standard input.
-    The page's name is checked first, so a usage error never swallows the input; a
-    terminal is refused rather than waited on."""
-    import sys
-
+def _read_stdin_source(args: IngestArguments, stream: TextIO | None) -> tuple[str, bytes, str]:
+    """SOURCE is '-': the name the page gets, and the source read from standard input
+    (``stream``). The page's name is checked first, so a usage error never swallows the
+    input; a terminal is refused rather than waited on."""
     from mnemosyne_ingest import STDIN_SOURCE_NAME, IngestArgumentError, read_stdin, stdin_slug
 
     slug = stdin_slug(args.slug, args.title)
-    stream = sys.stdin
     if stream is None:  # started with stdin closed (<&-): nothing to read, as an empty pipe
         return STDIN_SOURCE_NAME, b"", slug
     if stream.isatty():

@@ -53,7 +53,7 @@ def run(args: InitArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_core.layout import plan_init, write_init
 
     try:
-        plan = plan_init(args.path)
+        plan = plan_init(args.path, console.env.environ, console.env.home)
         if args.dry_run:
             console.out_bytes(plan.text.encode("utf-8"))
             _say_left_out(console, plan.note)

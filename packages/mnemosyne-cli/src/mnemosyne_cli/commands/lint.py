@@ -103,7 +103,13 @@ def run(args: LintArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_core.lint import lint_report
 
     try:
-        report = lint_report(args.vault, dirs=args.dir, select=_joined(args.select), ignore=_joined(args.ignore))
+        report = lint_report(
+            args.vault,
+            dirs=args.dir,
+            select=_joined(args.select),
+            ignore=_joined(args.ignore),
+            **console.env.vault_lookup(),
+        )
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR

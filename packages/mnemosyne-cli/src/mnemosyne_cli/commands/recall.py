@@ -85,7 +85,7 @@ def run(args: RecallArguments, console: Console, backend: Backend) -> int:
     when = utc_now()
 
     def log(ok: bool, match_count: int, read_slugs: list[str], sentence: str, result: RecallResult | None) -> None:
-        memory_dir = resolve_memory_dir(args.memory_dir, args.vault, result=result)
+        memory_dir = resolve_memory_dir(args.memory_dir, args.vault, result=result, **console.env.vault_lookup())
         if memory_dir is None:
             return
         entry = format_log_entry(
@@ -97,7 +97,7 @@ def run(args: RecallArguments, console: Console, backend: Backend) -> int:
             console.warning(f"{error}; the recall itself is unaffected")
 
     try:
-        result = backend.recall(RecallRequest(args.vault, args.topic, dirs=args.dir))
+        result = backend.recall(RecallRequest(args.vault, args.topic, dirs=args.dir, **console.env.vault_lookup()))
     except (InvalidQueryError, VaultError) as error:
         console.error(str(error))
         log(False, 0, [], failure_observation(error), None)

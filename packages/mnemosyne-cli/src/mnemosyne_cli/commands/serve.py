@@ -53,25 +53,24 @@ COMMAND = Command(
 def run(args: ServeArguments, console: Console, backend: Backend) -> int:
     import time
 
-    from mnemosyne_cli import client, server
+    from mnemosyne_cli import autostart, client, server
     from mnemosyne_core import VaultError
     from mnemosyne_core.inotify import InotifyError
     from mnemosyne_core.vault import resolve_vault
 
+    env = console.env
     try:
-        vault = resolve_vault(args.vault)
+        vault = resolve_vault(args.vault, **env.vault_lookup())
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
     if args.status:
-        running_now = client.status(vault)
+        running_now = client.status(vault, env)
         if running_now is None:
             console.out(f"no server is running for {vault}")
             return ExitCode.NO_MATCH
-        from mnemosyne_cli import autostart
-
         started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(running_now.started))
-        auto = autostart.describe(vault, enabled=False)
+        auto = autostart.describe(vault, False, env)
         how = f"; auto-started, log {printable(auto.log or '')}" if auto.server_pid == running_now.pid else ""
         console.out(
             f"server: {running_now.summary()}, {running_now.builds} watch builds, "
@@ -85,7 +84,7 @@ def run(args: ServeArguments, console: Console, backend: Backend) -> int:
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
-    running = server.Server.for_vault(vault)
+    running = server.Server.for_vault(vault, env)
     try:
         took = running.start()
     except server.AlreadyRunning as error:
