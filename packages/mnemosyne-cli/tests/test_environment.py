@@ -148,3 +148,19 @@ def test_an_environment_reads_the_process_only_for_what_it_is_not_given(
     assert (process.environ, process.cwd, process.home) == (os.environ, str(tmp_path), str(tmp_path / "process-home"))
     given = Environment({"HOME": "/elsewhere/"})
     assert (given.home, given.cwd) == ("/elsewhere", str(tmp_path))
+
+
+@pytest.mark.parametrize("command", ["find", "recall", "lint", "info"])
+def test_the_home_dir_a_call_refuses_to_search_whole_is_the_given_home(tmp_path: Path, command: str) -> None:
+    """A folder without config or default dir is searched as a whole tree, unless it is
+    the home dir: the call's, not the process's (which it cannot even read here)."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "alpha.md").write_text(ALPHA, encoding="utf-8")
+    words = ["wiki", command, *(["alpha"] if command in ("find", "recall") else []), "--vault", str(notes)]
+    at_home = sealed_answer(app.main, environment(notes, {}), *words)
+    assert at_home[0] == 3
+    assert f"vault {str(notes)!r} is your home dir, not a notes folder" in at_home[2]
+    elsewhere = sealed_answer(app.main, environment(tmp_path / "home", {}), *words)
+    assert elsewhere[0] in (0, 1)  # lint: findings (exit 1) about the pages it did search
+    assert "your home dir" not in elsewhere[2]

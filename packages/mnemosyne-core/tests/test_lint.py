@@ -614,8 +614,8 @@ def test_scan_warning_of_an_unknown_kind(make_vault: MakeVault, monkeypatch: pyt
     vault = make_vault({"atlas/a.md": good("A")})
     from mnemosyne_core.vault import scan as real_scan
 
-    def scan_with_new_warning(vault: str, dirs: Sequence[str] | None = None) -> Scan:
-        result = real_scan(vault, dirs)
+    def scan_with_new_warning(vault: str, dirs: Sequence[str] | None = None, home: str | None = None) -> Scan:
+        result = real_scan(vault, dirs, home=home)
         result.warnings.append(Diagnostic("atlas/odd.md", "some-future-reason", "why"))
         return result
 

@@ -202,7 +202,7 @@ def list_dirs(vault: str | None, console: Console) -> int:
     # A vault find refuses (the home dir, a bad config) still completes its top-level dirs.
     with contextlib.suppress(MnemosyneError, OSError):
         # Lists dirs only (no page is read); hidden and ignored dirs stay out, as for find.
-        found.update(rel for rel, _, _ in scan(root, require_dirs=False).listing if rel)
+        found.update(rel for rel, _, _ in scan(root, require_dirs=False, home=console.env.home).listing if rel)
     names = sorted(found)
     for name in names:
         if name.isprintable():  # a name with a newline or escape cannot be one completion

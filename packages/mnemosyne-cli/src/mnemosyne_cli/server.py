@@ -165,7 +165,7 @@ class Server:
         """A server for the vault at ``vault_real``, its cookies in the private socket dir."""
         from mnemosyne_core.changes import VaultWatch
 
-        return cls(VaultWatch(vault_real, protocol.socket_dir(env)), env)
+        return cls(VaultWatch(vault_real, protocol.socket_dir(env), env.home), env)
 
     def stop(self) -> None:
         """Make ``serve_forever`` return (from another thread, or a signal handler)."""

@@ -40,7 +40,7 @@ from bisect import bisect_right
 from collections.abc import Sequence  # already imported by the interpreter's start-up
 from functools import partial
 
-from mnemosyne_core.config import stem_of
+from mnemosyne_core.config import home_dir, stem_of
 from mnemosyne_core.errors import MnemosyneError
 from mnemosyne_core.fold import as_utf8, decode, fold, is_text
 from mnemosyne_core.frontmatter import locate, string_field, title_of
@@ -894,6 +894,11 @@ def _page_from(fields: tuple[Any, ...]) -> Page:
     return page
 
 
+def request_home(request: FindRequest | RecallRequest) -> str:
+    """The ``~`` of the call that made ``request``: its own, else the one its variables name."""
+    return home_dir(request.environ) if request.home is None else request.home
+
+
 class CachedScan:
     """The Backend that takes each unchanged page from the cache on disk; it answers exactly
     as the scan (``backend.SCAN``) does, and falls back to it whenever the cache cannot be
@@ -929,7 +934,7 @@ class CachedScan:
                 self.served = True
                 return result
         self.served = False
-        pages, snapshot = self._listed(vault_real, dirs, ask=ask)
+        pages, snapshot = self._listed(vault_real, dirs, request_home(request), ask=ask)
         if snapshot is None:  # the plain scan over this listing (see ``_listed``)
             from mnemosyne_core.find import search
 
@@ -1007,7 +1012,7 @@ class CachedScan:
                 self.served = True
                 return result
         self.served = False
-        pages, snapshot = self._listed(vault_real, dirs, ask=ask, fill_recall=True)
+        pages, snapshot = self._listed(vault_real, dirs, request_home(request), ask=ask, fill_recall=True)
         if snapshot is None:  # the plain scan over this listing (see ``_listed``)
             from mnemosyne_core.recall import recall
 
@@ -1052,7 +1057,7 @@ class CachedScan:
         return cache_file_path(cache_dir, vault_real) if cache_dir is not None else None
 
     def _listed(
-        self, vault_real: str, dirs: Sequence[str] | None, *, ask: bool, fill_recall: bool = False
+        self, vault_real: str, dirs: Sequence[str] | None, home: str, *, ask: bool, fill_recall: bool = False
     ) -> tuple[Scan, Snapshot | None]:
         """The vault listed as the scan lists it, and its fresh pages through the cache,
         saved back when anything changed; None instead of the pages when the plain scan
@@ -1064,7 +1069,7 @@ class CachedScan:
         listing may have missed is one it reports later. ``ask``: a server's socket is
         there to ask."""
         asked = self.changes(vault_real, None) if ask and self.changes is not None else None
-        pages = scan(vault_real, dirs)
+        pages = scan(vault_real, dirs, home=home)
         if self.changes is not None and asked is None:
             if not dirs:
                 # No server answered: one may start, as the config the listing read says.

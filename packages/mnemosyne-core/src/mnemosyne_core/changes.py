@@ -74,8 +74,10 @@ def new_generation() -> str:
 class VaultWatch:
     """The watched dirs of one vault, and the files changed in them since each token."""
 
-    def __init__(self, vault_real: str, cookie_dir: str | None = None):
+    def __init__(self, vault_real: str, cookie_dir: str | None = None, home: str | None = None):
         self.vault = vault_real
+        #: The ``~`` of the server's caller, for the listing's home-dir refusal (``vault.scan``).
+        self.home = home
         #: A private dir the same inotify instance watches, for the cookie files of ``sync``
         #: (None: no cookie, the queue is only drained: for tests of the watch alone).
         self.cookie_dir = cookie_dir
@@ -156,7 +158,7 @@ class VaultWatch:
             return str(error)  # the caller lists the vault and says what is wrong itself
         self._suffixes = layout.suffixes
         self._watch_paths_to_dirs(layout)
-        listing = scan(self.vault, require_dirs=False, before_listing=self._watch_listed_dir)
+        listing = scan(self.vault, require_dirs=False, before_listing=self._watch_listed_dir, home=self.home)
         for dir_rel, dir_path, _names in listing.listing:
             if os.path.realpath(os.path.join(self.vault, dir_rel)) != dir_path or os.path.islink(dir_path):
                 return f"the listed dir {dir_rel or '.'}/ is behind a symlink, which no watch follows"

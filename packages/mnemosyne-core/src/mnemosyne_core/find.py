@@ -12,7 +12,7 @@ from __future__ import annotations
 import marshal
 import os
 
-from mnemosyne_core.config import CONSTELLATIONS, stem_of
+from mnemosyne_core.config import CONSTELLATIONS, home_dir, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.fold import WIDE_BOM_LEADS, TextMatcher, as_utf8, fold, is_text, wide_codec
 from mnemosyne_core.frontmatter import (
@@ -206,8 +206,9 @@ def search(
     if listing is not None:  # resolved and listed by the caller already
         vault_real, pages = listing.vault, listing
     else:
+        home = home_dir(environ) if home is None else home
         vault_real = resolve_vault(vault, environ, cwd, home)
-        pages = scan(vault_real, dirs)
+        pages = scan(vault_real, dirs, home=home)
     task = _Task(pages, folded, limit, keep_content)
     count = len(pages)
     tally = _run_split(task, count) if count >= PARALLEL_MIN_PAGES and _can_fork() else task.run(0, count)

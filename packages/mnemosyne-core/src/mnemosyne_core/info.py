@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mnemosyne_core.cache import describe_cache
-from mnemosyne_core.config import VAULT_CONFIG_FILE, VAULT_ROOT_DIR, scanned_dirs_and_source
+from mnemosyne_core.config import VAULT_CONFIG_FILE, VAULT_ROOT_DIR, home_dir, scanned_dirs_and_source
 from mnemosyne_core.lint import UNREADABLE, unsearched_findings, vault_copies
 from mnemosyne_core.vault import scan
 
@@ -125,6 +125,7 @@ def describe_vault(
     where its cache lives."""
     from mnemosyne_core.vault import locate_vault
 
+    home = home_dir(environ) if home is None else home
     location = locate_vault(vault, environ, cwd, home)
     root = location.path
     config_files = [location.source_file] if location.source_file else []
@@ -132,7 +133,7 @@ def describe_vault(
     if vault_config not in config_files and os.path.lexists(vault_config):
         config_files.append(vault_config)
     _, dirs_source = scanned_dirs_and_source(root, dirs)  # raises on a broken .mnemosyne.toml
-    pages = scan(root, dirs, require_dirs=False)
+    pages = scan(root, dirs, require_dirs=False, home=home)
     findings = unsearched_findings(pages, environ)
     unreadable = {finding.path: finding.message for finding in findings if finding.code == UNREADABLE}
     # A scanned dir that is skipped or unreadable shows in the dir list, not in the count.

@@ -30,7 +30,10 @@ if TYPE_CHECKING:
 
 
 def miss_note(
-    vault_real: str, dirs: Sequence[str] | None = None, left_out: Sequence[tuple[str, str]] | None = None
+    vault_real: str,
+    dirs: Sequence[str] | None = None,
+    left_out: Sequence[tuple[str, str]] | None = None,
+    home: str | None = None,
 ) -> str | None:
     """The one line a search that found nothing adds when the vault holds markdown files
     the layout leaves out (in sub-dirs of a flat layout's dirs, with a suffix it does not
@@ -39,10 +42,11 @@ def miss_note(
 
     ``left_out``: those files as ``scan(left_out=...)`` lists them, when the answer knows
     them already (the scan's own listing found them); None (a served answer) lists the
-    vault once more for them, so only a miss pays for it."""
+    vault once more for them, so only a miss pays for it; ``home`` is the caller's ``~``
+    (as ``vault.scan``'s)."""
     if left_out is None:
         found: list[tuple[str, str]] = []
-        pages = scan(vault_real, dirs, left_out=found)
+        pages = scan(vault_real, dirs, left_out=found, home=home)
         return _left_out_note(vault_real, found, pages.layout.suffixes if pages.layout is not None else ())
     if not left_out:
         return None
@@ -181,11 +185,11 @@ def init_text(layout: Layout) -> str:
     return text
 
 
-def detected_layout(vault_real: str) -> Layout:
+def detected_layout(vault_real: str, home: str | None = None) -> Layout:
     """The layout ``wiki init`` writes for the dir ``vault_real``: the one its commands use
     with no config: the Aion dirs it has, flat; else the whole tree. Raises VaultError for
     a dir no one keeps notes in as a whole (``vault.non_vault_reason``)."""
-    reason = non_vault_reason(vault_real)
+    reason = non_vault_reason(vault_real, home)
     if reason is not None:
         raise VaultError(
             f"{vault_real!r} is {reason}, not a notes folder: run 'mnemosyne wiki init PATH' "
@@ -230,9 +234,9 @@ def plan_init(path: str, environ: Mapping[str, str], home: str) -> InitPlan:
             f"{target} exists already, and wiki init never overwrites one: edit it, or remove it and run "
             "'mnemosyne wiki init' again"
         )
-    layout = detected_layout(vault_real)
+    layout = detected_layout(vault_real, home)
     left_out: list[tuple[str, str]] = []
-    pages = scan(vault_real, left_out=left_out)
+    pages = scan(vault_real, left_out=left_out, home=home)
     # What ignore files exclude stays out on purpose, as rg leaves it out: not init's news.
     settable = [(kind, rel_path) for kind, rel_path in left_out if rule_file_of(kind) is None]
     note = _left_out_note(vault_real, settable, layout.suffixes)

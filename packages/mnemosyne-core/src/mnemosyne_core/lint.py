@@ -36,6 +36,7 @@ from mnemosyne_core.config import (
     VAULT_CONFIG_FILE,
     VAULT_ROOT_DIR,
     VaultConfig,
+    home_dir,
     is_markdown_like,
     load_vault_config,
     markdown_like_endings,
@@ -242,6 +243,7 @@ def lint_report(
     ignored = tuple(ignore or ())
     check_codes(selected, "--select")
     check_codes(ignored, "--ignore")
+    home = home_dir(environ) if home is None else home
     vault_real = resolve_vault(vault, environ, cwd, home)
     config = load_vault_config(vault_real)
     config_ignore = config.lint_ignore or ()
@@ -251,7 +253,7 @@ def lint_report(
     hidden = set(REASON_CODES).difference(selected) if selected else set()
     hidden.update(ignored)
     hidden.update(set(config_ignore).difference(selected))
-    pages = scan(vault_real, dirs)
+    pages = scan(vault_real, dirs, home=home)
     if pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG:
         # A folder that never chose the Aion conventions: its notes are named by their
         # file names and carry no dates, as Obsidian and docs sites have it.

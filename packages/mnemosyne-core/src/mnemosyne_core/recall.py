@@ -26,7 +26,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, load_vault_config
+from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, home_dir, load_vault_config
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
 from mnemosyne_core.fold import as_utf8, decode, fold
@@ -273,8 +273,9 @@ def recall(
     if listing is not None:  # resolved and listed by the caller already
         vault_real, pages = listing.vault, listing
     else:
+        home = home_dir(environ) if home is None else home
         vault_real = resolve_vault(vault, environ, cwd, home)
-        pages = scan(vault_real, dirs)
+        pages = scan(vault_real, dirs, home=home)
     result = RecallResult(vault_real, topic if isinstance(topic, str) else " ".join(topic), terms)
     result.warnings.extend(pages.warnings)
     result.unreadable = pages.incomplete

@@ -334,6 +334,7 @@ def scan(
     require_dirs: bool = True,
     left_out: list[tuple[str, str]] | None = None,
     before_listing: Callable[[str, str], None] | None = None,
+    home: str | None = None,
 ) -> Scan:
     """List the pages of the vault at ``vault`` (a real path, see ``resolve_vault``), as its
     layout (``config.vault_layout``) says.
@@ -356,6 +357,8 @@ def scan(
     ``before_listing(dir_rel, dir_path)`` is called for every dir the layout lists, just
     before it is listed (``wiki serve`` watches it there: a change made after the call is
     an event, one made before it is in the listing). What it raises is not caught.
+
+    ``home`` is the caller's ``~`` (``non_vault_reason``; default: this process's).
     """
     try:
         with os.scandir(vault) as entries:
@@ -365,7 +368,7 @@ def scan(
     config = load_vault_config(vault)
     layout = vault_layout(vault, dirs, top, config)
     if layout.source == LAYOUT_FROM_ZERO_CONFIG and not dirs:
-        refuse_non_vault(vault)
+        refuse_non_vault(vault, home)
     result = Scan(vault, layout.dirs, layout)
     result.memory_dir = config.memory_dir
     result.cache_enabled = config.cache_enabled
@@ -501,10 +504,11 @@ NON_VAULT_DIRS = frozenset(
 )
 
 
-def non_vault_reason(vault: str) -> str | None:
+def non_vault_reason(vault: str, home: str | None = None) -> str | None:
     """Why the dir ``vault`` (a real path) is no vault to search as a whole tree, or None:
-    the file system root, a system dir, the home dir or a dir holding it."""
-    home = os.path.realpath(os.path.expanduser("~"))
+    the file system root, a system dir, the home dir (``home``, the caller's ``~``; default:
+    this process's, for a Python caller) or a dir holding it."""
+    home = os.path.realpath(home_dir(os.environ) if home is None else home)
     if vault == home:
         return "your home dir"
     if vault == "/":
@@ -514,9 +518,9 @@ def non_vault_reason(vault: str) -> str | None:
     return None
 
 
-def refuse_non_vault(vault: str) -> None:
+def refuse_non_vault(vault: str, home: str | None = None) -> None:
     """Raise VaultError, naming the way out, when ``non_vault_reason`` has a reason."""
-    reason = non_vault_reason(vault)
+    reason = non_vault_reason(vault, home)
     if reason is not None:
         raise VaultError(
             f"vault {vault!r} is {reason}, not a notes folder, and has no {VAULT_CONFIG_FILE} nor any default dir "
