@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from mnemosyne_cli import protocol
 
@@ -97,8 +98,6 @@ def _start(vault_real: str, env: Environment) -> None:
             return
         log = _open_private(log_path(vault_real, env), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
         try:
-            import time
-
             started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
             os.write(log, f"mnemosyne: auto-started for {vault_real} at {started} by pid {os.getpid()}\n".encode())
             _spawn_detached(server_command(vault_real), dict(env.environ), record, log, int(time.time()))
@@ -124,8 +123,6 @@ def _runtime_dir_ready(env: Environment) -> bool:
 def _started_lately(record: int) -> bool:
     """Whether the record names a server started less than RETRY_AFTER_SECONDS ago (it is
     gone: we hold the lock it would hold)."""
-    import time
-
     fields = os.pread(record, 64, 0).split()
     try:
         started = int(fields[1])

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
-from mnemosyne_cli import autostart, protocol  # both import nothing but os, sys and the protocol
+from mnemosyne_cli import autostart, protocol  # both import nothing but os, sys, time and the protocol
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -72,7 +73,6 @@ def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
     None on any failure, a server of another uid included; never blocks past ``timeout``
     seconds."""
     import _socket
-    import time
 
     deadline = time.monotonic() + timeout
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
@@ -96,8 +96,6 @@ def exchange(path: str, request: bytes, timeout: float) -> bytes | None:
 
 
 def _recv_exactly(sock: Any, count: int, deadline: float) -> bytes | None:
-    import time
-
     chunks = []
     while count > 0:
         remaining = deadline - time.monotonic()

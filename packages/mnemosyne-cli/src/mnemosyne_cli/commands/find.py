@@ -17,6 +17,7 @@ from mnemosyne_cli.options import (
 )
 from mnemosyne_cli.output import counted, has_control_character, page_line, printable
 from mnemosyne_contract import ExitCode
+from mnemosyne_core import InvalidQueryError, VaultError
 from mnemosyne_core.backend import FindRequest
 from mnemosyne_core.results import DEFAULT_LIMIT
 
@@ -104,8 +105,6 @@ COMMAND = Command(
 
 
 def run(args: FindArguments, console: Console, backend: Backend) -> int:
-    from mnemosyne_core import InvalidQueryError, VaultError
-
     contradiction = _contradiction(args)
     if contradiction:
         console.error(contradiction)
@@ -296,8 +295,6 @@ def _cat_way_out(args: FindArguments, env: Environment, backend: Backend, result
     title or path (it sorts first): that page, and a command that prints it."""
     import shlex  # only this dead end needs it
 
-    from mnemosyne_core import VaultError
-
     named = result.matches[0]
     # Its path as the one keyword names it alone, unless other pages quote that path in
     # their text too: then the file itself is the way out.
@@ -332,11 +329,10 @@ def say_miss_note(console: Console, result: FindResult | RecallResult, dirs: lis
     page" (docs/agents.md). A scan's result brings those files along (found in its own
     listing), and so does a served result on a tree; a served one on a flat layout does
     not, and the vault is listed for them here."""
-    from mnemosyne_core import VaultError
     from mnemosyne_core.layout import miss_note
 
     try:
-        note = miss_note(result.vault, dirs, result.left_out)
+        note = miss_note(result.vault, dirs, result.left_out, console.env.home)
     except (VaultError, OSError):
         return  # the vault changed under the search: the miss stands as it is
     if note is not None:

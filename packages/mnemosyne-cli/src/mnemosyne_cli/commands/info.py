@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from mnemosyne_cli import __version__
 from mnemosyne_cli.options import COLOR, DIR, VAULT, Arguments, Command, command_line, flag
 from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
+from mnemosyne_core import VaultError, config
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -59,7 +61,6 @@ def run(args: InfoArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_cli import autostart
     from mnemosyne_cli.client import status
     from mnemosyne_cli.versions import installed_versions
-    from mnemosyne_core import VaultError
     from mnemosyne_core.config import load_vault_config
     from mnemosyne_core.info import describe_vault
 
@@ -76,7 +77,8 @@ def run(args: InfoArguments, console: Console, backend: Backend) -> int:
     if args.json:
         console.out_json(to_json(info, versions, served, auto))
     else:
-        for line in report_lines(info, versions, printable(command_line("lint", args.vault, args.dir)), served, auto):
+        lint = printable(command_line("lint", args.vault, args.dir))
+        for line in report_lines(info, versions, lint, served, auto, console.env.home):
             console.out(line)
     if info.error:
         console.error(info.error)
@@ -91,8 +93,6 @@ def to_json(
     auto: AutoStarted | None = None,
 ) -> dict[str, object]:
     """The --json object; info.schema.json describes every key."""
-    from mnemosyne_cli import __version__
-
     location = info.location
     server = None
     if served is not None:
@@ -123,11 +123,11 @@ def report_lines(
     lint: str,
     served: Status | None = None,
     auto: AutoStarted | None = None,
+    home: str | None = None,
 ) -> list[str]:
     """The plain report: one ``key: value`` line per fact, the scanned dirs indented below
     theirs. A new fact (the wiki server, say) is one more line here and one more key in
     ``to_json``."""
-    from mnemosyne_cli import __version__
     from mnemosyne_cli.versions import package_version
 
     lines = [
@@ -152,7 +152,7 @@ def report_lines(
         # file excludes and those beside the default (Aion) dirs, with the way out.
         from mnemosyne_core.layout import miss_note
 
-        note = miss_note(info.location.path, info.dirs_given)
+        note = miss_note(info.location.path, info.dirs_given, home=home)
         if note is not None:
             lines.append(printable(note))
     if info.copies is not None and info.copies.dirs:
@@ -217,8 +217,6 @@ def _auto_started(served: Status, auto: AutoStarted | None) -> bool:
 
 def found_by(info: VaultInfo) -> str:
     """How the vault was found, as the user would write it."""
-    from mnemosyne_core import config
-
     location = info.location
     given = printable(location.given)
     source_file = printable(location.source_file or "")
@@ -233,8 +231,6 @@ def found_by(info: VaultInfo) -> str:
 
 def layout_summary(layout: Layout) -> str:
     """The layout in force on one line: depth, suffixes, exclude, and where it came from."""
-    from mnemosyne_core import config
-
     depth = "flat (the files directly in each dir)" if layout.depth == config.DEPTH_FLAT else "tree (whole subtrees)"
     text = f"{depth}, suffixes {' '.join(layout.suffixes)}"
     if layout.exclude:
@@ -247,8 +243,6 @@ def layout_summary(layout: Layout) -> str:
 
 
 def _dirs_source(source: str) -> str:
-    from mnemosyne_core import config
-
     if source == config.DIRS_FROM_FLAG:
         return "from --dir"
     if source == config.DIRS_FROM_VAULT_CONFIG:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mnemosyne_cli.options import COLOR, VAULT, Arguments, Command, Option, flag, read_dir_name
 from mnemosyne_cli.output import page_line, printable
 from mnemosyne_contract import ExitCode
+from mnemosyne_core import VaultError
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -118,7 +119,6 @@ STDIN = "-"
 
 
 def run(args: IngestArguments, console: Console, backend: Backend) -> int:
-    from mnemosyne_core import VaultError
     from mnemosyne_ingest import IngestError, ingest
 
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from mnemosyne_cli.options import COLOR, DIR, VAULT, Arguments, BadValue, Command, Option, flag
 from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
+from mnemosyne_core import VaultError
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -99,7 +100,6 @@ def _joined(lists: list[list[str]] | None) -> list[str]:
 
 
 def run(args: LintArguments, console: Console, backend: Backend) -> int:
-    from mnemosyne_core import VaultError
     from mnemosyne_core.lint import lint_report
 
     try:

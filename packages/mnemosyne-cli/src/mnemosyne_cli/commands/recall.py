@@ -5,6 +5,7 @@ from __future__ import annotations
 from mnemosyne_cli.options import COLOR, DIR, VAULT, Command, Option, PagesArguments, command_line, flag
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
+from mnemosyne_core import InvalidQueryError, VaultError
 from mnemosyne_core.backend import RecallRequest
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -70,7 +71,6 @@ COMMAND = Command(
 
 
 def run(args: RecallArguments, console: Console, backend: Backend) -> int:
-    from mnemosyne_core import InvalidQueryError, VaultError
     from mnemosyne_core.recall import (
         MemoryLogError,
         append_log,

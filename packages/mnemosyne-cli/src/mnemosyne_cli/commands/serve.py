@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 from mnemosyne_cli.options import VAULT, Arguments, Command, flag
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
+from mnemosyne_core import VaultError
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -51,10 +54,7 @@ COMMAND = Command(
 
 
 def run(args: ServeArguments, console: Console, backend: Backend) -> int:
-    import time
-
     from mnemosyne_cli import autostart, client, server
-    from mnemosyne_core import VaultError
     from mnemosyne_core.inotify import InotifyError
     from mnemosyne_core.vault import resolve_vault
 
