@@ -107,6 +107,25 @@ def test_info_names_the_running_server(tmp_path: Path, capsys: pytest.CaptureFix
     jsonschema.validate(report, load_schema("info"))  # the contract describes what info prints
 
 
+def test_a_socket_path_too_long_to_bind_leaves_no_socket_open(
+    tmp_path: Path, runtime_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bind fails (sun_path holds 107 bytes): the error is the caller's to report, and
+    the unbound socket is closed, not left for the garbage collector to warn about in
+    whatever test runs next."""
+    deep = runtime_dir / ("d" * 100)
+    deep.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    running = server.Server.for_vault(str(vault.resolve()))
+    fds_before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(OSError, match="AF_UNIX path too long"):
+        running.start()
+    running.close()
+    assert running.listener is None
+    assert set(os.listdir("/proc/self/fd")) - fds_before == set()
+
+
 def test_the_socket_dir_must_be_ours_and_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shared = tmp_path / "shared"
     shared.mkdir(mode=0o777)

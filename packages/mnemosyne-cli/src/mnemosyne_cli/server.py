@@ -195,13 +195,19 @@ class Server:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)  # we hold the lock: any socket there is a dead server's
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old_mask = os.umask(0o177)
         try:
-            listener.bind(self.socket_path)
-        finally:
-            os.umask(old_mask)
-        listener.listen(128)
-        listener.setblocking(False)
+            old_mask = os.umask(0o177)
+            try:
+                listener.bind(self.socket_path)
+            finally:
+                os.umask(old_mask)
+            listener.listen(128)
+            listener.setblocking(False)
+        except BaseException:
+            # Not yet self.listener, which close() would close: a failed bind (a socket path
+            # too long for sun_path, say) must not leave the socket to the garbage collector.
+            listener.close()
+            raise
         self.listener = listener
         self._wake_reader, self._wake_writer = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         return took
