@@ -7,8 +7,10 @@ import contextlib
 import errno
 import io
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -37,7 +39,11 @@ class ThreadServer:
         self.thread: threading.Thread | None = None
 
     def __enter__(self) -> Server:
-        self.server.start()
+        try:
+            self.server.start()
+        except BaseException:
+            self.server.close()  # its lock, its watch: not left open for the tests after it
+            raise
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
         return self.server
@@ -49,15 +55,36 @@ class ThreadServer:
         self.server.close()
 
 
+#: Where private runtime dirs are made: a socket's path holds at most 107 bytes (sun_path),
+#: and pytest's own temp dirs (deeper still under pytest-xdist's per-worker dirs) leave too
+#: few of them for ``<dir>/mnemosyne/<key>.sock``.
+SHORT_TMP = "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
+#: sun_path's size on Linux, its terminating NUL included.
+SUN_PATH_BYTES = 108
+
+
 def use_runtime_dir(parent: Path, monkeypatch: pytest.MonkeyPatch, timeout: str = "10") -> Path:
-    """A private XDG_RUNTIME_DIR under ``parent`` for the servers and sockets of a test, and
-    a client timeout (seconds) no loaded machine reaches: a served call must never fall
-    back to the scan by slowness."""
+    """A private XDG_RUNTIME_DIR under ``parent`` (a short path: see ``short_runtime_dir``)
+    for the servers and sockets of a test, and a client timeout (seconds) no loaded machine
+    reaches: a served call must never fall back to the scan by slowness."""
     run = parent / "run"
     run.mkdir(mode=0o700)
+    longest = os.path.join(protocol.socket_dir({"XDG_RUNTIME_DIR": str(run)}), protocol.vault_key("/") + ".sock")
+    assert len(os.fsencode(longest)) < SUN_PATH_BYTES, f"a socket path under {run} is too long for AF_UNIX"
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
     monkeypatch.setenv(client.TIMEOUT_ENV_VAR, timeout)
     return run
+
+
+@contextlib.contextmanager
+def short_runtime_dir(monkeypatch: pytest.MonkeyPatch, timeout: str = "10") -> Iterator[Path]:
+    """``use_runtime_dir`` in a fresh dir of its own under ``SHORT_TMP``, removed after the
+    block: a process's own name, never shared with another test or pytest-xdist worker."""
+    parent = Path(tempfile.mkdtemp(prefix="mn-", dir=SHORT_TMP))
+    try:
+        yield use_runtime_dir(parent, monkeypatch, timeout)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
 
 
 def start_subprocess_server(

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from server_harness import run_cli, start_subprocess_server, use_runtime_dir
+from server_harness import run_cli, start_subprocess_server
 
 from mnemosyne_cli import client
 from mnemosyne_core.backend import FindRequest
@@ -24,9 +24,9 @@ LINE = re.compile(r"analyses/agent-note-\d+\.md — Agent note \d+")
 
 
 def test_concurrent_calls_while_ingest_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+    tmp_path: Path, runtime_dir: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    use_runtime_dir(tmp_path, monkeypatch, timeout="20")
+    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "20")  # eight callers and a writer on a loaded machine
     vault = tmp_path / "vault"
     (vault / "analyses").mkdir(parents=True)
     sources = tmp_path / "sources"
