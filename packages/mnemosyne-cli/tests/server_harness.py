@@ -48,11 +48,14 @@ class ThreadServer:
         self.thread.start()
         return self.server
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         self.server.stop()
         if self.thread is not None:
-            self.thread.join(10)
+            self.thread.join(30)
         self.server.close()
+        # A loop still running would answer, or fail, in the tests after this one.
+        if exc_type is None and self.thread is not None:
+            assert not self.thread.is_alive(), "the server's thread did not stop in 30 s"
 
 
 #: Where private runtime dirs are made: a socket's path holds at most 107 bytes (sun_path),
@@ -87,14 +90,31 @@ def short_runtime_dir(monkeypatch: pytest.MonkeyPatch, timeout: str = "10") -> I
         shutil.rmtree(parent, ignore_errors=True)
 
 
+#: ``python -m mnemosyne_cli`` with the server's per-peer deadline (seconds) from argv[1].
+WITH_CONNECTION_DEADLINE = (
+    "import runpy, sys\n"
+    "from mnemosyne_cli import server\n"
+    "server.CONNECTION_DEADLINE = float(sys.argv.pop(1))\n"
+    "runpy.run_module('mnemosyne_cli', run_name='__main__', alter_sys=True)\n"
+)
+
+
 def start_subprocess_server(
-    vault: str | Path, env: dict[str, str] | None = None, output: int = subprocess.DEVNULL
+    vault: str | Path,
+    env: dict[str, str] | None = None,
+    output: int = subprocess.DEVNULL,
+    connection_deadline: float | None = None,
 ) -> subprocess.Popen[bytes]:
     """``mnemosyne wiki serve`` in a child process, returned once its socket answers; its
-    stdout and stderr go to ``output`` (``subprocess.PIPE`` to read them)."""
+    stdout and stderr go to ``output`` (``subprocess.PIPE`` to read them). A
+    ``connection_deadline`` replaces the server's per-peer deadline: an hour makes any
+    wait on a peer's deadline a failure, with no clock read by the test."""
     environ = {**os.environ, **(env or {})}
+    python = [sys.executable, "-m", "mnemosyne_cli"]
+    if connection_deadline is not None:
+        python = [sys.executable, "-c", WITH_CONNECTION_DEADLINE, str(connection_deadline)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
+        [*python, "wiki", "serve", "--vault", str(vault)],
         env=environ,
         stdout=output,
         stderr=output,
