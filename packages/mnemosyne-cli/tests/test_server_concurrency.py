@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import re
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -37,7 +36,7 @@ def test_concurrent_calls_while_ingest_writes(
         )
     process = start_subprocess_server(vault)
     words = ["wiki", "find", "agent", "note", "--limit", "0", "--vault", str(vault)]
-    answers: list[tuple[float, list[str], list[str]]] = []
+    answers: list[tuple[list[str], list[str]]] = []
     lock = threading.Lock()
     done_writing = threading.Event()
 
@@ -50,13 +49,12 @@ def test_concurrent_calls_while_ingest_writes(
 
     def ask_repeatedly() -> None:
         for _ in range(CALLS_PER_CLIENT):
-            began = time.monotonic()
             backend = client.backend_for(no_cache=False, no_server=False)
             result = backend.search(FindRequest(str(vault), ["agent", "note"], limit=0))
             lines = [f"{match.path} — {match.title}" for match in result.matches]
             warnings = [repr(warning) for warning in result.warnings]
             with lock:
-                answers.append((time.monotonic() - began, lines, warnings))
+                answers.append((lines, warnings))
 
     try:
         writer = threading.Thread(target=write_pages)
@@ -70,8 +68,9 @@ def test_concurrent_calls_while_ingest_writes(
         assert done_writing.is_set()
         assert len(answers) == CLIENTS * CALLS_PER_CLIENT  # nothing lost
         counts = []
-        for took, lines, warnings in answers:
-            assert took < 20
+        # No call hung (the joins' deadline above); a slow one is no failure: past the
+        # client's budget a call lists the vault, and its answer is held to the same checks.
+        for lines, warnings in answers:
             assert warnings == []
             assert all(LINE.fullmatch(line) for line in lines), lines
             assert len(set(lines)) == len(lines)
