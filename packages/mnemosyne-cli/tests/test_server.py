@@ -288,6 +288,42 @@ def test_the_reply_decoder_refuses_what_it_does_not_understand() -> None:
             protocol.decode_changes(body)
 
 
+def test_each_reply_body_decodes_to_what_its_encoder_was_given() -> None:
+    """Each body's encoder and decoder are a pair (protocol.py): every field comes back, in
+    place, through a whole reply (marshal); a status body short of a field or with a field
+    of another type is refused."""
+    changes = protocol.changes_body("g:3", ("wiki/a.md", "b/ü.md"), 7, (1, 2))
+    status, body = protocol.decode_reply(protocol.encode_reply(protocol.STATUS_OK, changes))
+    assert (status, protocol.decode_changes(body)) == ("ok", ("g:3", ("wiki/a.md", "b/ü.md"), 7, (1, 2)))
+    good = protocol.status_body(
+        pid=41, dirs=3, resident_bytes=5 << 20, builds=2, requests=9, started=1767225600, failure="watch: why"
+    )
+    status, body = protocol.decode_reply(protocol.encode_reply(protocol.STATUS_OK, good))
+    assert (status, protocol.decode_status(body)) == ("ok", (41, 3, 5 << 20, 2, 9, 1767225600, "watch: why"))
+    decoded = client.Status(body)
+    assert (decoded.pid, decoded.dirs, decoded.resident_bytes, decoded.builds) == (41, 3, 5 << 20, 2)
+    assert (decoded.requests, decoded.started, decoded.failure) == (9, 1767225600, "watch: why")
+    for bad in (None, (), good[:6], (*good, 0), ("41", *good[1:]), (*good[:6], None), list(good)):
+        with pytest.raises(protocol.ProtocolError):
+            protocol.decode_status(bad)
+
+
+def test_a_running_servers_status_reply_is_its_own_state(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "v", HARNESS_PAGES)
+    with ThreadServer(vault) as running:
+        answer = client.status(str(vault.resolve()))
+        assert answer is not None
+        assert (answer.pid, answer.dirs, answer.builds, answer.requests, answer.failure) == (
+            os.getpid(),
+            running.watch.watched_dirs,
+            running.watch.rebuilds,
+            1,  # this status request
+            "",
+        )
+        assert answer.started == int(running.started)
+        assert answer.resident_bytes > 1 << 20
+
+
 # --- fallbacks ---
 
 

@@ -36,14 +36,18 @@ def _valid(server: Server) -> bytes:
 
 
 def _check_reply(reply: bytes) -> str:
-    """A reply of this version: an error says why in words, an answer is a changes body."""
+    """A reply of this version: an error says why in words, an answer is a changes or a
+    status body, as its decoder takes it."""
     status, body = protocol.decode_reply(reply)
     assert status in (protocol.STATUS_OK, protocol.STATUS_ERROR)
     if status == protocol.STATUS_ERROR:
         assert isinstance(body, str)
         assert body
-    elif not (isinstance(body, tuple) and len(body) == 7):  # 7 fields: a status reply
-        protocol.decode_changes(body)
+    else:
+        try:
+            protocol.decode_changes(body)
+        except protocol.ProtocolError:
+            protocol.decode_status(body)
     return status
 
 

@@ -25,7 +25,7 @@ from mnemosyne_cli import protocol
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import TextIO
+    from typing import Any, TextIO
 
     from mnemosyne_core.changes import VaultWatch
 
@@ -343,7 +343,7 @@ class Server:
         except protocol.ProtocolError as error:
             return protocol.encode_reply(protocol.STATUS_ERROR, str(error))
         if request.op == protocol.OP_STATUS:
-            return protocol.encode_reply(protocol.STATUS_OK, self.status_fields())
+            return protocol.encode_reply(protocol.STATUS_OK, self.status_body())
         if request.vault != self.watch.vault:
             return protocol.encode_reply(protocol.STATUS_ERROR, "this server watches another vault")
         try:
@@ -360,18 +360,17 @@ class Server:
         body = protocol.changes_body(token, paths, self._mount_namespace, self._root)
         return protocol.encode_reply(protocol.STATUS_OK, body)
 
-    def status_fields(self) -> tuple[int, int, int, int, int, int, str]:
-        """The status reply: pid, watched dirs, resident bytes, watch builds, requests, start
-        time (seconds since the epoch), and why every answer is "rescan" ("" when it is not)."""
+    def status_body(self) -> Any:
+        """The status reply's body (``protocol.status_body``)."""
         watch = self.watch
-        return (
-            os.getpid(),
-            watch.watched_dirs,
-            resident_bytes(),
-            watch.rebuilds,
-            self.requests,
-            int(self.started),
-            watch.doubt or "",
+        return protocol.status_body(
+            pid=os.getpid(),
+            dirs=watch.watched_dirs,
+            resident_bytes=resident_bytes(),
+            builds=watch.rebuilds,
+            requests=self.requests,
+            started=int(self.started),
+            failure=watch.doubt or "",
         )
 
     def _log_doubt(self) -> None:
