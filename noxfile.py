@@ -67,8 +67,23 @@ PACKAGES = [
     "packages/mnemosyne-cli",
 ]
 #: pytest-timeout is required wherever pytest runs on this repo: pyproject's pytest options
-#: set its timeout, and --strict-config rejects an option no plugin knows.
-TEST_REQUIREMENTS = ["pytest>=8", "pytest-timeout>=2.3", "pyfakefs>=5.4", "hypothesis>=6.100", "jsonschema>=4.20"]
+#: set its timeout, and --strict-config rejects an option no plugin knows. pytest-xdist runs
+#: the unit tests in parallel (TEST_WORKERS).
+TEST_REQUIREMENTS = [
+    "pytest>=8",
+    "pytest-timeout>=2.3",
+    "pytest-xdist>=3.5",
+    "pyfakefs>=5.4",
+    "hypothesis>=6.100",
+    "jsonschema>=4.20",
+]
+#: pytest-xdist's workers for the unit tests: one a CPU ("auto"). The suite is CPU-bound
+#: (Python start-ups, subprocesses, property searches) and no test depends on another's
+#: order or files. A later ``-n`` wins: ``nox -s tests -- -n 0`` runs them in this process.
+#: A worker's stdout is xdist's channel, so pytest-timeout's stack dump at 120 s (pyproject)
+#: would be lost with the worker; faulthandler writes every thread's stack to the inherited
+#: stderr first, at 115 s.
+TEST_WORKERS = ["-n", "auto", "-o", "faulthandler_timeout=115"]
 #: The benchmarks' own unit tests (their metrics and vault generators), fast like the rest.
 BENCH_TEST_DIR = "bench/tests"
 UNIT_TEST_DIRS = [f"{package}/tests" for package in PACKAGES]
@@ -94,10 +109,11 @@ def install_editable(session: nox.Session, *requirements: str) -> None:
 
 @nox.session(python=SUPPORTED_PYTHONS)
 def tests(session: nox.Session) -> None:
-    """Unit tests of every package, on every supported Python (pytest; pass pytest
-    arguments after --; `nox -s tests-3.13` runs one Python)."""
+    """Unit tests of every package, on every supported Python, in parallel (pytest with
+    pytest-xdist, a worker a CPU; pass pytest arguments after --, `-- -n 0` for one process;
+    `nox -s tests-3.13` runs one Python)."""
     install_editable(session, *TEST_REQUIREMENTS)
-    session.run("pytest", *UNIT_TEST_DIRS, BENCH_TEST_DIR, *session.posargs)
+    session.run("pytest", *UNIT_TEST_DIRS, BENCH_TEST_DIR, *TEST_WORKERS, *session.posargs)
 
 
 @nox.session

@@ -33,10 +33,14 @@ def test_criterion_7_unit_tests_pass_and_find_has_at_least_6_cases(
     junit = artifact_dir / "criterion-7-unit-tests.xml"
     junit.unlink(missing_ok=True)
     # -P: nothing of the working dir on sys.path; the packages come from the installed wheels.
-    # xunit1 records each case's file, which names the find module whatever the import mode.
+    # xunit1 records each case's file, which names the find module whatever the import mode;
+    # pytest-xdist's workers (a CPU each, as nox's tests session) report every case to the
+    # one process that writes the file. A worker's stdout is xdist's channel: faulthandler
+    # dumps a hung test's stacks to stderr, shown here, before pytest-timeout ends the worker.
     report = [f"--junitxml={junit}", "-o", "junit_family=xunit1"]
+    parallel = ["-n", "auto", "-o", "faulthandler_timeout=115"]
     completed = subprocess.run(
-        [sys.executable, "-P", "-m", "pytest", *test_dirs, "-p", "no:cacheprovider", "-q", *report],
+        [sys.executable, "-P", "-m", "pytest", *test_dirs, "-p", "no:cacheprovider", "-q", *parallel, *report],
         capture_output=True,
         text=True,
         cwd=repo_root,

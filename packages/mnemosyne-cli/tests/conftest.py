@@ -3,7 +3,7 @@ the developer's real vault by accident, and a private runtime dir for server tes
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -40,9 +40,11 @@ def fake_vault(fs: FakeFilesystem) -> Callable[[dict[str, str | bytes]], str]:
 
 
 @pytest.fixture
-def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private XDG_RUNTIME_DIR for this test's servers (``server_harness.use_runtime_dir``);
-    server test modules use it for every test."""
-    from server_harness import use_runtime_dir
+def runtime_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private XDG_RUNTIME_DIR for this test's servers (``server_harness.short_runtime_dir``:
+    short enough for a socket path, whatever pytest's temp dir); server test modules use it
+    for every test."""
+    from server_harness import short_runtime_dir
 
-    return use_runtime_dir(tmp_path, monkeypatch)
+    with short_runtime_dir(monkeypatch) as run:
+        yield run

@@ -7,8 +7,10 @@ import contextlib
 import errno
 import io
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -38,37 +40,83 @@ class ThreadServer:
         self.thread: threading.Thread | None = None
 
     def __enter__(self) -> Server:
-        self.server.start()
+        try:
+            self.server.start()
+        except BaseException:
+            self.server.close()  # its lock, its watch: not left open for the tests after it
+            raise
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
         return self.server
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         self.server.stop()
         if self.thread is not None:
-            self.thread.join(10)
+            self.thread.join(30)
         self.server.close()
+        # A loop still running would answer, or fail, in the tests after this one.
+        if exc_type is None and self.thread is not None:
+            assert not self.thread.is_alive(), "the server's thread did not stop in 30 s"
+
+
+#: Where private runtime dirs are made: a socket's path holds at most 107 bytes (sun_path),
+#: and pytest's own temp dirs (deeper still under pytest-xdist's per-worker dirs) leave too
+#: few of them for ``<dir>/mnemosyne/<key>.sock``.
+SHORT_TMP = "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
+#: sun_path's size on Linux, its terminating NUL included.
+SUN_PATH_BYTES = 108
 
 
 def use_runtime_dir(parent: Path, monkeypatch: pytest.MonkeyPatch, timeout: str = "10") -> Path:
-    """A private XDG_RUNTIME_DIR under ``parent`` for the servers and sockets of a test, and
-    a client timeout (seconds) no loaded machine reaches: a served call must never fall
-    back to the scan by slowness."""
+    """A private XDG_RUNTIME_DIR under ``parent`` (a short path: see ``short_runtime_dir``)
+    for the servers and sockets of a test, and a client timeout (seconds) no loaded machine
+    reaches: a served call must never fall back to the scan by slowness."""
     run = parent / "run"
     run.mkdir(mode=0o700)
+    sockets = protocol.socket_dir(Environment({"XDG_RUNTIME_DIR": str(run)}))
+    longest = os.path.join(sockets, protocol.vault_key("/") + ".sock")
+    assert len(os.fsencode(longest)) < SUN_PATH_BYTES, f"a socket path under {run} is too long for AF_UNIX"
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
     monkeypatch.setenv(client.TIMEOUT_ENV_VAR, timeout)
     return run
 
 
+@contextlib.contextmanager
+def short_runtime_dir(monkeypatch: pytest.MonkeyPatch, timeout: str = "10") -> Iterator[Path]:
+    """``use_runtime_dir`` in a fresh dir of its own under ``SHORT_TMP``, removed after the
+    block: a process's own name, never shared with another test or pytest-xdist worker."""
+    parent = Path(tempfile.mkdtemp(prefix="mn-", dir=SHORT_TMP))
+    try:
+        yield use_runtime_dir(parent, monkeypatch, timeout)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+#: ``python -m mnemosyne_cli`` with the server's per-peer deadline (seconds) from argv[1].
+WITH_CONNECTION_DEADLINE = (
+    "import runpy, sys\n"
+    "from mnemosyne_cli import server\n"
+    "server.CONNECTION_DEADLINE = float(sys.argv.pop(1))\n"
+    "runpy.run_module('mnemosyne_cli', run_name='__main__', alter_sys=True)\n"
+)
+
+
 def start_subprocess_server(
-    vault: str | Path, env: dict[str, str] | None = None, output: int = subprocess.DEVNULL
+    vault: str | Path,
+    env: dict[str, str] | None = None,
+    output: int = subprocess.DEVNULL,
+    connection_deadline: float | None = None,
 ) -> subprocess.Popen[bytes]:
     """``mnemosyne wiki serve`` in a child process, returned once its socket answers; its
-    stdout and stderr go to ``output`` (``subprocess.PIPE`` to read them)."""
+    stdout and stderr go to ``output`` (``subprocess.PIPE`` to read them). A
+    ``connection_deadline`` replaces the server's per-peer deadline: an hour makes any
+    wait on a peer's deadline a failure, with no clock read by the test."""
     environ = {**os.environ, **(env or {})}
+    python = [sys.executable, "-m", "mnemosyne_cli"]
+    if connection_deadline is not None:
+        python = [sys.executable, "-c", WITH_CONNECTION_DEADLINE, str(connection_deadline)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "mnemosyne_cli", "wiki", "serve", "--vault", str(vault)],
+        [*python, "wiki", "serve", "--vault", str(vault)],
         env=environ,
         stdout=output,
         stderr=output,

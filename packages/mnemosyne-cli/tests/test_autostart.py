@@ -40,14 +40,14 @@ PR_SET_CHILD_SUBREAPER = 36
 
 
 @pytest.fixture(autouse=True)
-def servers(runtime_dir: Path) -> Iterator[None]:
+def servers(tmp_path: Path, runtime_dir: Path) -> Iterator[None]:
     """Adopt the servers this test's calls start, and stop and reap them all at its end."""
     libc = ctypes.CDLL(None, use_errno=True)
     assert libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0, os.strerror(ctypes.get_errno())
     try:
         yield
     finally:
-        for pid in dict.fromkeys(serve_pids(under=runtime_dir.parent) + adopted(runtime_dir)):
+        for pid in dict.fromkeys(serve_pids(under=tmp_path) + adopted(runtime_dir)):
             stop(pid)
         libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 

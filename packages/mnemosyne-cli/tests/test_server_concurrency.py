@@ -8,11 +8,10 @@ from __future__ import annotations
 import os
 import re
 import threading
-import time
 from pathlib import Path
 
 import pytest
-from server_harness import run_cli, start_subprocess_server, use_runtime_dir
+from server_harness import run_cli, start_subprocess_server
 
 from mnemosyne_cli import client
 from mnemosyne_cli.environment import Environment
@@ -25,9 +24,9 @@ LINE = re.compile(r"analyses/agent-note-\d+\.md — Agent note \d+")
 
 
 def test_concurrent_calls_while_ingest_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+    tmp_path: Path, runtime_dir: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    use_runtime_dir(tmp_path, monkeypatch, timeout="20")
+    monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "20")  # eight callers and a writer on a loaded machine
     vault = tmp_path / "vault"
     (vault / "analyses").mkdir(parents=True)
     sources = tmp_path / "sources"
@@ -38,7 +37,7 @@ def test_concurrent_calls_while_ingest_writes(
         )
     process = start_subprocess_server(vault)
     words = ["wiki", "find", "agent", "note", "--limit", "0", "--vault", str(vault)]
-    answers: list[tuple[float, list[str], list[str]]] = []
+    answers: list[tuple[list[str], list[str]]] = []
     lock = threading.Lock()
     done_writing = threading.Event()
 
@@ -51,13 +50,12 @@ def test_concurrent_calls_while_ingest_writes(
 
     def ask_repeatedly() -> None:
         for _ in range(CALLS_PER_CLIENT):
-            began = time.monotonic()
             backend = client.backend_for(Environment(), no_cache=False, no_server=False)
             result = backend.search(FindRequest(str(vault), ["agent", "note"], limit=0))
             lines = [f"{match.path} — {match.title}" for match in result.matches]
             warnings = [repr(warning) for warning in result.warnings]
             with lock:
-                answers.append((time.monotonic() - began, lines, warnings))
+                answers.append((lines, warnings))
 
     try:
         writer = threading.Thread(target=write_pages)
@@ -71,8 +69,9 @@ def test_concurrent_calls_while_ingest_writes(
         assert done_writing.is_set()
         assert len(answers) == CLIENTS * CALLS_PER_CLIENT  # nothing lost
         counts = []
-        for took, lines, warnings in answers:
-            assert took < 20
+        # No call hung (the joins' deadline above); a slow one is no failure: past the
+        # client's budget a call lists the vault, and its answer is held to the same checks.
+        for lines, warnings in answers:
             assert warnings == []
             assert all(LINE.fullmatch(line) for line in lines), lines
             assert len(set(lines)) == len(lines)

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from property_examples import examples
-from server_harness import ThreadServer, caller_listings, run_cli, use_runtime_dir
+from server_harness import SHORT_TMP, ThreadServer, caller_listings, run_cli, use_runtime_dir
 
 from mnemosyne_cli.server import Server
 
@@ -240,7 +240,7 @@ def test_every_answer_through_the_server_equals_the_scan(
     capsysbinary: pytest.CaptureFixture[bytes],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    root = Path(tempfile.mkdtemp(prefix="mnemosyne-serve-"))
+    root = Path(tempfile.mkdtemp(prefix="mn-serve-", dir=SHORT_TMP))
     try:
         use_runtime_dir(root, monkeypatch)  # per example: hypothesis shares function fixtures
         monkeypatch.setattr("mnemosyne_core.cache.RACY_NS", RACY_NS)
@@ -417,7 +417,7 @@ def test_every_answer_on_a_tree_through_the_server_equals_the_scan(
     capsysbinary: pytest.CaptureFixture[bytes],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    root = Path(tempfile.mkdtemp(prefix="mnemosyne-serve-tree-"))
+    root = Path(tempfile.mkdtemp(prefix="mn-serve-tree-", dir=SHORT_TMP))
     try:
         use_runtime_dir(root, monkeypatch)
         monkeypatch.setattr("mnemosyne_core.cache.RACY_NS", RACY_NS)

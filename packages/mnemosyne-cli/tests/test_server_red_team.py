@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import selectors
 import shutil
 import socket
 import subprocess
@@ -158,6 +159,7 @@ def test_a_rebuild_that_fails_in_the_same_select_batch_as_a_question_does_not_cr
         deadline = time.monotonic() + 10
         while not _listener_has_a_peer(running) and time.monotonic() < deadline:
             time.sleep(0.01)
+        assert _listener_has_a_peer(running), "the caller never connected: no batch holds both"
         thread.start()
         caller.join(10)
         assert len(answers) == 1
@@ -306,8 +308,11 @@ def test_a_caller_in_another_mount_namespace_is_never_served(
 
 
 def test_a_request_of_4096_terms_is_refused_at_once_and_another_caller_is_answered(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A peer's deadline an hour away: a reply or answer that waited on it would not come
+    # within the sockets' timeouts, so no clock is read here.
+    monkeypatch.setattr(server, "CONNECTION_DEADLINE", 3600.0)
     vault = make_vault(tmp_path / "v", {".mnemosyne.toml": 'dirs = ["wiki"]\n', "wiki/a.md": "alpha\n"})
     vault_real = str(vault.resolve())
     version = str(protocol.PROTOCOL_VERSION)
@@ -319,45 +324,56 @@ def test_a_request_of_4096_terms_is_refused_at_once_and_another_caller_is_answer
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as hostile:
                 hostile.settimeout(10)
                 hostile.connect(running.socket_path)
-                began = time.monotonic()
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     hostile.sendall(protocol.frame(payload))
                 reply = hostile.recv(1 << 16)
-                took = time.monotonic() - began
                 assert protocol.decode_reply(reply[4:]) == (protocol.STATUS_ERROR, why)
-                assert took < 1.0
-                # Meanwhile (the hostile peer still connected), a caller is answered at once.
-                began = time.monotonic()
+                # Meanwhile (the hostile peer still connected), a caller is answered within
+                # its budget (runtime_dir: 10 s); None would mean it gave up.
                 assert client.ServerChanges(Environment())(vault_real, None) == (running.watch.token(), None)
-                assert time.monotonic() - began < 1.0
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def test_65_idle_connections_do_not_spin_the_server(tmp_path: Path) -> None:
+def test_65_idle_connections_do_not_spin_the_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MAX_CONNECTIONS peers that send nothing, and one more waiting in the backlog: the
+    server sleeps until their deadline. Its loop's turns are counted while it holds them
+    all, a stretch its own deadline ends, not the test's clock: an idle loop wakes only to
+    drop peers (about one turn a peer at most), a spinning one thousands of times a second,
+    however loaded the machine."""
+    monkeypatch.setattr(server, "CONNECTION_DEADLINE", 1.0)
     vault = make_vault(tmp_path / "v", {".mnemosyne.toml": 'dirs = ["wiki"]\n', "wiki/a.md": "alpha\n"})
-    process = start_subprocess_server(vault)
+    holding_turns: list[int] = []
+
+    class CountingSelector(selectors.DefaultSelector):
+        """Notes each turn of the loop taken while it holds MAX_CONNECTIONS peers."""
+
+        def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+            peers = [
+                key
+                for key in self.get_map().values()
+                if isinstance(key.fileobj, socket.socket)
+                and not key.fileobj.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+            ]
+            if len(peers) == server.MAX_CONNECTIONS:
+                holding_turns.append(len(peers))
+            return super().select(timeout)
+
+    monkeypatch.setattr(selectors, "DefaultSelector", CountingSelector)  # the module server.py uses
     idle = []
-    try:
-        path = protocol.socket_path(str(vault.resolve()), Environment())
-        for _ in range(server.MAX_CONNECTIONS + 1):
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.connect(path)
-            idle.append(sock)
-        time.sleep(0.2)  # the server accepts what it takes
-        before = _cpu_seconds(process.pid)
-        time.sleep(1.0)
-        spent = _cpu_seconds(process.pid) - before
-        assert spent < 0.2, f"the server spent {spent:.2f} s of CPU in 1 s with idle peers"
-        assert process.poll() is None
-    finally:
-        for sock in idle:
-            sock.close()
-        process.terminate()
-        process.wait(10)
+    with ThreadServer(vault) as running:
+        try:
+            for _ in range(server.MAX_CONNECTIONS + 1):
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.connect(running.socket_path)
+                idle.append(sock)
+            for sock in idle:  # each dropped at its deadline, the one from the backlog last
+                sock.settimeout(30)
+                assert sock.recv(1) == b""
+        finally:
+            for sock in idle:
+                sock.close()
+        assert client.status(str(vault.resolve()), Environment()) is not None  # and it still answers
+    assert holding_turns, "the server never held MAX_CONNECTIONS peers"
+    assert len(holding_turns) <= 2 * (server.MAX_CONNECTIONS + 1), f"{len(holding_turns)} turns: it spins"
 
 
 # --- no file in the runtime dir hangs a call ---
@@ -383,14 +399,14 @@ def test_a_fifo_in_the_runtime_dir_never_hangs_a_find(
     expected = subprocess.run([*argv, "--no-cache"], capture_output=True, check=False, timeout=60)
     assert (expected.returncode, expected.stdout) == (0, b"wiki/a.md \xe2\x80\x94 a\n")
     for _ in range(2):
-        began = time.monotonic()
-        answer = subprocess.run(argv, capture_output=True, check=False, timeout=30)
+        # A FIFO opened for reading blocks until a writer comes, which none does: a call that
+        # opened it would hang past this deadline.
+        answer = subprocess.run(argv, capture_output=True, check=False, timeout=60)
         assert (answer.returncode, answer.stdout, answer.stderr) == (
             expected.returncode,
             expected.stdout,
             expected.stderr,
         )
-        assert time.monotonic() - began < 10
     assert Path(paths[planted]).is_fifo()  # neither followed nor replaced
     _stop_autostarted(vault_real)
 

@@ -81,12 +81,13 @@ def test_a_page_written_into_a_new_dir_just_before_its_watch_is_served(
     with ThreadServer(vault) as running:
         assert served_and_scanned(capsysbinary, running, find(vault, "zeta"))[0][0] == 1
         monkeypatch.setattr(inotify.Inotify, "add_watch", add_watch_after_a_write)
+        # Counted before the dir is made: the server's thread may rebuild as soon as it is.
+        rebuilds = running.watch.rebuilds
         if how == "mkdir -p":
             new_dir.mkdir(parents=True)
         else:
             (tmp_path / "staged" / "sub").mkdir(parents=True)
             os.rename(tmp_path / "staged", vault / "notes" / "new")
-        rebuilds = running.watch.rebuilds
         # The server's thread meets the new dir when it takes the event; the page is written
         # as it watches it. Each call before that answers for the vault as it was then.
         deadline = time.monotonic() + 10

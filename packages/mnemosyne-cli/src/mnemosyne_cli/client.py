@@ -173,11 +173,9 @@ class Status:
 
     __slots__ = ("builds", "dirs", "failure", "pid", "requests", "resident_bytes", "started")
 
-    def __init__(self, fields: Any):
-        pid, dirs, resident, builds, requests, started, failure = fields
-        numbers = (pid, dirs, resident, builds, requests, started)
-        if not all(isinstance(number, int) for number in numbers) or not isinstance(failure, str):
-            raise ValueError("not a status")
+    def __init__(self, body: Any):
+        """From a status reply's body; ProtocolError when it is not one (``protocol.decode_status``)."""
+        pid, dirs, resident, builds, requests, started, failure = protocol.decode_status(body)
         self.pid, self.dirs, self.resident_bytes = pid, dirs, resident
         self.builds, self.requests, self.started = builds, requests, started
         #: Why the server answers no query now ("" when it answers): every call scans.

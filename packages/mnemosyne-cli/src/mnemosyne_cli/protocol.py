@@ -11,7 +11,13 @@ the paths of the files changed since it, never a page's text and never a query.
 - A reply is ``marshal`` data ``(version, status, body)``. ``changes``' body is
   ``(token now, paths or None, mount namespace, (device, inode) of the vault)``: None
   paths mean "rescan" (list the vault). The caller uses the answer only when the server
-  sees the vault it sees (same mount namespace, same root).
+  sees the vault it sees (same mount namespace, same root). ``status``' body is
+  ``(pid, watched dirs, resident bytes, watch builds, requests, start time, failure)``.
+  An error's body is its reason, in words.
+
+Each body has its pair here, the server's encoder and the caller's decoder
+(``changes_body`` and ``decode_changes``, ``status_body`` and ``decode_status``): the
+fields' order is written down once, and the decoder checks the shape of what it takes.
 
 This module is on the start-up path of every find: it imports nothing at module level
 beyond ``os`` and ``marshal`` (built in).
@@ -208,6 +214,26 @@ def decode_changes(body: Any) -> tuple[str, tuple[str, ...] | None, int, tuple[i
     if not (isinstance(root, tuple) and len(root) == 2 and all(isinstance(number, int) for number in root)):
         raise ProtocolError("not a vault identity")
     return token, paths, mount_namespace, (root[0], root[1])
+
+
+def status_body(
+    *, pid: int, dirs: int, resident_bytes: int, builds: int, requests: int, started: int, failure: str
+) -> Any:
+    """``status``' body: the server's pid, watched dirs, resident memory, watch builds and
+    requests, its start (seconds since the epoch), and why every answer is "rescan" ("" when
+    it is not)."""
+    return (pid, dirs, resident_bytes, builds, requests, started, failure)
+
+
+def decode_status(body: Any) -> tuple[int, int, int, int, int, int, str]:
+    """``status``' body, checked for shape, in ``status_body``'s order; ProtocolError otherwise."""
+    if not (isinstance(body, tuple) and len(body) == 7):
+        raise ProtocolError("not a status reply")
+    pid, dirs, resident_bytes, builds, requests, started, failure = body
+    numbers = (pid, dirs, resident_bytes, builds, requests, started)
+    if not all(isinstance(number, int) for number in numbers) or not isinstance(failure, str):
+        raise ProtocolError("not a status reply")
+    return pid, dirs, resident_bytes, builds, requests, started, failure
 
 
 def mount_namespace() -> int:

@@ -23,7 +23,7 @@ from mnemosyne_cli import protocol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import TextIO
+    from typing import Any, TextIO
 
     from mnemosyne_cli.environment import Environment
     from mnemosyne_core.changes import VaultWatch
@@ -194,13 +194,19 @@ class Server:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)  # we hold the lock: any socket there is a dead server's
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old_mask = os.umask(0o177)
         try:
-            listener.bind(self.socket_path)
-        finally:
-            os.umask(old_mask)
-        listener.listen(128)
-        listener.setblocking(False)
+            old_mask = os.umask(0o177)
+            try:
+                listener.bind(self.socket_path)
+            finally:
+                os.umask(old_mask)
+            listener.listen(128)
+            listener.setblocking(False)
+        except BaseException:
+            # Not yet self.listener, which close() would close: a failed bind (a socket path
+            # too long for sun_path, say) must not leave the socket to the garbage collector.
+            listener.close()
+            raise
         self.listener = listener
         self._wake_reader, self._wake_writer = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         return took
@@ -336,7 +342,7 @@ class Server:
         except protocol.ProtocolError as error:
             return protocol.encode_reply(protocol.STATUS_ERROR, str(error))
         if request.op == protocol.OP_STATUS:
-            return protocol.encode_reply(protocol.STATUS_OK, self.status_fields())
+            return protocol.encode_reply(protocol.STATUS_OK, self.status_body())
         if request.vault != self.watch.vault:
             return protocol.encode_reply(protocol.STATUS_ERROR, "this server watches another vault")
         try:
@@ -353,18 +359,17 @@ class Server:
         body = protocol.changes_body(token, paths, self._mount_namespace, self._root)
         return protocol.encode_reply(protocol.STATUS_OK, body)
 
-    def status_fields(self) -> tuple[int, int, int, int, int, int, str]:
-        """The status reply: pid, watched dirs, resident bytes, watch builds, requests, start
-        time (seconds since the epoch), and why every answer is "rescan" ("" when it is not)."""
+    def status_body(self) -> Any:
+        """The status reply's body (``protocol.status_body``)."""
         watch = self.watch
-        return (
-            os.getpid(),
-            watch.watched_dirs,
-            resident_bytes(),
-            watch.rebuilds,
-            self.requests,
-            int(self.started),
-            watch.doubt or "",
+        return protocol.status_body(
+            pid=os.getpid(),
+            dirs=watch.watched_dirs,
+            resident_bytes=resident_bytes(),
+            builds=watch.rebuilds,
+            requests=self.requests,
+            started=int(self.started),
+            failure=watch.doubt or "",
         )
 
     def _log_doubt(self) -> None:
