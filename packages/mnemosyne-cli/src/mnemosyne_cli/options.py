@@ -7,8 +7,8 @@ docs/commands.md's flag tables to them. The parsed arguments are an instance of 
 class, so a misspelt attribute fails mypy.
 
 A plain find is parsed without argparse: importing it and building the parser cost more
-than the search of a small vault (docs/performance.md). So this module imports nothing but
-the core's default limit, and typing only for the type checker.
+than the search of a small vault (docs/performance.md). So this module imports nothing
+(typing only for the type checker).
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ else:
 
     class _Typed:
         """At run time a row is not generic: ``Option[bool]`` appears in annotations only."""
+
+        __slots__ = ()
 
         def __class_getitem__(cls, item: object) -> type:
             return cls
