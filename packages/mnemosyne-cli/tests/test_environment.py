@@ -76,8 +76,16 @@ def _no_cwd() -> str:
 def sealed_answer(main: Callable[..., int], env: Environment, *argv: str) -> tuple[int, str, str]:
     """``answer``, with the process's environment and current dir unreadable for the call
     (and only for it: pytest reads them around a test)."""
+    real_read = type(os.environ).__getitem__
+
+    def sealed_read(environ: object, name: str) -> str:
+        _Sealed()._refuse(name)
+        return real_read(environ, name)  # type: ignore[arg-type]
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(os, "environ", _Sealed())
+        # The process's own mapping too: a default argument (environ=os.environ) holds it.
+        patch.setattr(type(os.environ), "__getitem__", sealed_read)
         patch.setattr(os, "getcwd", _no_cwd)
         return answer(main, env, *argv)
 
@@ -150,14 +158,22 @@ def test_an_environment_reads_the_process_only_for_what_it_is_not_given(
     assert (given.home, given.cwd) == ("/elsewhere", str(tmp_path))
 
 
-@pytest.mark.parametrize("command", ["find", "recall", "lint", "info"])
+@pytest.mark.parametrize("command", ["find", "recall", "lint", "info", "ingest"])
 def test_the_home_dir_a_call_refuses_to_search_whole_is_the_given_home(tmp_path: Path, command: str) -> None:
     """A folder without config or default dir is searched as a whole tree, unless it is
-    the home dir: the call's, not the process's (which it cannot even read here)."""
+    the home dir: the call's, not the process's (which it cannot even read here). Ingest
+    lists the vault, and finds the page it wrote, as the call would."""
     notes = tmp_path / "notes"
-    notes.mkdir()
+    (notes / "sub").mkdir(parents=True)
     (notes / "alpha.md").write_text(ALPHA, encoding="utf-8")
-    words = ["wiki", command, *(["alpha"] if command in ("find", "recall") else []), "--vault", str(notes)]
+    source = tmp_path / "beta-report.md"
+    source.write_text("# Beta Report\n\nbody\n", encoding="utf-8")
+    arguments = {
+        "find": ["alpha"],
+        "recall": ["alpha"],
+        "ingest": [str(source), "--constellation", "atlas", "--dir", "sub", "--type", "report"],
+    }
+    words = ["wiki", command, *arguments.get(command, []), "--vault", str(notes)]
     at_home = sealed_answer(app.main, environment(notes, {}), *words)
     assert at_home[0] == 3
     assert f"vault {str(notes)!r} is your home dir, not a notes folder" in at_home[2]

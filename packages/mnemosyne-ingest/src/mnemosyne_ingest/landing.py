@@ -30,6 +30,7 @@ from mnemosyne_core.config import (
     LAYOUT_FROM_ZERO_CONFIG,
     VAULT_ROOT_DIR,
     check_dir_name,
+    home_dir,
 )
 from mnemosyne_core.errors import VaultError
 from mnemosyne_core.find import search
@@ -268,8 +269,9 @@ def ingest(
         slug = stdin_slug(slug, title)
     elif slug is not None:
         check_slug(slug)
+    home = home_dir(environ) if home is None else home
     vault_real = resolve_vault(vault, environ, cwd, home)
-    layout = scan(vault_real).layout
+    layout = scan(vault_real, home=home).layout
     assert layout is not None  # scan always follows one
     if not layout.holds_dir(dir):
         below = " or a dir below one" if layout.tree else ""
@@ -330,7 +332,7 @@ def ingest(
     if plan != STATUS_ALREADY_INGESTED:
         status = _land(page, dir_path, target, rel_path, dir, name, replace=force, plan=plan)
     result = IngestResult(rel_path, target, page, status, removed_temp_files=removed)
-    _verify(vault_real, result)
+    _verify(vault_real, result, environ, home)
     return result
 
 
@@ -508,11 +510,11 @@ def _write_fix(error: OSError) -> str:
     return "fix the cause and run it again"
 
 
-def _verify(vault_real: str, result: IngestResult) -> None:
+def _verify(vault_real: str, result: IngestResult, environ: Mapping[str, str], home: str) -> None:
     """Raise IngestUnverifiedError unless find locates the page, with its title, by the
-    longest word of that title."""
+    longest word of that title (searching as the caller would: its environment and home)."""
     keyword = max(result.title.split(), key=len)
-    found = search(vault_real, [keyword], limit=0)
+    found = search(vault_real, [keyword], limit=0, environ=environ, home=home)
     if any(match.path == result.path and match.title == result.title for match in found.matches):
         return
     where = "wrote" if result.status != STATUS_ALREADY_INGESTED else "found"
