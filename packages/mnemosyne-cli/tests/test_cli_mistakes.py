@@ -138,6 +138,36 @@ def test_the_first_word_that_is_no_flag_is_the_command(
     assert err.endswith(f"(see '{where} --help')\n")
 
 
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["--help=x", "wkii"], "argument -h/--help: ignored explicit argument 'x' (see 'mnemosyne --help')"),
+        (["-hx", "wkii"], "argument -h/--help: ignored explicit argument 'x' (see 'mnemosyne --help')"),
+        (["--version=x", "wkii"], "argument --version: ignored explicit argument 'x' (see 'mnemosyne --help')"),
+        (["wiki", "-hv", "fnd"], "argument -h/--help: ignored explicit argument 'v' (see 'mnemosyne wiki --help')"),
+        # wiki has no --version of its own: argparse passes over it to the command.
+        (
+            ["wiki", "--version", "fnd"],
+            "argument COMMAND: invalid choice: 'fnd': did you mean 'find'? (see 'mnemosyne wiki --help')",
+        ),
+        # A word with a space is no option to argparse, even after a dash.
+        (
+            ["wiki", "-find x", "find"],
+            "argument COMMAND: invalid choice: '-find x': did you mean 'find'? (see 'mnemosyne wiki --help')",
+        ),
+        (
+            ["wiki", "zzz"],
+            "argument COMMAND: invalid choice: 'zzz' (choose from 'find', 'recall', 'ingest', 'lint', 'info', "
+            "'init', 'serve', 'guide') (see 'mnemosyne wiki --help')",
+        ),
+    ],
+)
+def test_the_command_is_read_as_argparse_reads_the_words_before_it(
+    capsys: pytest.CaptureFixture[str], argv: list[str], error: str
+) -> None:
+    assert run(capsys, *argv) == (64, "", f"mnemosyne: error: {error}\n")
+
+
 @pytest.mark.parametrize("argv", [["--help", "wkii"], ["wiki", "-h", "fnd"], ["--version", "wkii"]])
 def test_help_or_version_before_a_mistyped_command_is_printed(
     capsys: pytest.CaptureFixture[str], argv: list[str]

@@ -19,6 +19,7 @@ from property_examples import examples
 from mnemosyne_cli import app, arguments, console_script
 from mnemosyne_cli.commands.find import FindArguments
 from mnemosyne_cli.completion import CompletionArguments, list_dirs_call
+from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.options import HELP_FLAGS, Arguments
 
 FakeVault = Callable[[dict[str, str | bytes]], str]
@@ -104,7 +105,7 @@ ARGVS = st.one_of(
 
 #: One parser per command for every example: building one costs milliseconds, parsing with
 #: it a tenth of one, and parsing leaves the parser as it was.
-built_parser = functools.cache(app.build_parser)
+built_parser = functools.cache(lambda only: app.build_parser(Environment(), only))
 
 
 def argparse_arguments(words: list[str], declared: type[Arguments] = FindArguments) -> Arguments | None:

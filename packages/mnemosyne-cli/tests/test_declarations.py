@@ -13,6 +13,7 @@ from golden import check_golden
 
 from mnemosyne_cli import arguments, completion
 from mnemosyne_cli.commands import WIKI_COMMANDS
+from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.help import HELP, _epilog, fill, render
 from mnemosyne_cli.options import Arguments, BadValue, Command, Option, flag, parse_words
 
@@ -34,7 +35,7 @@ def words_of(command: Command) -> list[str]:
 
 
 def parsed_by_argparse(command: Command, words: list[str]) -> argparse.Namespace:
-    parser = arguments.build_parser(beside=[completion.COMMAND])
+    parser = arguments.build_parser(Environment(), beside=[completion.COMMAND])
     namespace, extras = parser.parse_known_args([*words_of(command), *words])
     assert extras == []
     return namespace

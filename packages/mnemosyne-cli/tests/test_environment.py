@@ -180,3 +180,25 @@ def test_the_home_dir_a_call_refuses_to_search_whole_is_the_given_home(tmp_path:
     elsewhere = sealed_answer(app.main, environment(tmp_path / "home", {}), *words)
     assert elsewhere[0] in (0, 1)  # lint: findings (exit 1) about the pages it did search
     assert "your home dir" not in elsewhere[2]
+
+
+class _FullStream(io.StringIO):
+    """A stdout that takes nothing, as /dev/full does."""
+
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("argv", [["wiki", "find", "--help"], ["--version"]])
+def test_help_and_version_print_as_argparse_does_when_stdout_cannot_take_them(tmp_path: Path, argv: list[str]) -> None:
+    """A full stdout loses the text quietly (exit 0); a stdout the process started
+    without gets it on stderr instead."""
+    full = Environment({}, cwd=str(tmp_path), home=str(tmp_path), stdout=_FullStream(), stderr=io.StringIO())
+    assert app.main(argv, full) == 0
+    assert isinstance(full.stderr, io.StringIO)
+    assert full.stderr.getvalue() == ""
+    closed = environment(tmp_path, {})
+    closed.stdout = None  # type: ignore[assignment]
+    assert app.main(argv, closed) == 0
+    assert isinstance(closed.stderr, io.StringIO)
+    assert closed.stderr.getvalue().startswith(("usage: mnemosyne wiki find", "mnemosyne 0.1.0"))

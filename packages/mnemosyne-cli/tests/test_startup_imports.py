@@ -185,7 +185,7 @@ def test_every_command_module_is_named_after_its_command(capsys: pytest.CaptureF
     for command in WIKI_COMMANDS:
         name = arguments.command_name(command)
         with pytest.raises(arguments.ParserExit):
-            app.build_parser(only=name).parse_args(["wiki", name, "--help"])
+            app.build_parser(Environment(), only=name).parse_args(["wiki", name, "--help"])
         assert capsys.readouterr().out.startswith(f"usage: mnemosyne wiki {name} ")
 
 
@@ -197,6 +197,6 @@ def test_every_command_module_is_named_after_its_command(capsys: pytest.CaptureF
     ],
 )
 def test_one_command_parser_parses_as_the_whole_tree(argv: list[str]) -> None:
-    whole = vars(app.build_parser().parse_args(argv))
-    alone = vars(app.build_parser(only=argv[1]).parse_args(argv))
+    whole = vars(app.build_parser(Environment()).parse_args(argv))
+    alone = vars(app.build_parser(Environment(), only=argv[1]).parse_args(argv))
     assert alone == whole

@@ -32,14 +32,14 @@ if TYPE_CHECKING:
     from mnemosyne_core.backend import Backend
 
 
-def build_parser(only: str | None = None, env: Environment | None = None) -> Parser:
+def build_parser(env: Environment, only: str | None = None) -> Parser:
     """The whole command tree (``arguments.build_parser``), completion included; with
     ``only``, the tree with that one wiki command, which a call to it parses with."""
     if only is not None:  # a wiki command's call never imports completion (start-up time)
-        return build_tree(only, env=env)
+        return build_tree(env, only)
     from mnemosyne_cli import completion
 
-    return build_tree(beside=[completion.COMMAND], env=env)
+    return build_tree(env, beside=[completion.COMMAND])
 
 
 def main(
@@ -78,14 +78,14 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
     if words and words[0] in wiki_command_names:
         console.error(f"unknown command {words[0]!r}: did you mean '{PROG} wiki {words[0]}'?")
         return ExitCode.USAGE
-    mistyped = mistyped_command(words, wiki_command_names)
+    mistyped = mistyped_command(words)
     if mistyped:
         console.error(mistyped)
         return ExitCode.USAGE
     # A call to one wiki command builds only its parser: the others' cost ~3 ms of
     # start-up; anything else (help, a typo) gets the whole tree.
     named = words[1] if len(words) > 1 and words[0] == "wiki" else None
-    parser = build_parser(named if named in wiki_command_names else None, console.env)
+    parser = build_parser(console.env, named if named in wiki_command_names else None)
     try:
         parsed, extras = parser.parse_known_args(words)
     except UsageError as error:
@@ -156,29 +156,63 @@ def color_flag(words: Sequence[str]) -> str:
     return mode
 
 
-def mistyped_command(words: Sequence[str], wiki_command_names: set[str]) -> str | None:
+def mistyped_command(words: Sequence[str]) -> str | None:
     """The error for a command name that is none (``wkii``, ``wiki fnd``), with a guess, as
-    argparse would give it for the first word that is no option at each level (``--``
-    included: argparse hands it to the command's choice); None when there is none, or
-    when help or --version comes first (argparse then prints it)."""
-    levels = [(PROG, ("wiki", "completion")), (f"{PROG} wiki", tuple(sorted(wiki_command_names)))]
-    index = 0
-    for where, names in levels:
-        while index < len(words) and _looks_like_flag(words[index]) and words[index] != END_OF_OPTIONS:
-            if words[index] in (*HELP_FLAGS, "--version"):
-                return None
-            index += 1
-        if index == len(words):
+    argparse would give it: for the first word it reads as no option at each level
+    (``--`` included: argparse hands it to the command's choice). None when there is none,
+    or when one of the level's own options comes first (argparse then prints help or
+    --version, or says what is wrong with it)."""
+    index = _command_word(words, 0, (*HELP_FLAGS, "--version"))
+    if index is None:
+        return None
+    if words[index] != WIKI.name:
+        from mnemosyne_cli import completion  # not for a wiki command's call: start-up time
+
+        return _choice_error(words[index], (WIKI.name, completion.COMMAND.name), PROG)
+    index = _command_word(words, index + 1, HELP_FLAGS)
+    if index is None:
+        return None
+    return _choice_error(words[index], tuple(command_name(module) for module in WIKI_COMMANDS), f"{PROG} wiki")
+
+
+def _command_word(words: Sequence[str], start: int, options: Sequence[str]) -> int | None:
+    """Where argparse finds the command among ``words[start:]``, for a parser whose only
+    options are ``options``; None when it finds none, or one of those options first."""
+    for index in range(start, len(words)):
+        read = _read_before_command(words[index], options)
+        if read == _OWN_OPTION:
             return None
-        word = words[index]
-        index += 1
-        try:
-            one_of(names)(word)
-        except BadValue as bad:
-            return f"argument COMMAND: {bad} (see '{where} --help')"
-        if word != "wiki":
-            return None
+        if read == _POSITIONAL:
+            return index
     return None
+
+
+def _choice_error(word: str, names: tuple[str, ...], where: str) -> str | None:
+    """argparse's error for a command ``word`` that is none of ``names``, worded as for a
+    flag's value (with a guess), or None when it is one."""
+    try:
+        one_of(names)(word)
+    except BadValue as bad:
+        return f"argument COMMAND: {bad} (see '{where} --help')"
+    return None
+
+
+#: How argparse reads a word before a command's name (``_read_before_command``).
+_OWN_OPTION, _UNKNOWN_OPTION, _POSITIONAL = "own option", "unknown option", "positional"
+
+
+def _read_before_command(word: str, options: Sequence[str]) -> str:
+    """As argparse reads ``word`` where a parser whose only options are ``options`` expects
+    its command: one of them (given a value with ``=`` or run on, as in ``-hx``, it is still
+    one, which argparse then refuses), another option, or a positional word (``-``, ``--``,
+    a negative number, a word with a space)."""
+    if not word.startswith("-") or word in ("-", END_OF_OPTIONS):
+        return _POSITIONAL
+    if word.partition("=")[0] in options or (not word.startswith("--") and word[:2] in options):
+        return _OWN_OPTION
+    if looks_like_a_negative_number(word) or " " in word:
+        return _POSITIONAL
+    return _UNKNOWN_OPTION
 
 
 #: The wiki commands whose words are keywords: one that starts with '-' goes after '--'.

@@ -5,7 +5,6 @@ what it would print (help, usage) is written from the same declarations."""
 from __future__ import annotations
 
 import argparse
-import sys
 
 from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.help import help_width, render
@@ -22,9 +21,9 @@ from mnemosyne_cli.output import PROG
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Sequence
     from types import ModuleType
-    from typing import Any, NoReturn, TextIO
+    from typing import Any, NoReturn
 
     from mnemosyne_cli.environment import Environment
     from mnemosyne_cli.options import Option
@@ -69,8 +68,7 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        if message:
-            sys.stderr.write(message)
+        # argparse passes a message only from error(), which raises UsageError instead.
         raise ParserExit(status)
 
 
@@ -83,7 +81,7 @@ class HelpAction(argparse.Action):
         option_strings: Sequence[str],
         dest: str,
         text: Callable[[int], str],
-        env: Environment | None,
+        env: Environment,
         help: str | None = None,  # noqa: A002
     ):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
@@ -91,27 +89,26 @@ class HelpAction(argparse.Action):
         self.env = env
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
-        environ, stdout = _streams(self.env)
-        stdout.write(self.text(help_width(environ, stdout)))
+        print_message(self.env, self.text(help_width(self.env.environ, self.env.stdout)))
         parser.exit()
 
 
-def _streams(env: Environment | None) -> tuple[Mapping[str, str], TextIO]:
-    """The variables and stdout a help or --version is written with: the call's, else
-    (a parser built outside a call, as tests do) the process's."""
-    if env is None:
-        import os
+def print_message(env: Environment, text: str) -> None:
+    """Help or --version on the call's stdout, as argparse prints them: on stderr when the
+    process started with stdout closed, and nothing at all (still exit 0) when the stream
+    cannot take it (full, closed)."""
+    import contextlib  # only a help or --version call pays for it
 
-        return os.environ, sys.stdout
-    return env.environ, env.stdout
+    with contextlib.suppress(AttributeError, OSError):
+        (env.stdout or env.stderr).write(text)
 
 
 def add_help(
     parser: argparse.ArgumentParser,
+    env: Environment,
     command: Command,
     subcommands: Callable[[], Sequence[Command]] = tuple,
     title: str = "",
-    env: Environment | None = None,
 ) -> None:
     """-h/--help for ``parser``, which ``command`` declares; ``subcommands`` lists the
     commands under it only when help is asked for (their modules cost start-up time)."""
@@ -126,7 +123,7 @@ def add_help(
 
 
 def add_command(
-    subparsers: Any, command: Command, complete: Completer | None = None, env: Environment | None = None
+    subparsers: Any, env: Environment, command: Command, complete: Completer | None = None
 ) -> argparse.ArgumentParser:
     """``command`` as a subcommand of ``subparsers``. With ``complete`` the parser is for a
     completion script (argparse's own help, each row marked with what completes it), and
@@ -139,7 +136,7 @@ def add_command(
         description=command.summary if for_script else None,
     )
     if not for_script:
-        add_help(parser, command, env=env)
+        add_help(parser, env, command)
     for row in command.arguments.table:
         add_argument(parser, row, complete)
     return parser
@@ -235,7 +232,7 @@ class _VersionAction(argparse.Action):
         self,
         option_strings: Sequence[str],
         dest: str,
-        env: Environment | None,
+        env: Environment,
         help: str | None = None,  # noqa: A002
     ):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
@@ -244,7 +241,7 @@ class _VersionAction(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
         from mnemosyne_cli.versions import version_report
 
-        _streams(self.env)[1].write(version_report() + "\n")
+        print_message(self.env, version_report() + "\n")
         parser.exit()
 
 
@@ -255,34 +252,34 @@ def command_name(command: ModuleType) -> str:
 
 
 def build_parser(
+    env: Environment,
     only: str | None = None,
     complete: Completer | None = None,
     beside: Sequence[Command] = (),
-    env: Environment | None = None,
 ) -> Parser:
     """The whole command tree: ``mnemosyne wiki <command>``, and the commands ``beside``
     wiki (``completion``, which app passes: its scripts are made from this tree, so this
     module cannot import it). With ``only``, the tree with that one wiki command, which
     parses a call to it exactly as the whole tree does. With ``complete``, the whole tree
-    for a completion script (``add_command``). Help and --version are written to
-    ``env``'s stdout (None: the process's)."""
+    for a completion script (``add_command``). Help and --version are written to the
+    call's (``env``) stdout."""
     for_script = complete is not None
     parser = Parser(prog=PROG, add_help=for_script)
     if not for_script:
-        add_help(parser, MNEMOSYNE, lambda: [WIKI, *beside], "commands", env)
+        add_help(parser, env, MNEMOSYNE, lambda: [WIKI, *beside], "commands")
     parser.add_argument("--version", action=_VersionAction, env=env, help=MnemosyneArguments.version.help)
     groups = parser.add_subparsers(title="commands", dest="group", metavar="COMMAND")
     wiki = groups.add_parser(
         WIKI.name, help=WIKI.summary, add_help=for_script, description=WIKI.summary if for_script else None
     )
     if not for_script:
-        add_help(wiki, WIKI, wiki_commands, "wiki commands", env)
+        add_help(wiki, env, WIKI, wiki_commands, "wiki commands")
     commands = wiki.add_subparsers(title="wiki commands", dest="command", metavar="COMMAND")
     for module in WIKI_COMMANDS:
         if only is None or command_name(module) == only:
-            add_command(commands, module.COMMAND, complete, env)
+            add_command(commands, env, module.COMMAND, complete)
     for command in beside:
-        add_command(groups, command, complete, env)
+        add_command(groups, env, command, complete)
     return parser
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from mnemosyne_cli.environment import Environment
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
 
@@ -134,17 +135,17 @@ def run(args: CompletionArguments, console: Console, backend: Backend) -> int:
     if args.shell is None:
         console.error("no shell given: pass bash, zsh or fish (see 'mnemosyne completion --help')")
         return ExitCode.USAGE
-    console.out(script(args.shell).rstrip("\n"))
+    console.out(script(args.shell, console.env).rstrip("\n"))
     return ExitCode.OK
 
 
-def script(shell: str) -> str:
+def script(shell: str, env: Environment) -> str:
     """The completion script for ``shell``, generated from the whole command tree."""
     import shtab  # only here: generating a script is the one thing that needs it
 
     from mnemosyne_cli.arguments import build_parser  # argparse: only a script needs it
 
-    parser = build_parser(complete=lambda row: _completes(row, shtab), beside=[COMMAND])
+    parser = build_parser(env, complete=lambda row: _completes(row, shtab), beside=[COMMAND])
     preamble = PREAMBLES[shell].replace(VAULT_PLACEHOLDER, VAULT.names[0])
     return str(shtab.complete(parser, shell, preamble=preamble))
 
