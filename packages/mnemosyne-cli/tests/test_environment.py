@@ -198,7 +198,7 @@ def test_help_and_version_print_as_argparse_does_when_stdout_cannot_take_them(tm
     assert isinstance(full.stderr, io.StringIO)
     assert full.stderr.getvalue() == ""
     closed = environment(tmp_path, {})
-    closed.stdout = None  # type: ignore[assignment]
+    closed.stdout = None
     assert app.main(argv, closed) == 0
     assert isinstance(closed.stderr, io.StringIO)
     assert closed.stderr.getvalue().startswith(("usage: mnemosyne wiki find", "mnemosyne 0.1.0"))
