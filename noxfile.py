@@ -80,10 +80,8 @@ TEST_REQUIREMENTS = [
 #: pytest-xdist's workers for the unit tests: one a CPU ("auto"). The suite is CPU-bound
 #: (Python start-ups, subprocesses, property searches) and no test depends on another's
 #: order or files. A later ``-n`` wins: ``nox -s tests -- -n 0`` runs them in this process.
-#: A worker's stdout is xdist's channel, so pytest-timeout's stack dump at 120 s (pyproject)
-#: would be lost with the worker; faulthandler writes every thread's stack to the inherited
-#: stderr first, at 115 s.
-TEST_WORKERS = ["-n", "auto", "-o", "faulthandler_timeout=115"]
+#: (pyproject.toml's faulthandler_timeout says how a hung test shows its stacks under it.)
+TEST_WORKERS = ["-n", "auto"]
 #: The benchmarks' own unit tests (their metrics and vault generators), fast like the rest.
 BENCH_TEST_DIR = "bench/tests"
 UNIT_TEST_DIRS = [f"{package}/tests" for package in PACKAGES]

@@ -1,11 +1,12 @@
 """The ``mnemosyne`` console script.
 
-A plain ``wiki find`` call (keywords and the options the option table lets it take) is
-parsed here, without argparse: importing argparse and building its parser cost more than
-searching a small vault (docs/performance.md). Both parsers read the one option table
-(options.py). Every other call, and every call this parser is not sure of (help, ``--dir``,
-a keyword starting with ``-``, a repeated or unknown flag, a bad value), goes to
-``app.main`` and its argparse parser, which stays the reference:
+A plain ``wiki find`` call (keywords and find's options) and a completion script's
+``completion --list-dirs`` are parsed here, without argparse: importing argparse and
+building its parser cost more than searching a small vault (docs/performance.md). This
+parser (``options.parse_words``) and argparse's are both made from each command's one
+declaration of its arguments. Every other call, and every call this parser is not sure of
+(help, ``--``, a keyword starting with ``-``, a flag given twice, an unknown flag, a bad
+value), goes to ``app.main`` and its argparse parser, which stays the reference:
 tests/test_console_script.py holds the two to the same arguments.
 """
 

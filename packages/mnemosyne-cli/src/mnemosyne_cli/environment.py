@@ -1,7 +1,10 @@
 """What a call reads from the process it runs in: ``Environment``.
 
 ``console_script.main`` (or ``app.main``, called directly) makes one and hands it down;
-no code below it reads ``os.environ``, the current dir, ``~`` or ``sys.std*`` itself. So a
+no code below it reads ``os.environ``, ``~`` or ``sys.std*`` itself, and the current dir
+only as the operating system does: a relative path on the command line (``--vault
+notes``, ``init PATH``, a SOURCE) is opened from the process's own current dir, while
+``cwd`` is where the ``.mnemosyne.toml`` of a call that names no vault is looked for. So a
 call answers from the environment it is given, whatever the process around it holds: a
 test or a Python caller runs one as if from another shell, and no function holds on to a
 module-level ``os`` that a test's fake file system swapped out.
@@ -29,10 +32,11 @@ if TYPE_CHECKING:
 
 
 class Environment(Record):
-    """The environment variables, the current dir (None when it was removed), the home dir
-    (``~``) and the three standard streams (None for one the process started closed) of a
-    call. A field not given is the process's own, read once, here; the home dir not given
-    is the one ``environ`` names (``config.home_dir``)."""
+    """The environment variables, the current dir, the home dir (``~``) and the three
+    standard streams (None for one the process started closed) of a call. A field not
+    given is the process's own, read once, here (the current dir is None when the
+    process's was removed: there is nothing to walk up from); the home dir not given is
+    the one ``environ`` names (``config.home_dir``)."""
 
     __slots__ = ("cwd", "environ", "home", "stderr", "stdin", "stdout")
 

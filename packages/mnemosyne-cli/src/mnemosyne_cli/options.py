@@ -107,7 +107,8 @@ class Option(_Typed[Value]):
 
     def __set_name__(self, owner: type, name: str) -> None:
         if self.dest and self.dest != name:
-            raise TypeError(f"{self.names or self.metavar} is {self.dest!r} in one command and {name!r} in another")
+            spelled = "/".join(self.names) or self.metavar
+            raise TypeError(f"{spelled} is {self.dest!r} in one command and {name!r} in another")
         self.dest = name
 
     if TYPE_CHECKING:
@@ -333,13 +334,14 @@ def parse_words(arguments: type[Parsed], words: Sequence[str]) -> Parsed | None:
         wanted = {"+": (1, len(taken)), "?": (0, 1), None: (1, 1)}[positional.nargs]
         if not wanted[0] <= len(taken) <= wanted[1]:
             return None
+        try:
+            values = [positional.value(word) for word in taken]
+        except BadValue:
+            return None
         if positional.nargs == "+":
-            parsed[positional.dest] = taken
-        elif taken:
-            try:
-                parsed[positional.dest] = positional.value(taken[0])
-            except BadValue:
-                return None
+            parsed[positional.dest] = values
+        elif values:
+            parsed[positional.dest] = values[0]
     return arguments(**parsed)
 
 

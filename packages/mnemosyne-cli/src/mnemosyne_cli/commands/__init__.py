@@ -1,8 +1,9 @@
-"""The ``mnemosyne wiki`` commands. Each module defines ``register(subparsers)``, which adds
-its parser with ``handler=run``, where ``run(args, console, backend) -> int``: ``backend``
-(``mnemosyne_core.backend``) is where find and recall get their pages; the other commands
-ignore it. Command modules
-import their libraries inside ``run``, so building the parser stays cheap.
+"""The ``mnemosyne wiki`` commands. Each module declares ``COMMAND`` (options.Command: its
+help and its ``Arguments`` class) and ``run(args, console, backend) -> int``, which gets
+those arguments parsed: ``backend`` (``mnemosyne_core.backend``) is where find and recall
+get their pages; the other commands ignore it. Command modules import their libraries
+inside ``run``, so building the parser stays cheap; arguments.py builds every parser from
+the declarations.
 
 WIKI_COMMANDS is built on first use, not on import: a plain ``wiki find`` call
 (console_script.py) imports the find module alone, without argparse (start-up time)."""
