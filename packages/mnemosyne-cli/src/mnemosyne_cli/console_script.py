@@ -199,4 +199,13 @@ def run() -> NoReturn:
     _signal.signal(_signal.SIGINT, _on_interrupt)
     _signal.signal(_signal.SIGALRM, _on_interrupt)  # _on_unraisable's second try, the watchdog
     sys.unraisablehook = _on_unraisable
-    sys.exit(main())
+    code = main()
+    if _retry_pending:
+        # An interrupt Python dropped (it came in a __del__) whose second try has not come
+        # yet: the call was interrupted all the same. The try is not left pending into the
+        # exit, where Python 3.13 has put SIGALRM back to its default and the process would
+        # die of it; the watchdog's time is what stays armed.
+        _signal.setitimer(_signal.ITIMER_REAL, _watchdog_left if _watchdog_left > 0 else INTERRUPTED_GRACE)
+        _end_interrupted_line()
+        code = INTERRUPTED
+    sys.exit(code)

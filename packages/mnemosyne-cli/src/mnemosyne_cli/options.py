@@ -105,12 +105,6 @@ class Option(_Typed[Value]):
         self.complete = complete
         self.hidden = hidden
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        if self.dest and self.dest != name:
-            spelled = "/".join(self.names) or self.metavar
-            raise TypeError(f"{spelled} is {self.dest!r} in one command and {name!r} in another")
-        self.dest = name
-
     if TYPE_CHECKING:
         # Read on a class, a row; on parsed arguments, its value.
         @overload
@@ -223,6 +217,13 @@ class Arguments:
             for name, row in vars(klass).items():
                 if isinstance(row, Option):
                     rows.setdefault(name, row)
+        for name, row in rows.items():
+            # Here, not in Option.__set_name__: Python 3.11 wraps whatever that raises in a
+            # RuntimeError, a Ctrl-C during the import included, which then is no exit 130.
+            if row.dest and row.dest != name:
+                spelled = "/".join(row.names) or row.metavar
+                raise TypeError(f"{spelled} is {row.dest!r} in one command and {name!r} in another")
+            row.dest = name
         cls.table = tuple(rows.values())
 
     def __init__(self, **values: object):
