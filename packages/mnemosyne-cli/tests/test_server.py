@@ -778,3 +778,46 @@ def test_a_page_deleted_or_made_a_symlink_soon_after_it_was_written_answers_as_t
         assert served == run_cli(capsysbinary, [*argv, "--no-cache"])
         if replaced_by is None:
             assert served == (0, b"wiki/alpha.md \xe2\x80\x94 Alpha GitHub auth\n", "")
+
+
+def test_the_selector_follows_each_new_watch_fd_even_one_with_a_number_just_freed() -> None:
+    """A rebuild closes the watch's inotify fd and opens another. The new one may get the
+    old number (epoll dropped the old fd when it closed, so the number must be added
+    again), and a connection accepted in the same batch may get it (the old registration
+    must be gone before the connection's). Pipes stand in for both fds."""
+    import selectors
+    from types import SimpleNamespace
+
+    selector = selectors.DefaultSelector()
+    old_reader, old_writer = os.pipe()
+    watch = SimpleNamespace(fd=old_reader, rebuilds=1)
+    state = SimpleNamespace(watch=watch, _watched=(-1, -1))
+    try:
+        assert server.Server._watch_fd(state, selector) == old_reader  # type: ignore[arg-type]
+        # Rebuilt, and the new fd has the old number.
+        new_reader, new_writer = os.pipe()
+        os.dup2(new_reader, old_reader)
+        os.close(new_reader)
+        watch.rebuilds = 2
+        assert server.Server._watch_fd(state, selector) == old_reader  # type: ignore[arg-type]
+        os.write(new_writer, b"x")
+        assert [key.fd for key, _ in selector.select(5)] == [old_reader]
+        # Rebuilt again, to another number; a connection takes the freed one.
+        other_reader, other_writer = os.pipe()
+        watch.fd, watch.rebuilds = other_reader, 3
+        left, right = socket.socketpair()
+        os.dup2(left.fileno(), old_reader)
+        connection = socket.socket(fileno=old_reader)
+        server.Server._watch_fd(state, selector)  # type: ignore[arg-type]  # as _accept does first
+        selector.register(connection, selectors.EVENT_READ)
+        right.send(b"y")
+        os.write(other_writer, b"z")
+        ready = {key.fd for key, _ in selector.select(5)}
+        assert ready == {old_reader, other_reader}
+        assert selector.get_key(old_reader).fileobj is connection
+    finally:
+        selector.close()
+        for fd in (old_writer, new_writer, other_reader, other_writer):
+            os.close(fd)
+        for sock in (connection, left, right):
+            sock.close()

@@ -154,6 +154,8 @@ class Server:
         self._wake_reader = -1
         self._wake_writer = -1
         self._logged_doubt: str | None = None
+        #: The watch's inotify fd the selector has, and the build it is of (-1, -1: none).
+        self._watched: tuple[int, int] = (-1, -1)
         self._root: tuple[int, int] = (0, 0)
         self._mount_namespace = protocol.mount_namespace()
         #: Where the server's own log goes (None: the call's stderr); a server in a test's thread
@@ -219,11 +221,11 @@ class Server:
         selector = selectors.DefaultSelector()
         connections: dict[socket.socket, _Connection] = {}
         selector.register(self._wake_reader, selectors.EVENT_READ)
+        self._watched = (-1, -1)  # this selector has no watch fd yet
         listening = False
-        watched_fd = -1
         try:
             while not self._stopping:
-                watched_fd = self._watch_fd(selector, watched_fd)
+                watched_fd = self._watch_fd(selector)
                 if listening != (len(connections) < MAX_CONNECTIONS):
                     if listening:
                         selector.unregister(self.listener)
@@ -237,6 +239,7 @@ class Server:
                     target = key.fileobj
                     if target is self.listener:
                         self._accept(selector, connections)
+                        watched_fd = self._watched[0]
                     elif target == self._wake_reader:
                         with contextlib.suppress(OSError):
                             os.read(self._wake_reader, 64)
@@ -256,19 +259,26 @@ class Server:
                 self._drop(selector, connections, connection)
             selector.close()
 
-    def _watch_fd(self, selector: selectors.BaseSelector, watched_fd: int) -> int:
-        """Keep the watch's inotify fd registered (a rebuild replaces it)."""
-        fd = self.watch.fd
-        if fd != watched_fd:
-            if watched_fd >= 0:
+    def _watch_fd(self, selector: selectors.BaseSelector) -> int:
+        """Keep the watch's inotify fd registered, and return it. A rebuild (answering a
+        question, say) closes the old fd: its number is free for the next connection the
+        same batch accepts, or for the new fd itself, so the old registration goes first,
+        and the build tells a new fd from an old one of the same number."""
+        current = (self.watch.fd, self.watch.rebuilds)
+        if current != self._watched:
+            old_fd = self._watched[0]
+            if old_fd >= 0:
                 with contextlib.suppress(KeyError, ValueError, OSError):
-                    selector.unregister(watched_fd)
-            if fd >= 0:
-                selector.register(fd, selectors.EVENT_READ)
-        return fd
+                    selector.unregister(old_fd)
+            if current[0] >= 0:
+                selector.register(current[0], selectors.EVENT_READ)
+            self._watched = current
+        return current[0]
 
     def _accept(self, selector: selectors.BaseSelector, connections: dict[socket.socket, _Connection]) -> None:
         assert self.listener is not None
+        # Before a connection can take the number of an fd a rebuild just closed.
+        self._watch_fd(selector)
         while len(connections) < MAX_CONNECTIONS:
             try:
                 connection, _ = self.listener.accept()
