@@ -52,6 +52,27 @@ def same_as_the_scan(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]
 # --- stale forever, once: symlinked parents, symlinked config, mounts ---
 
 
+def test_a_watch_built_while_a_symlinked_parent_dangles_is_in_doubt(tmp_path: Path) -> None:
+    """A rebuild can come between a symlinked parent's target being moved away and made
+    again (an event of the move triggers it). Built then, the watch lists no searched dir
+    and watches nothing the target's return would report: a caller that lists the vault
+    after that return, with this watch's token, would be told of no page made there. The
+    symlink on the way is a doubt even while it dangles, as it is while it resolves."""
+    from mnemosyne_core.changes import VaultWatch
+
+    vault = make_vault(tmp_path / "v", {".mnemosyne.toml": 'dirs = ["docs/en"]\n', "store/.keep": ""})
+    os.symlink(vault / "store" / "real", vault / "docs")  # its target does not exist (yet)
+    watch = VaultWatch(str(vault.resolve()))
+    try:
+        watch.rebuild()
+        assert watch.doubt == "the way to the searched dir docs/en/ goes through a symlink, which no watch follows"
+        (vault / "store" / "real" / "en").mkdir(parents=True)
+        token, paths = watch.changes_since(watch.token())
+        assert paths is None  # rescan: the caller lists the vault itself
+    finally:
+        watch.close()
+
+
 def test_a_searched_dir_behind_a_symlinked_parent_whose_target_is_moved_and_remade(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:

@@ -157,7 +157,9 @@ class VaultWatch:
         except VaultError as error:
             return str(error)  # the caller lists the vault and says what is wrong itself
         self._suffixes = layout.suffixes
-        self._watch_paths_to_dirs(layout)
+        behind_a_symlink = self._watch_paths_to_dirs(layout)
+        if behind_a_symlink is not None:
+            return behind_a_symlink
         listing = scan(self.vault, require_dirs=False, before_listing=self._watch_listed_dir, home=self.home)
         for dir_rel, dir_path, _names in listing.listing:
             if os.path.realpath(os.path.join(self.vault, dir_rel)) != dir_path or os.path.islink(dir_path):
@@ -171,9 +173,12 @@ class VaultWatch:
             return "a searched dir is a symlink, which no watch follows"
         return None
 
-    def _watch_paths_to_dirs(self, layout: Layout) -> None:
+    def _watch_paths_to_dirs(self, layout: Layout) -> str | None:
         """Watch every dir on the way from the vault root to a nested searched dir, each for
-        the names that lead on (and in a tree, its ignore files, which apply below it)."""
+        the names that lead on (and in a tree, its ignore files, which apply below it). The
+        doubt when that way, or a searched dir, is a symlink: even one whose target is gone
+        now, since its target may be made again where no watch sees it (a searched dir
+        would then be listed by every caller and watched by none)."""
         assert self.watcher is not None
         also = IGNORE_FILES if layout.tree else ()
         leads: dict[str, set[str]] = {}
@@ -192,6 +197,14 @@ class VaultWatch:
                     continue  # its parent, watched, reports its arrival
                 raise
             self._path_wds[wd] = self._path_wds.get(wd, frozenset()) | frozenset(leads[dir_rel])
+        # Checked once the watches are in place: the way's watches report the symlink's
+        # removal, and the rebuild that follows can trust the dir again.
+        for dir_name in layout.dirs:
+            parts = [] if dir_name == VAULT_ROOT_DIR else dir_name.split("/")
+            for depth in range(1, len(parts) + 1):
+                if os.path.islink(os.path.join(self.vault, *parts[:depth])):
+                    return f"the way to the searched dir {dir_name}/ goes through a symlink, which no watch follows"
+        return None
 
     def _watch_listed_dir(self, dir_rel: str, dir_path: str) -> None:
         """The scan's call just before it lists a dir: watch it first. One that cannot be
