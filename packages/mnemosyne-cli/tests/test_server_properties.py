@@ -206,19 +206,30 @@ def assert_served_again(
     capsysbinary: pytest.CaptureFixture[bytes], running: Server, vault: Path, queries: list[list[str]]
 ) -> None:
     """The queries, then a find that matches (a/one.md holds "alpha"), each held to the
-    scan; the find made twice, and the second served: the server said what changed and the
-    caller did not list the vault."""
+    scan; the find made again until one is served: the server said what changed and the
+    caller did not list the vault. A loaded machine may make one call's cookie late (the
+    server then answers "rescan", and that caller lists the vault, rightly); every call's
+    answer is held to the scan's all the same, and SERVED_WITHIN calls must do."""
     for argv in queries:
         assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-cache"]), argv
     find = ["wiki", "find", "alpha", "--vault", str(vault)]
     expected = run_cli(capsysbinary, [*find, "--no-cache"])
     assert expected[0] == 0, expected
     assert run_cli(capsysbinary, find) == expected
-    answered = running.answered
-    with caller_listings() as walks:
-        served = run_cli(capsysbinary, find)
-    assert served == expected
-    assert (walks, running.answered) == ([], answered + 1), "the server did not say what changed"
+    tries = []
+    for _ in range(SERVED_WITHIN):
+        answered = running.answered
+        with caller_listings() as walks:
+            served = run_cli(capsysbinary, find)
+        assert served == expected
+        tries.append((walks, running.answered - answered))
+        if tries[-1] == ([], 1):
+            return
+    pytest.fail(f"the server did not say what changed in {SERVED_WITHIN} calls: {tries}")
+
+
+#: How many calls, one after another on a sound vault, may pass before one is served.
+SERVED_WITHIN = 5
 
 
 def _remove(path: Path) -> None:

@@ -67,7 +67,7 @@ def test_a_watch_built_while_a_symlinked_parent_dangles_is_in_doubt(tmp_path: Pa
         watch.rebuild()
         assert watch.doubt == "the way to the searched dir docs/en/ goes through a symlink, which no watch follows"
         (vault / "store" / "real" / "en").mkdir(parents=True)
-        token, paths = watch.changes_since(watch.token())
+        _, paths = watch.changes_since(watch.token())
         assert paths is None  # rescan: the caller lists the vault itself
     finally:
         watch.close()
