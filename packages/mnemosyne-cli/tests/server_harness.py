@@ -157,9 +157,10 @@ def out_of_watches_at(monkeypatch: pytest.MonkeyPatch, path_end: str) -> Callabl
     return lambda: monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
 
 
-#: The modules whose listing of the vault is the caller's own: the page cache's, the
-#: plain scan's and recall's (the server's watch lists through ``mnemosyne_core.changes``).
-CALLER_LISTINGS = ("mnemosyne_core.cache", "mnemosyne_core.find", "mnemosyne_core.recall")
+#: The modules whose listing of the vault is the caller's own: the page cache's, and the
+#: plain scan's and recall's (``vault.listed_vault``); the server's watch lists through
+#: ``mnemosyne_core.changes``.
+CALLER_LISTINGS = ("mnemosyne_core.cache", "mnemosyne_core.vault")
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ from __future__ import annotations
 import marshal
 import os
 
-from mnemosyne_core.config import CONSTELLATIONS, home_dir, stem_of
+from mnemosyne_core.config import CONSTELLATIONS, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.fold import WIDE_BOM_LEADS, TextMatcher, as_utf8, fold, is_text, wide_codec
 from mnemosyne_core.frontmatter import (
@@ -38,7 +38,7 @@ from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's A
     check_query,
 )
 from mnemosyne_core.split import can_fork, in_two
-from mnemosyne_core.vault import left_out_files, open_page, read_to_end, resolve_vault, scan, unreadable_warning
+from mnemosyne_core.vault import left_out_files, listed_vault, open_page, read_to_end, unreadable_warning
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -203,12 +203,8 @@ def search(
     Raises VaultError or InvalidQueryError; a page that cannot be read is a warning.
     """
     folded = prepare_query(keywords, limit)
-    if listing is not None:  # resolved and listed by the caller already
-        vault_real, pages = listing.vault, listing
-    else:
-        home = home_dir(environ) if home is None else home
-        vault_real = resolve_vault(vault, environ, cwd, home)
-        pages = scan(vault_real, dirs, home=home)
+    # ``listing``: resolved and listed by the caller already.
+    pages = listing if listing is not None else listed_vault(vault, dirs, environ, cwd, home)
     task = _Task(pages, folded, limit, keep_content)
     count = len(pages)
     tally = _run_split(task, count) if count >= PARALLEL_MIN_PAGES and _can_fork() else task.run(0, count)

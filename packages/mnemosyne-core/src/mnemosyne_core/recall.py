@@ -26,7 +26,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, home_dir, load_vault_config
+from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, load_vault_config
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
 from mnemosyne_core.fold import as_utf8, decode, fold
@@ -34,10 +34,10 @@ from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_
 from mnemosyne_core.record import Record
 from mnemosyne_core.vault import (
     left_out_files,
+    listed_vault,
     read_as_judged,
     read_page_bytes,
     resolve_vault,
-    scan,
     unreadable_warning,
 )
 
@@ -270,12 +270,9 @@ def recall(
     ``unreadable``.
     """
     terms = split_topic(topic)
-    if listing is not None:  # resolved and listed by the caller already
-        vault_real, pages = listing.vault, listing
-    else:
-        home = home_dir(environ) if home is None else home
-        vault_real = resolve_vault(vault, environ, cwd, home)
-        pages = scan(vault_real, dirs, home=home)
+    # ``listing``: resolved and listed by the caller already.
+    pages = listing if listing is not None else listed_vault(vault, dirs, environ, cwd, home)
+    vault_real = pages.vault
     result = RecallResult(vault_real, topic if isinstance(topic, str) else " ".join(topic), terms)
     result.warnings.extend(pages.warnings)
     result.unreadable = pages.incomplete

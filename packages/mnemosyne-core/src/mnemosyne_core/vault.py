@@ -94,6 +94,19 @@ def resolve_vault(
     return locate_vault(path, environ, cwd, home).path
 
 
+def listed_vault(
+    vault: str | os.PathLike[str] | None,
+    dirs: Sequence[str] | None,
+    environ: Mapping[str, str],
+    cwd: str | None,
+    home: str | None,
+) -> Scan:
+    """The vault found as ``resolve_vault`` finds it, listed as ``scan`` lists it, both
+    with the caller's one ``~`` (``home``; None: the one ``environ`` names)."""
+    home = home_dir(environ) if home is None else home
+    return scan(resolve_vault(vault, environ, cwd, home), dirs, home=home)
+
+
 def locate_vault(
     path: str | os.PathLike[str] | None,
     environ: Mapping[str, str] = os.environ,
