@@ -475,11 +475,11 @@ def hyperfine(
 def cache_file(vault: Path) -> Path:
     """The page cache file find writes for ``vault`` (under CACHE_HOME, with this process's
     rights, which are the timed calls')."""
-    from mnemosyne_core.cache import cache_dir_path, cache_file_path
+    from mnemosyne_core.cache import cache_dir_path, index_path
 
     cache_dir = cache_dir_path(os.environ)
     assert cache_dir is not None, "main() sets XDG_CACHE_HOME"
-    return Path(cache_file_path(cache_dir, os.path.realpath(vault)))
+    return Path(index_path(cache_dir, os.path.realpath(vault)))
 
 
 def cache_check(profile: Profile, keywords: list[str], context: Context) -> None:

@@ -15,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+import index_harness
 import pytest
 
 from mnemosyne_cli import client, protocol
@@ -22,6 +23,7 @@ from mnemosyne_cli.app import main
 from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.server import Server
 from mnemosyne_core import inotify
+from mnemosyne_core.errors import MnemosyneError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,11 +136,13 @@ def start_subprocess_server(
 
 
 def make_vault(root: Path, pages: dict[str, str]) -> Path:
-    """A vault at ``root`` holding ``pages`` ({vault-relative path: text}); parent dirs are made."""
+    """A vault at ``root`` holding ``pages`` ({vault-relative path: text}); parent dirs are
+    made, and its whole index (``ensure_index``), which a served call reads."""
     root.mkdir(parents=True, exist_ok=True)
     for rel_path, text in pages.items():
         (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
         (root / rel_path).write_text(text, encoding="utf-8")
+    ensure_index(root)
     return root
 
 
@@ -205,20 +209,32 @@ def is_miss(argv: list[str], answer: tuple[int, bytes, str]) -> bool:
     return answer[1].startswith(b"No wiki entries matched") or b'"matches": []' in answer[1]
 
 
+def ensure_index(vault: str | Path) -> None:
+    """A whole index of ``vault`` for this process's environment, built now unless one is
+    complete (a build keeps no server token: the next call lists the vault and keeps one)."""
+    if not index_harness.index_is_complete(vault):
+        # A vault that cannot be listed yet (its dirs made later by the test) has none.
+        with contextlib.suppress(MnemosyneError):
+            index_harness.build_index(vault)
+
+
 def served_and_scanned(
     capsysbinary: pytest.CaptureFixture[bytes], server: Server, argv: list[str], *, skips_listing: bool | None = None
 ) -> tuple[tuple[int, bytes, str], tuple[int, bytes, str]]:
     """The call's answer through the server and the plain scan's (``--no-cache``).
 
-    A call is served only when its cache holds a token of the server's: the first call
+    A call is served only when its index holds a token of the server's: the first call
     after a start or a doubt lists the vault and keeps the token, so the call is made twice
-    and the second is the served one. Both answers, and the cache's without the server
+    and the second is the served one. Both answers, and the index's without the server
     (``--no-server``, made first: a call that asks no server keeps no token), are held to
     the scan's here. The served call must have asked the server, and (``skips_listing``,
     by default unless the scan's answer is a miss, which lists the vault for its note) not
     listed the vault. The cache is left holding the server's token, so the test's next
     call is served."""
     cached = run_cli(capsysbinary, [*argv, "--no-server"])
+    # The index a served call reads: a call that finds none answers by the scan and leaves
+    # the build to a detached builder, whose moment a test cannot know.
+    ensure_index(server.watch.vault)
     first = run_cli(capsysbinary, argv)
     before = server.answered
     with caller_listings() as walks:

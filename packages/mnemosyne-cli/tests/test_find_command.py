@@ -7,8 +7,10 @@ import io
 import json
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from index_harness import build_index
 from vault_pages import no_vault_message
 
 from mnemosyne_cli import app
@@ -344,24 +346,24 @@ def test_a_failure_says_when_options_came_after_the_separator(
 
 #: The two ways a find reads its pages, and the flags that choose each: the plain scan
 #: (find.py) and the scan through the page cache (cache.py), each with its own open_page.
-READERS = pytest.mark.parametrize(("reader", "flags"), [("find", ["--no-cache"]), ("cache", ["--no-server"])])
-
-
-@READERS
+@pytest.mark.parametrize("indexed", [False, True], ids=["plain", "indexed"])
 def test_incomplete_search_with_no_match_exits_3(
-    fake_vault: FakeVault,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    reader: str,
-    flags: list[str],
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, indexed: bool
 ) -> None:
-    vault = fake_vault({"atlas/locked.md": "needle", "atlas/open.md": "hay"})
+    vault = tmp_path / "vault"
+    for rel_path, text in {"atlas/locked.md": "needle", "atlas/open.md": "hay"}.items():
+        (vault / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel_path).write_text(text, encoding="utf-8")
+    if indexed:
+        build_index(vault)  # the pages were just written: racy, so the call reads them again
 
     def deny(path: str) -> int:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(f"mnemosyne_core.{reader}.open_page", deny)
-    assert run(capsys, "wiki", "find", "needle", "--vault", vault, *flags) == (
+    # The scan reads through find's reader, a call through the index through the page reader.
+    monkeypatch.setattr(f"mnemosyne_core.{'page' if indexed else 'find'}.open_page", deny)
+    flags = ["--no-server"] if indexed else ["--no-cache"]
+    assert run(capsys, "wiki", "find", "needle", "--vault", str(vault), *flags) == (
         3,
         "",
         "no wiki page matches 'needle' among the pages that could be read\n"
@@ -410,7 +412,7 @@ def test_ctrl_c_exits_130_without_traceback(
         raise KeyboardInterrupt
 
     monkeypatch.setattr("mnemosyne_core.find.search", interrupted)
-    monkeypatch.setattr("mnemosyne_core.cache.CachedScan.search", interrupted)
+    monkeypatch.setattr("mnemosyne_core.cache.IndexedScan.search", interrupted)
     assert run(capsys, "wiki", "find", "mastra", "--vault", vault) == (130, "", "\n")
     assert run(capsys, "wiki", "find", "mastra", "--vault", vault, "--no-cache") == (130, "", "\n")
 

@@ -18,7 +18,7 @@ from reliability_vault import build_edge_vault
 from mnemosyne_cli.app import main
 from mnemosyne_cli.environment import Environment
 from mnemosyne_contract import load_schema
-from mnemosyne_core.cache import cache_dir_path, cache_file_path
+from mnemosyne_core.cache import cache_dir_path, index_path
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "vaults"
 PAGE = "---\ntitle: {title}\nupdated: 2026-01-02\n---\nbody\n"
@@ -40,18 +40,18 @@ UNSEARCHED = {
 
 
 def cache_file(vault: Path) -> str:
-    """The vault's page cache file, in the test session's own cache dir."""
+    """The vault's index, in the test session's own cache dir."""
     cache_dir = cache_dir_path(os.environ)
     assert cache_dir is not None
-    return cache_file_path(cache_dir, os.path.realpath(vault))
+    return index_path(cache_dir, os.path.realpath(vault))
 
 
 def last_lines(vault: Path) -> str:
-    """The report's last lines: no find has written the vault's page cache yet, no server
-    runs in these tests, then the versions."""
+    """The report's last lines: no index of the vault is built yet, no server runs in these
+    tests, then the versions."""
     packages = ", ".join(f"{name} {version(name)}" for name in PACKAGES)
     return (
-        f"cache: {cache_file(vault)}, not written yet (the next find or recall writes it)\n"
+        f"index: {cache_file(vault)}, not built yet (the next find, recall or wiki init builds it)\n"
         f"server: none ('wiki serve' starts one)\nversion: mnemosyne {version('mnemosyne-wiki-cli')} ({packages})\n"
     )
 
@@ -194,6 +194,9 @@ def test_info_json_is_the_report_and_matches_the_schema(vault: Path, capsys: pyt
             "bytes": 0,
             "pages": 0,
             "fresh": 0,
+            "complete": False,
+            "written": None,
+            "building": None,
             "unused": None,
         },
         "server": None,

@@ -4,6 +4,7 @@ and answers through the server equal to the scan's."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import struct
@@ -91,13 +92,16 @@ def test_info_names_the_running_server(tmp_path: Path, capsys: pytest.CaptureFix
         assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
         out = capsys.readouterr().out
         assert f"\nserver: pid {os.getpid()}, 1 dirs watched, " in out
-        assert "not written yet (the next find or recall writes it)\n" in out
         assert main(["wiki", "find", "zzqx", "--vault", str(vault)]) == ExitCode.NO_MATCH
         assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
-        cache_line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("cache: "))
+        index_line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("index: "))
         pages = len(list(vault.rglob("*.md")))
         # Pages written a moment ago are racy, read again by the next call: not yet fresh.
-        assert cache_line.endswith(f" of {pages} pages fresh; the server below tells each call what changed")
+        assert re.fullmatch(
+            rf"index: .*\.sqlite, \d+\.\d MiB, 0 of {pages} pages fresh, written \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
+            "; the server below tells each call what changed",
+            index_line,
+        ), index_line
         assert main(["wiki", "info", "--vault", str(vault), "--json"]) == ExitCode.OK
         report = json.loads(capsys.readouterr().out)
     served = report["server"]
@@ -584,13 +588,13 @@ def test_a_changed_page_the_caller_cannot_stat_lists_the_vault(
 
     def failing_lstat(path: str) -> os.stat_result:
         # Only the page cache's own look at the page: the listing's is another matter.
-        if failures and str(path) == failures[0] and sys._getframe(1).f_code.co_name == "fresh_snapshot":
+        if failures and str(path) == failures[0] and sys._getframe(1).f_code.co_name == "fresh_served":
             failures.pop()
             raise OSError(5, "Input/output error", str(path))
         return real_lstat(path)
 
     # Not racy: a page read within RACY_NS of its change is read again, never stat'ed.
-    monkeypatch.setattr("mnemosyne_core.cache.RACY_NS", 0)
+    monkeypatch.setattr("mnemosyne_core.page.RACY_NS", 0)
     with ThreadServer(vault) as running:
         served_and_scanned(capsysbinary, running, ["wiki", "find", "alpha", "--vault", str(vault)])
         page.write_text("---\ntitle: Kestrel\n---\n", encoding="utf-8")

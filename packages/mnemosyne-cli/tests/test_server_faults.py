@@ -92,13 +92,17 @@ from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.server import Server
 from mnemosyne_core import inotify
 from mnemosyne_core.backend import FindRequest
-from mnemosyne_core.cache import CachedScan
+from mnemosyne_core.cache import IndexedScan
 import threading
 vault = sys.argv[1]
 server = Server.for_vault(vault, Environment())
 server.start()
 threading.Thread(target=server.serve_forever, daemon=True).start()
-backend = CachedScan(os.environ, ServerChanges(Environment()))
+backend = IndexedScan(os.environ, ServerChanges(Environment()))
+from mnemosyne_core import build, cache
+from mnemosyne_core.config import home_dir
+cache_dir, _why_not = cache.usable_cache_dir(os.environ, create=True)
+build.build(cache.index_path(cache_dir, vault), vault, home_dir(os.environ), wait=True)  # what a served call reads
 for _ in range(2):  # the first keeps the token, the second is served
     result = backend.search(FindRequest(vault, ["page"]))
 assert [m.path for m in result.matches] == ["atlas/page.md"] and backend.served, backend.served

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from property_examples import examples
-from server_harness import SHORT_TMP, ThreadServer, caller_listings, run_cli, use_runtime_dir
+from server_harness import SHORT_TMP, ThreadServer, caller_listings, ensure_index, run_cli, use_runtime_dir
 
 from mnemosyne_cli.server import Server
 
@@ -212,6 +212,7 @@ def assert_served_again(
     answer is held to the scan's all the same, and SERVED_WITHIN calls must do."""
     for argv in queries:
         assert run_cli(capsysbinary, argv) == run_cli(capsysbinary, [*argv, "--no-cache"]), argv
+    ensure_index(vault)  # a detached builder may still be at work: a served call reads a whole one
     find = ["wiki", "find", "alpha", "--vault", str(vault)]
     expected = run_cli(capsysbinary, [*find, "--no-cache"])
     assert expected[0] == 0, expected
@@ -254,9 +255,10 @@ def test_every_answer_through_the_server_equals_the_scan(
     root = Path(tempfile.mkdtemp(prefix="mn-serve-", dir=SHORT_TMP))
     try:
         use_runtime_dir(root, monkeypatch)  # per example: hypothesis shares function fixtures
-        monkeypatch.setattr("mnemosyne_core.cache.RACY_NS", RACY_NS)
+        monkeypatch.setattr("mnemosyne_core.page.RACY_NS", RACY_NS)
         world = World(root, random.Random(seed))
         (world.vault / ".mnemosyne.toml").write_text('dirs = ["a", "b", "c"]\n', encoding="utf-8")
+        ensure_index(world.vault)
         with ThreadServer(world.vault) as running:
             for operation in operations:
                 world.apply(operation)
@@ -431,10 +433,11 @@ def test_every_answer_on_a_tree_through_the_server_equals_the_scan(
     root = Path(tempfile.mkdtemp(prefix="mn-serve-tree-", dir=SHORT_TMP))
     try:
         use_runtime_dir(root, monkeypatch)
-        monkeypatch.setattr("mnemosyne_core.cache.RACY_NS", RACY_NS)
+        monkeypatch.setattr("mnemosyne_core.page.RACY_NS", RACY_NS)
         world = TreeWorld(root, random.Random(seed))
         (world.vault / "a").mkdir(exist_ok=True)
         (world.vault / "a" / "one.md").write_bytes(b"alpha\n")
+        ensure_index(world.vault)
         with ThreadServer(world.vault) as running:
             assert_served_again(capsysbinary, running, world.vault, world.queries())  # a fresh tree
             for operation in operations:

@@ -501,9 +501,9 @@ def test_the_home_dir_refusal_is_the_callers_whatever_the_servers_home(
 def trusted_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """No racy window: a page read once is taken from the cache without a stat next time,
     so what follows shows whether the caller's own checks see what no watch sees."""
-    import mnemosyne_core.cache
+    import mnemosyne_core.page
 
-    monkeypatch.setattr(mnemosyne_core.cache, "RACY_NS", -(10**18))
+    monkeypatch.setattr(mnemosyne_core.page, "RACY_NS", -(10**18))
 
 
 @pytest.mark.usefixtures("trusted_at_once")
@@ -544,7 +544,7 @@ def test_a_dir_call_then_an_unreadable_page_answers_as_the_scan(
 ) -> None:
     """A --dir call puts pages from outside the layout into the cache file; a page the
     caller can no longer read is missing from it: neither may pass for the vault's listing."""
-    import mnemosyne_core.cache
+    import mnemosyne_core.page
     import mnemosyne_core.vault
 
     vault = make_vault(
@@ -561,7 +561,7 @@ def test_a_dir_call_then_an_unreadable_page_answers_as_the_scan(
     with ThreadServer(vault) as running:
         served_and_scanned(capsysbinary, running, argv)
         (vault / "analyses" / "b.md").write_text("shared, edited\n", encoding="utf-8")
-        monkeypatch.setattr(mnemosyne_core.cache, "open_page", deny_b)
+        monkeypatch.setattr(mnemosyne_core.page, "open_page", deny_b)
         monkeypatch.setattr(mnemosyne_core.find, "open_page", deny_b)
         # The server's word taken (b.md changed: read again, and refused), then a --dir call
         # with a dir outside the layout, then calls told that nothing changed since.

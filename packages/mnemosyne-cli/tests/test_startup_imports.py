@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from index_harness import build_index
 from server_harness import start_subprocess_server
 
 from mnemosyne_cli import app, arguments, client
@@ -48,7 +50,8 @@ HEAVY_MODULES = (
     "importlib.metadata",  # only --version and wiki info read the installed versions
     "shtab",  # only `mnemosyne completion SHELL` needs it
     "mnemosyne_cli.completion",  # nor does a find call register the completion command
-    # Only a call that starts a server ([serve] auto) takes the spawn lock.
+    # Only a call that starts a server ([serve] auto) takes the spawn lock, and only one
+    # that finds no whole index looks at its builder's lock.
     "fcntl",
     "subprocess",
 )
@@ -87,7 +90,9 @@ def run_probe(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     ],
 )
 def test_a_find_call_imports_no_heavy_module(words: list[str], vault_flag: bool) -> None:
-    """With --vault or AION_VAULT, find reads no user config, so it needs no tomllib."""
+    """With --vault or AION_VAULT, find reads no user config, so it needs no tomllib; through
+    the vault's index it parses no frontmatter (no yaml, no datetime)."""
+    build_index(FIXTURE_VAULT)
     flag = ["--vault", str(FIXTURE_VAULT)] if vault_flag else []
     completed = run_probe("wiki", "find", *words, *flag, AION_VAULT="" if vault_flag else str(FIXTURE_VAULT))
     modules = set(completed.stderr.splitlines()[-1].split())
@@ -130,13 +135,16 @@ def test_a_tree_imports_pathspec_only_for_a_rule_that_can_match_what_it_walks(
 
 
 def test_a_page_with_aliases_and_dates_is_shown_without_yaml_or_datetime(tmp_path: Path) -> None:
-    """Obsidian's other names, several words each, are read without PyYAML, and the dates
-    beside them, which find never reads, are not built (datetime)."""
+    """Obsidian's other names, several words each, are read from the index, which parsed
+    them when the page changed: no PyYAML, and no dates built (datetime)."""
     (tmp_path / "atlas").mkdir()
     (tmp_path / "atlas" / "kestrel.md").write_text(
         "---\ntitle: Kestrel notes\naliases: [Falcon field guide, Old name]\ncreated: 2026-03-05\n---\nbody\n",
         encoding="ascii",
     )
+    old = time.time() - 3600  # not racy: taken from the index, not read again
+    os.utime(tmp_path / "atlas" / "kestrel.md", (old, old))
+    build_index(tmp_path)
     completed = run_probe("wiki", "find", "falcon", "--vault", str(tmp_path))
     assert (completed.returncode, completed.stdout) == (0, "atlas/kestrel.md \u2014 Kestrel notes\n")
     modules = set(completed.stderr.splitlines()[-1].split())
@@ -154,6 +162,7 @@ def test_a_find_a_server_answers_lists_nothing_and_imports_nothing_heavy(runtime
     listing_probe = "import os, sys\n_scandir = os.scandir\n" + (
         "def scandir(path='.'):\n    sys.stderr.write('LISTED\\n')\n    return _scandir(path)\nos.scandir = scandir\n"
     )
+    build_index(FIXTURE_VAULT)
     process = start_subprocess_server(FIXTURE_VAULT)
     try:
         primed = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=60)

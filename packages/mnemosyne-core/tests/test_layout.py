@@ -480,13 +480,18 @@ def test_a_miss_finds_in_its_own_listing_what_a_second_listing_finds(
         ),
     ],
 )
-def test_the_page_cache_answers_every_layout_as_the_scan(tmp_path: Path, files: dict[str, str], expected: int) -> None:
-    from mnemosyne_core.cache import CachedScan
+def test_the_index_answers_every_layout_as_the_scan(tmp_path: Path, files: dict[str, str], expected: int) -> None:
+    from index_harness import build_index
+
+    from mnemosyne_core.cache import IndexedScan
 
     vault = build(tmp_path, files)
     scanned = search(vault, ["alpha"])
-    for _call in ("cold", "warm"):
-        cached = CachedScan(os.environ).search(FindRequest(vault, ["alpha"]))
+    build_index(vault)
+    for _call in ("built", "kept fresh"):
+        backend = IndexedScan(os.environ)
+        cached = backend.search(FindRequest(vault, ["alpha"]))
+        assert backend.indexed
         assert [match.path for match in cached.matches] == [match.path for match in scanned.matches]
         assert (cached.total, cached.pages_searched) == (scanned.total, scanned.pages_searched)
     assert scanned.total == expected

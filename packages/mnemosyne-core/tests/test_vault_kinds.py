@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from index_harness import build_index
 
 from mnemosyne_core import search
 from mnemosyne_core.backend import FindRequest
-from mnemosyne_core.cache import CachedScan
+from mnemosyne_core.cache import IndexedScan
 from mnemosyne_core.find import HEAD_BYTES
 from mnemosyne_core.fold import as_utf8, decode, is_text
 
@@ -37,8 +38,11 @@ def answer(result: FindResult) -> tuple[object, ...]:
 def scanned_and_served(vault: str, keywords: list[str], *, keep_content: bool = False) -> tuple[object, ...]:
     """The scan's answer, after checking that the cache gives the same, cold and warm."""
     scanned = search(vault, keywords, limit=0, keep_content=keep_content)
-    for _call in ("cold", "warm"):
-        cached = CachedScan(os.environ).search(FindRequest(vault, keywords, limit=0, keep_content=keep_content))
+    build_index(vault)
+    for _call in ("built", "kept fresh"):
+        backend = IndexedScan(os.environ)
+        cached = backend.search(FindRequest(vault, keywords, limit=0, keep_content=keep_content))
+        assert backend.indexed
         assert answer(cached) == answer(scanned)
     return answer(scanned)
 

@@ -1,5 +1,5 @@
 """Asking a running ``wiki serve`` what changed: ``ServerChanges``, which the page cache
-(``mnemosyne_core.cache.CachedScan``) calls instead of listing the vault.
+(``mnemosyne_core.cache.IndexedScan``) calls instead of listing the vault.
 
 Everything runs here, in the caller's process, with its rights: argument parsing, vault
 discovery, reading and matching pages, rendering, the memory log. Only a token goes to the
@@ -112,18 +112,17 @@ def _recv_exactly(sock: Any, count: int, deadline: float) -> bytes | None:
 
 def backend_for(env: Environment, *, no_cache: bool, no_server: bool) -> Backend:
     """Where find's and recall's pages come from: with --no-cache, the plain scan; with
-    --no-server, the scan through the page cache; else the page cache told by the vault's
-    server what changed when one of ours answers, and the plain scan when none does (the
-    cache's check of every page costs about what the scan's reads do: docs/performance.md)."""
+    --no-server, the vault's index, checked by stat; else the index told by the vault's
+    server what changed when one of ours answers, checked by stat when none does."""
     if no_cache:
         from mnemosyne_core.backend import SCAN
 
         return SCAN
-    from mnemosyne_core.cache import CachedScan
+    from mnemosyne_core.cache import IndexedScan
 
     if no_server:
-        return CachedScan(env.environ)
-    return CachedScan(env.environ, ServerChanges(env))
+        return IndexedScan(env.environ)
+    return IndexedScan(env.environ, ServerChanges(env))
 
 
 class ServerChanges:

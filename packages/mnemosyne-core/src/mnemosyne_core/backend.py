@@ -5,7 +5,7 @@ A command resolves its call once, at its boundary, into a ``FindRequest`` or a
 ``RecallRequest`` (the vault as named, the dirs, the query, the environment) and hands it
 to the Backend it was given; it never asks which one. Two ways of answering implement it
 and must answer alike: the plain scan (``SCAN``), which reads every page on every call,
-and the scan through the page cache (``cache.CachedScan``), told by a ``wiki serve`` what
+and the scan through the vault's index (``cache.IndexedScan``), told by a ``wiki serve`` what
 changed when one runs. A Backend raises only ``BACKEND_ERRORS``; a page that cannot be
 read is a warning in the result, never an exception.
 

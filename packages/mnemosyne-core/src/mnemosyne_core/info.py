@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mnemosyne_core.cache import describe_cache
+from mnemosyne_core.cache import describe_index
 from mnemosyne_core.config import VAULT_CONFIG_FILE, VAULT_ROOT_DIR, home_dir, scanned_dirs_and_source
 from mnemosyne_core.lint import UNREADABLE, unsearched_findings, vault_copies
 from mnemosyne_core.vault import scan
@@ -17,7 +17,7 @@ from mnemosyne_core.vault import scan
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from mnemosyne_core.cache import CacheInfo
+    from mnemosyne_core.cache import IndexInfo
     from mnemosyne_core.config import Layout
     from mnemosyne_core.lint import Copies
     from mnemosyne_core.vault import Scan, VaultLocation
@@ -88,7 +88,7 @@ class VaultInfo:
         error: str | None,
         layout: Layout | None = None,
         pages: int | None = None,
-        cache: CacheInfo | None = None,
+        cache: IndexInfo | None = None,
     ):
         self.location = location
         self.config_files = config_files
@@ -100,7 +100,7 @@ class VaultInfo:
         self.layout = layout
         #: The pages find searches (a tree's dir inside another searched dir counts once).
         self.pages = sum(info.pages for info in dirs) if pages is None else pages
-        #: The vault's page cache (``cache.describe_cache``).
+        #: The vault's page cache (``cache.describe_index``).
         self.cache = cache
         #: The --dir the description was asked with (None: the layout's dirs).
         self.dirs_given: Sequence[str] | None = None
@@ -147,7 +147,7 @@ def describe_vault(
         pages.error,
         pages.layout,
         len(pages),
-        describe_cache(pages, environ),
+        describe_index(pages, environ),
     )
     described.dirs_given = dirs
     described.copies = vault_copies(pages)

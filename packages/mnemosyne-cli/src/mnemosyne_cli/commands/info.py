@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from mnemosyne_cli.client import Status
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
-    from mnemosyne_core.cache import CacheInfo
+    from mnemosyne_core.cache import IndexInfo
     from mnemosyne_core.config import Layout
     from mnemosyne_core.info import DirInfo, VaultInfo
     from mnemosyne_core.lint import Copies
@@ -158,7 +158,7 @@ def report_lines(
     if info.copies is not None and info.copies.dirs:
         lines.append(f"copies: {copies_state(info.copies)}")
     if info.cache is not None:
-        lines.append(f"cache: {cache_state(info.cache, served is not None)}")
+        lines.append(f"index: {cache_state(info.cache, served is not None)}")
     lines.append(f"server: {server_state(served, auto)}")
     packages = ", ".join(package_version(name, installed) for name, installed in versions.items())
     lines.append(f"version: mnemosyne {__version__} ({packages})")
@@ -182,19 +182,31 @@ def copies_state(copies: Copies) -> str:
     )
 
 
-def cache_state(cache: CacheInfo, served: bool = False) -> str:
-    """The ``cache:`` line's value: the file, its size, how many pages in it are fresh and
-    whether a running server tells each call what changed; or why find and recall do not
-    use it."""
+def cache_state(cache: IndexInfo, served: bool = False) -> str:
+    """The ``index:`` line's value: the database, its size, how many pages in it are fresh,
+    when it was last written and whether a running server tells each call what changed;
+    whether a builder is at work; or why find and recall do not use it."""
     if cache.unused is not None:
         return f"not used: {printable(cache.unused)}"
     if cache.path is None:
         return "none (no cache dir can be made: every call reads every page)"
-    if not cache.pages:
-        return f"{printable(cache.path)}, not written yet (the next find or recall writes it)"
+    building = ""
+    if cache.building is not None:
+        done, total = cache.building
+        building = f"being built ({done} of {counted(total, 'page')} read)" if total else "being built"
+    if not cache.complete:
+        state = building or "not built yet (the next find, recall or wiki init builds it)"
+        return f"{printable(cache.path)}, {state}"
     size = f"{cache.bytes / (1 << 20):.1f} MiB"
+    written = ""
+    if cache.written is not None:
+        import time
+
+        written = f", written {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(cache.written))}"
     fed = "; the server below tells each call what changed" if served else ""
-    return f"{printable(cache.path)}, {size}, {cache.fresh} of {counted(cache.pages, 'page')} fresh{fed}"
+    rebuilding = f"; {building}" if building else ""
+    fresh = f"{cache.fresh} of {counted(cache.pages, 'page')} fresh"
+    return f"{printable(cache.path)}, {size}, {fresh}{written}{fed}{rebuilding}"
 
 
 def server_state(served: Status | None, auto: AutoStarted | None) -> str:

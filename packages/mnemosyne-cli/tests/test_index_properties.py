@@ -1,7 +1,9 @@
-"""Differential property test of the page cache: a random vault, random changes between
-queries (the server's differential test's, and those a stat-validated cache could miss),
-and every answer through the cache equal to the plain scan's (stdout bytes, stderr, exit
-code), each call made with main([...]) with --no-server and with --no-cache."""
+"""Differential property test of the vault's index: a random vault, random changes between
+queries (the server's differential test's, and those an index validated by stat could
+miss), and every answer through the index equal to the plain scan's (stdout bytes, stderr,
+exit code), each call made with main([...]) with --no-server and with --no-cache. Each
+example builds the index first, as ``wiki init`` does: a call that finds none answers by
+the scan and leaves the build to a detached builder."""
 
 from __future__ import annotations
 
@@ -15,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from property_examples import examples
-from server_harness import run_cli
+from server_harness import ensure_index, run_cli
 from test_server_properties import OPERATIONS, TREE_OPERATIONS, TreeWorld, World, page_text
 
-#: What a cache validated by stat could take for unchanged, besides the server test's own.
+#: What an index validated by stat could take for unchanged, besides the server test's own.
 CACHE_OPERATIONS = [
     "same_tick_rewrite",  # the same size, within the same mtime tick, no utime
     "touch_back",  # touch -r: the mtime set back to an older one
@@ -30,7 +32,7 @@ CACHE_OPERATIONS = [
 
 
 class CacheWorld(World):
-    """The server test's flat vault, with the changes a stat-validated cache must see."""
+    """The server test's flat vault, with the changes an index validated by stat must see."""
 
     def apply(self, operation: str) -> None:
         rng = self.rng
@@ -72,7 +74,7 @@ def _remove_tree(path: Path) -> None:
 EXAMPLES = examples(15)
 
 
-def _same_through_the_cache(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> None:
+def _same_through_the_index(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> None:
     cached = run_cli(capsysbinary, [*argv, "--no-server"])
     plain = run_cli(capsysbinary, [*argv, "--no-cache"])
     assert cached == plain, argv
@@ -92,7 +94,7 @@ def _restore_modes(root: Path) -> None:
 )
 @example(operations=["query", "same_tick_rewrite", "touch_back", "rename_over", "inode_reuse"], seed=7)
 @example(operations=["query", "dir_to_symlink", "chmod_cycle", "query", "chmod", "write"], seed=11)
-def test_every_answer_through_the_cache_equals_the_plain_scan(
+def test_every_answer_through_the_index_equals_the_plain_scan(
     operations: list[str], seed: int, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = Path(tempfile.mkdtemp(prefix="mnemosyne-cache-"))
@@ -101,14 +103,15 @@ def test_every_answer_through_the_cache_equals_the_plain_scan(
         monkeypatch.setenv("XDG_CACHE_HOME", str(root / "cache"))
         world = CacheWorld(root, random.Random(seed))
         (world.vault / ".mnemosyne.toml").write_text('dirs = ["a", "b", "c"]\n', encoding="utf-8")
+        ensure_index(world.vault)
         for operation in operations:
             world.apply(operation)
             for argv in world.queries():
-                _same_through_the_cache(capsysbinary, argv)
+                _same_through_the_index(capsysbinary, argv)
             if operation == "chmod_cycle":
                 _restore_modes(world.vault)
                 for argv in world.queries():
-                    _same_through_the_cache(capsysbinary, argv)
+                    _same_through_the_index(capsysbinary, argv)
     finally:
         _restore_modes(root)
         shutil.rmtree(root)
@@ -118,17 +121,18 @@ def test_every_answer_through_the_cache_equals_the_plain_scan(
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(operations=st.lists(st.sampled_from(TREE_OPERATIONS), min_size=5, max_size=25), seed=st.integers(0, 2**32 - 1))
 @example(operations=["delete", "write", "rename", "tree_config", "rename", "ignore_file"], seed=1_000_000_000)
-def test_every_answer_on_a_tree_through_the_cache_equals_the_plain_scan(
+def test_every_answer_on_a_tree_through_the_index_equals_the_plain_scan(
     operations: list[str], seed: int, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = Path(tempfile.mkdtemp(prefix="mnemosyne-cache-tree-"))
     try:
         monkeypatch.setenv("XDG_CACHE_HOME", str(root / "cache"))
         world = TreeWorld(root, random.Random(seed))
+        ensure_index(world.vault)
         for operation in operations:
             world.apply(operation)
             for argv in world.queries():
-                _same_through_the_cache(capsysbinary, argv)
+                _same_through_the_index(capsysbinary, argv)
     finally:
         _restore_modes(root)
         shutil.rmtree(root)

@@ -1,0 +1,437 @@
+"""The vault's index when something is wrong with it: missing, truncated, random bytes, of
+another format or code, not a regular file, not ours, in a dir that must not be used, on a
+read-only or full disk, locked by a writer, held by a killed builder, written by 16 calls
+at once, edited under 4 writers, or killed mid-write. Every call gives the plain scan's
+answer (``main([... "--no-server"])`` against ``main([... "--no-cache"])``: stdout bytes,
+stderr and exit code), no traceback, and no warning.
+
+Most cases start from a *poisoned* index: a whole one whose stat keys match the vault but
+whose every page's text also holds POISON, a word no page holds. Taken as valid it answers
+a find for POISON wrongly (``test_a_poisoned_index_that_is_valid_is_taken``), so a case that
+gives the plain answer shows the index was not taken."""
+
+from __future__ import annotations
+
+import _sqlite3 as sqlite3
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from index_harness import build_index, index_file, index_is_complete
+
+from mnemosyne_cli.app import main
+from mnemosyne_core import build, cache, index, page
+from mnemosyne_core.index import NoteIndex
+
+POISON = "poisonword"
+#: Every query is asked of each damaged index: finds with each output, a miss, a recall.
+QUERIES = [
+    ["wiki", "find", "alpha"],
+    ["wiki", "find", "beta", "gamma", "--json"],
+    ["wiki", "find", "alpha", "--cat"],
+    ["wiki", "find", POISON],
+    ["wiki", "recall", "alpha"],
+]
+PAGES = {
+    "a/one.md": "---\ntitle: Alpha One\nupdated: 2026-01-02\n---\nalpha beta\n",
+    "a/two.md": "---\ntitle: Two\ntags: [alpha]\n---\nbeta gamma\n",
+    "b/three.md": "# Three\n\nalpha gamma beta\n",
+    "b/four.md": "---\ntitle: Four\n---\nnothing here\n",
+}
+
+Answer = tuple[int, bytes, str]
+
+
+def run_cli(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> Answer:
+    capsysbinary.readouterr()
+    code = main(argv)
+    out, err = capsysbinary.readouterr()
+    return code, out, err.decode("utf-8", "surrogateescape")
+
+
+@pytest.fixture
+def builders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The index paths a call started a detached builder for (none is started here: a
+    builder finishing during a case would change what the next call reads)."""
+    started: list[str] = []
+    monkeypatch.setattr(cache, "start_detached", lambda path, *args: started.append(path))
+    return started
+
+
+@pytest.fixture
+def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, builders: list[str]) -> Path:
+    """A flat vault of two dirs, a private cache dir, and no racy window: the pages were
+    just written, and a racy page is read anew on every call, which would hide whether
+    the index was taken."""
+    root = tmp_path / "vault"
+    for rel_path, text in PAGES.items():
+        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel_path).write_text(text, encoding="utf-8")
+    (root / ".mnemosyne.toml").write_text('dirs = ["a", "b"]\n', encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    return root
+
+
+def answers(capsysbinary: pytest.CaptureFixture[bytes], vault: Path, flag: str) -> list[Answer]:
+    return [run_cli(capsysbinary, [*query, "--vault", str(vault), flag]) for query in QUERIES]
+
+
+def assert_plain(capsysbinary: pytest.CaptureFixture[bytes], vault: Path) -> None:
+    """Every query through the index answers as the plain scan, and warns of nothing."""
+    indexed = answers(capsysbinary, vault, "--no-server")
+    plain = answers(capsysbinary, vault, "--no-cache")
+    assert indexed == plain
+    for _code, _out, err in indexed:
+        assert "Traceback" not in err
+        assert "warning" not in err
+
+
+def poison(path: Path) -> None:
+    with NoteIndex.open(str(path)) as opened:
+        opened.connection.execute("UPDATE texts SET body = body || ?", (f" {POISON}",))
+
+
+def poisoned(vault: Path) -> Path:
+    """A whole index of the vault, poisoned; its path."""
+    path = build_index(vault)
+    poison(path)
+    return path
+
+
+def find_poison(capsysbinary: pytest.CaptureFixture[bytes], vault: Path, flag: str) -> Answer:
+    return run_cli(capsysbinary, ["wiki", "find", POISON, "--paths", "--vault", str(vault), flag])
+
+
+def test_a_poisoned_index_that_is_valid_is_taken(capsysbinary: pytest.CaptureFixture[bytes], vault: Path) -> None:
+    """The control for every case below: an undamaged poisoned index is trusted, so those
+    cases' plain answers mean the damaged one was refused."""
+    poisoned(vault)
+    code, out, err = find_poison(capsysbinary, vault, "--no-server")
+    assert (code, sorted(out.decode().splitlines()), err) == (0, sorted(PAGES), "")
+    assert find_poison(capsysbinary, vault, "--no-cache")[0] == 1
+
+
+def test_a_missing_index_is_built_by_a_builder(
+    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, builders: list[str]
+) -> None:
+    assert not index_file(vault).exists()
+    assert_plain(capsysbinary, vault)
+    assert builders
+    assert set(builders) == {str(index_file(vault))}
+    # The builder a call starts, run here to its end: the next calls read its index.
+    build.build(builders[0], os.path.realpath(vault), os.environ["HOME"])
+    poison(index_file(vault))
+    assert find_poison(capsysbinary, vault, "--no-server")[0] == 0
+
+
+@pytest.mark.parametrize("length", [0, 1, 100, 4096, 8192, -1])
+def test_a_truncated_index_is_not_read(capsysbinary: pytest.CaptureFixture[bytes], vault: Path, length: int) -> None:
+    path = poisoned(vault)
+    for suffix in ("-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    size = path.stat().st_size
+    os.truncate(path, length % size)
+    assert_plain(capsysbinary, vault)
+
+
+def test_an_index_of_random_bytes_is_not_read(capsysbinary: pytest.CaptureFixture[bytes], vault: Path) -> None:
+    path = poisoned(vault)
+    size = path.stat().st_size
+    for suffix in ("-wal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    path.write_bytes(random.Random(7).randbytes(size))
+    assert_plain(capsysbinary, vault)
+
+
+def test_an_index_of_another_format_is_not_read(capsysbinary: pytest.CaptureFixture[bytes], vault: Path) -> None:
+    path = poisoned(vault)
+    with NoteIndex.open(str(path)) as opened:
+        opened.connection.execute(f"PRAGMA user_version = {index.FORMAT + 1}")
+    assert_plain(capsysbinary, vault)
+
+
+def test_an_index_of_another_code_is_not_read(capsysbinary: pytest.CaptureFixture[bytes], vault: Path) -> None:
+    """Another install, another Python: what a row holds may differ."""
+    path = poisoned(vault)
+    with NoteIndex.open(str(path)) as opened:
+        opened.connection.execute("UPDATE meta SET value = 'another version of mnemosyne' WHERE name = 'code'")
+    assert_plain(capsysbinary, vault)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("kind", ["dir", "fifo", "symlink", "dangling symlink"])
+def test_no_regular_file_at_the_index_path_is_read(
+    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, tmp_path: Path, kind: str
+) -> None:
+    path = poisoned(vault)
+    elsewhere = tmp_path / "elsewhere.sqlite"
+    os.replace(path, elsewhere)  # a whole poisoned index, ours, 0600
+    if kind == "dir":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path, 0o600)  # opened by SQLite it would hang the call
+    elif kind == "symlink":
+        path.symlink_to(elsewhere)
+    else:
+        path.symlink_to(tmp_path / "nowhere")
+    assert_plain(capsysbinary, vault)
+
+
+def test_an_index_others_may_read_is_not_read(capsysbinary: pytest.CaptureFixture[bytes], vault: Path) -> None:
+    path = poisoned(vault)
+    path.chmod(0o644)
+    assert_plain(capsysbinary, vault)
+
+
+def test_an_index_owned_by_another_user_is_not_read(capsysbinary: pytest.CaptureFixture[bytes], vault: Path) -> None:
+    path = poisoned(vault)
+    os.chown(path, 65534, 65534)
+    assert_plain(capsysbinary, vault)
+
+
+def _info_index_line(capsysbinary: pytest.CaptureFixture[bytes], vault: Path) -> str:
+    code, out, _err = run_cli(capsysbinary, ["wiki", "info", "--vault", str(vault)])
+    assert code == 0
+    return next(line for line in out.decode().splitlines() if line.startswith("index: "))
+
+
+UNSAFE_DIRS = {
+    "symlink": "is a symlink",
+    "group-writable": "is writable by other users",
+    "world-writable": "is writable by other users",
+    "another owner": "is owned by another user",
+}
+
+
+def _make_unsafe(cache_dir: Path, tmp_path: Path, kind: str) -> None:
+    if kind == "symlink":
+        target = tmp_path / "real-cache-dir"
+        os.replace(cache_dir, target)
+        cache_dir.symlink_to(target)
+    elif kind == "group-writable":
+        cache_dir.chmod(0o770)
+    elif kind == "world-writable":
+        cache_dir.chmod(0o703)
+    else:
+        os.chown(cache_dir, 65534, 65534)  # the tests run as root
+
+
+@pytest.mark.parametrize("kind", list(UNSAFE_DIRS))
+def test_an_unsafe_cache_dir_is_never_used(
+    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, tmp_path: Path, kind: str
+) -> None:
+    path = poisoned(vault)
+    cache_dir = path.parent
+    _make_unsafe(cache_dir, tmp_path, kind)
+    # A page changed: a call that used the dir would write the index again.
+    (vault / "a" / "one.md").write_text("---\ntitle: Alpha One\n---\nalpha changed\n", encoding="utf-8")
+    before = sorted((entry.name, entry.stat().st_mtime_ns) for entry in os.scandir(cache_dir))
+    assert_plain(capsysbinary, vault)
+    assert sorted((entry.name, entry.stat().st_mtime_ns) for entry in os.scandir(cache_dir)) == before
+    where = cache.cache_dir_path(os.environ)
+    assert _info_index_line(capsysbinary, vault) == f"index: not used: {where} {UNSAFE_DIRS[kind]}: it is never used"
+
+
+def _changed_page(vault: Path) -> None:
+    (vault / "b" / "four.md").write_text("---\ntitle: Four\n---\nalpha at last\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("fault", ["attempt to write a readonly database", "database or disk is full"])
+def test_a_read_only_or_full_disk_answers_by_the_scan(
+    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """SQLite's own error for a disk that takes no write, raised where a call writes."""
+    path = poisoned(vault)
+    _changed_page(vault)  # so the call writes the index
+
+    def refuse(self: NoteIndex) -> None:
+        raise sqlite3.OperationalError(fault)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(NoteIndex, "begin_write", refuse)
+        assert_plain(capsysbinary, vault)
+    poison(path)  # once the disk takes writes again, the index is written and read
+    assert find_poison(capsysbinary, vault, "--no-server")[0] == 0
+
+
+@pytest.mark.timeout(60)
+def test_an_index_locked_by_a_writer_does_not_stall_a_call(
+    capsysbinary: pytest.CaptureFixture[bytes], vault: Path
+) -> None:
+    """Another process holds the write lock: a call that must write waits at most the
+    busy timeout, then answers by the scan; one that needs no write is not held at all."""
+    path = poisoned(vault)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+            "c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(60)",
+            str(path),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == b"locked\n"
+        started = time.monotonic()
+        assert find_poison(capsysbinary, vault, "--no-server")[0] == 0  # read in place, nothing to write
+        _changed_page(vault)
+        assert_plain(capsysbinary, vault)
+        assert time.monotonic() - started < 20
+    finally:
+        holder.kill()
+        holder.communicate()
+
+
+def _cli(vault: Path, environ: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "mnemosyne_cli", *args, "--vault", str(vault)],
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _child_env() -> dict[str, str]:
+    environ = dict(os.environ)
+    environ.pop("PYTHONWARNINGS", None)
+    return environ
+
+
+def _wait_for_a_whole_index(vault: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not index_is_complete(vault):
+        assert time.monotonic() < deadline, "no builder finished the index"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_sixteen_calls_on_a_cold_vault_answer_as_the_scan_and_start_one_builder(vault: Path) -> None:
+    environ = _child_env()
+    for number in range(40):
+        (vault / "a" / f"page-{number}.md").write_text(f"---\ntitle: Page {number}\n---\nalpha {number}\n")
+    query = ("wiki", "find", "alpha", "--limit", "0")
+    plain = _cli(vault, environ, *query, "--no-cache").communicate()
+    calls = [_cli(vault, environ, *query, "--no-server") for _ in range(16)]
+    for call in calls:
+        assert call.communicate(timeout=100) == plain
+        assert call.returncode == 0
+    _wait_for_a_whole_index(vault)
+    cache_dir = index_file(vault).parent
+    names = sorted(entry.name for entry in cache_dir.iterdir())
+    assert names[0] == index_file(vault).name
+    assert set(names) <= {index_file(vault).name + suffix for suffix in ("", "-wal", "-shm", cache.LOCK_SUFFIX)}
+    with NoteIndex.open(str(index_file(vault))) as opened:
+        assert opened.page_count() == len(PAGES) + 40
+    assert _cli(vault, environ, *query, "--no-server").communicate() == plain
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_four_writers_editing_pages_while_calls_run(vault: Path) -> None:
+    """Calls through the index while four processes rewrite pages: each call answers
+    without a traceback or a warning, and once the writers stop, as the scan does."""
+    environ = _child_env()
+    build_index(vault)
+    writer = (
+        "import random, sys, time\n"
+        "rng = random.Random(int(sys.argv[2]))\n"
+        "end = time.monotonic() + 3\n"
+        "while time.monotonic() < end:\n"
+        "    path = f'{sys.argv[1]}/a/edit-{rng.randrange(6)}.md'\n"
+        "    open(path, 'w').write(rng.choice(['alpha', 'beta', 'alpha gamma']) + '\\n')\n"
+    )
+    writers = [subprocess.Popen([sys.executable, "-c", writer, str(vault), str(seed)]) for seed in range(4)]
+    query = ("wiki", "find", "alpha", "--limit", "0", "--paths")
+    try:
+        while any(process.poll() is None for process in writers):
+            _out, err = _cli(vault, environ, *query, "--no-server").communicate(timeout=60)
+            assert b"Traceback" not in err
+            assert b"warning" not in err
+    finally:
+        for process in writers:
+            process.wait(30)
+    assert (
+        _cli(vault, environ, *query, "--no-server").communicate()
+        == _cli(vault, environ, *query, "--no-cache").communicate()
+    )
+
+
+@pytest.fixture
+def big_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """2,000 small pages: a build and a write that last long enough to be killed inside."""
+    root = tmp_path / "big"
+    for dir_name in ("a", "b"):
+        (root / dir_name).mkdir(parents=True)
+    for number in range(2000):
+        words = " ".join(random.Random(number).choice(["alpha", "beta", "gamma", "delta"]) for _ in range(8))
+        text = f"---\ntitle: Page {number}\ntags: [t{number % 7}]\n---\n{words}\n"
+        (root / ("a" if number % 2 else "b") / f"page-{number}.md").write_text(text, encoding="utf-8")
+    (root / ".mnemosyne.toml").write_text('dirs = ["a", "b"]\n', encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_a_builder_killed_at_any_point_leaves_no_index_half_read(
+    capsysbinary: pytest.CaptureFixture[bytes], big_vault: Path, builders: list[str]
+) -> None:
+    """SIGKILL at random moments of a build: no lock stays held (flock dies with the
+    builder), no partial build is read (one transaction), and the next builder completes."""
+    environ = _child_env()
+    query = ["wiki", "find", "alpha", "gamma", "--limit", "5"]
+    plain = run_cli(capsysbinary, [*query, "--vault", str(big_vault), "--no-cache"])
+    path = index_file(big_vault)
+    path.parent.mkdir(parents=True, mode=0o700)
+    argv = [sys.executable, "-m", "mnemosyne_core.build", str(path), os.path.realpath(big_vault), environ["HOME"]]
+    started = time.monotonic()
+    subprocess.run(argv, env=environ, check=True)
+    duration = time.monotonic() - started
+    rng = random.Random(20261203)
+    outcomes = set()
+    for _kill in range(6):
+        for suffix in ("", "-wal", "-shm"):
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
+        child = subprocess.Popen(argv, env=environ)
+        time.sleep(rng.uniform(0.2, 1.1) * duration)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        assert build.building(str(path)) is None  # no lock left held
+        outcomes.add(index_is_complete(big_vault))
+        assert run_cli(capsysbinary, [*query, "--vault", str(big_vault), "--no-server"]) == plain
+    subprocess.run(argv, env=environ, check=True)
+    assert index_is_complete(big_vault)
+    assert run_cli(capsysbinary, [*query, "--vault", str(big_vault), "--no-server"]) == plain
+    assert False in outcomes  # some kills landed inside the build
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_a_call_killed_mid_write_leaves_the_index_whole(
+    capsysbinary: pytest.CaptureFixture[bytes], big_vault: Path
+) -> None:
+    """A call writing a thousand changed pages, killed at random moments: the next call
+    answers as the scan, from an index that holds each page as it is."""
+    environ = _child_env()
+    build_index(big_vault)
+    query = ["wiki", "find", "alpha", "gamma", "--limit", "5"]
+    rng = random.Random(20261204)
+    for round_number in range(4):
+        for number in range(0, 2000, 2):
+            text = f"---\ntitle: Page {number}\n---\n{rng.choice(['alpha gamma', 'beta'])} {round_number}\n"
+            (big_vault / ("a" if number % 2 else "b") / f"page-{number}.md").write_text(text, encoding="utf-8")
+        child = _cli(big_vault, environ, *query, "--no-server")
+        time.sleep(rng.uniform(0.05, 0.6))
+        child.send_signal(signal.SIGKILL)
+        child.communicate()
+        plain = run_cli(capsysbinary, [*query, "--vault", str(big_vault), "--no-cache"])
+        assert run_cli(capsysbinary, [*query, "--vault", str(big_vault), "--no-server"]) == plain

@@ -1,0 +1,217 @@
+"""Making the index hold every page of a call as it is on disk now, the way git keeps its
+index: by stat, or by a ``wiki serve``'s word of what changed.
+
+A call that listed the vault stats each listed page: one whose size, mtime_ns, ctime_ns,
+inode and device are those the index holds, and that is not racy (``page.RACY_NS``), is
+taken from the index; any other is read again by this process, with its own rights
+(``page.read_page``). What was read, what could not be read and what is no longer listed
+are written in one transaction, so another call sees all of it or none of it. A served call
+(``fresh_served``) neither lists the vault nor stats its pages: only the ones the server
+names and the ones a watch cannot vouch for (racy, hard-linked, symlinked).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+
+from mnemosyne_core.index import written_by
+from mnemosyne_core.page import read_page, stat_key
+from mnemosyne_core.vault import join_rel
+
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from mnemosyne_core.index import NoteIndex
+    from mnemosyne_core.page import Page
+    from mnemosyne_core.vault import Scan
+
+
+class ListingChanged(Exception):
+    """A page ``wiki serve`` said changed is not the listed file it was (gone, not a regular
+    file, or not listed at all): only listing the vault again can say what it is now."""
+
+
+class Fresh:
+    """The pages of one call, every one of them fresh in the index now."""
+
+    __slots__ = ("ids", "not_text", "searched", "unreadable")
+
+    def __init__(self) -> None:
+        #: The index ids of the call's readable pages; None: every page the index holds.
+        self.ids: set[int] | None = set()
+        #: (vault-relative path, error) of each listed page that could not be read.
+        self.unreadable: list[tuple[str, OSError]] = []
+        #: How many of the pages do not read as text (``fold.is_text``).
+        self.not_text = 0
+        #: How many pages were searched: the readable listed ones.
+        self.searched = 0
+
+    def holds(self, page_id: int) -> bool:
+        return self.ids is None or page_id in self.ids
+
+
+def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool) -> Fresh:
+    """Every page of the listing ``pages``, fresh in the index: each stat'ed, the changed and
+    new ones read and written, with the rows of pages no longer listed dropped (unless the
+    listing is ``part`` of the vault's: a --dir call)."""
+    fresh = Fresh()
+    assert fresh.ids is not None
+    held = index.stat_keys()
+    links = pages.links
+    lstat, is_regular = os.lstat, stat.S_ISREG
+    to_read: list[tuple[str, str]] = []
+    for dir_name, dir_path, names in pages.listing:
+        prefix = f"{dir_name}/" if dir_name else ""
+        for name in names:
+            rel_path = prefix + name
+            read_path = links.get(rel_path) or f"{dir_path}/{name}"
+            row = held.pop(rel_path, None)
+            if row is not None and not row[2]:
+                try:
+                    # Not followed: a page swapped for a symlink is read, and refused, anew.
+                    info = lstat(read_path)
+                except OSError:
+                    info = None
+                if info is not None and is_regular(info.st_mode) and stat_key(info) == row[1]:
+                    fresh.ids.add(row[0])
+                    fresh.not_text += row[3]
+                    continue
+            to_read.append((read_path, rel_path))
+    gone = [] if part else list(held)
+    read = _read(to_read, fresh)
+    if read or gone or fresh.unreadable:
+        # An unreadable page's old row must not answer for it: the scan would warn instead.
+        unreadable = [rel_path for rel_path, _ in fresh.unreadable]
+        written: dict[str, int] = {}
+
+        def write(index: NoteIndex) -> None:
+            index.remove([*gone, *unreadable])
+            written.update(index.write(read))
+            if part:
+                # Pages from outside the layout may be in the index now: the next call lists
+                # the vault (dropping them) before a server's word is taken again.
+                index.set_meta("token", None)
+
+        written_by(write, index)
+        fresh.ids.update(written.values())
+    fresh.searched = len(fresh.ids)
+    return fresh
+
+
+def fresh_served(index: NoteIndex, pages: Scan, changed: Iterable[str]) -> Fresh:
+    """The pages of the listing a served call reuses (``scan_from_fields``), fresh in the
+    index: only the ``changed`` ones and those a watch cannot vouch for are stat'ed and, when
+    changed, read again. Raises ListingChanged when one is no longer the listed file (only a
+    listing can say what it is now)."""
+    fresh = Fresh()
+    listed = {dir_rel: (dir_path, set(names)) for dir_rel, dir_path, names in pages.listing}
+    count = sum(len(names) for _, names in listed.values())
+    if index.page_count() != count:
+        raise ListingChanged("pages the index does not hold")  # unreadable ones: the listing says
+    check = dict(index.watched_by_stat())
+    linked = [path for path in pages.links if path not in check]
+    check.update(index.stat_keys_of([*changed, *linked]))
+    to_read: list[tuple[str, str]] = []
+    for rel_path in [*check, *(path for path in changed if path not in check)]:
+        dir_rel, _, name = rel_path.rpartition("/")
+        dir_path, names = listed.get(dir_rel, ("", set()))
+        if name not in names:
+            raise ListingChanged(rel_path)  # a new file, maybe a page: the listing decides
+        read_path = pages.links.get(rel_path) or f"{dir_path}/{name}"
+        try:
+            info = os.lstat(read_path)
+        except OSError:
+            raise ListingChanged(rel_path) from None
+        if not stat.S_ISREG(info.st_mode):
+            raise ListingChanged(rel_path)
+        row = check.get(rel_path)
+        if row is None or row[2] or stat_key(info) != row[1]:
+            to_read.append((read_path, rel_path))
+    read = _read(to_read, fresh)
+    if any(isinstance(error, FileNotFoundError) for _, error in fresh.unreadable):
+        raise ListingChanged("a page is gone since the listing")
+    if read or fresh.unreadable:
+        unreadable = [rel_path for rel_path, _ in fresh.unreadable]
+
+        def write(index: NoteIndex) -> None:
+            index.remove(unreadable)
+            index.write(read)
+
+        written_by(write, index)
+    fresh.ids = None
+    fresh.searched = index.page_count()
+    fresh.not_text = index.not_text_count()
+    return fresh
+
+
+def _read(to_read: list[tuple[str, str]], fresh: Fresh) -> list[Page]:
+    """``read_page`` of each (read path, vault-relative path); the failures go to ``fresh``."""
+    now_ns = time.time_ns()
+    read = []
+    for read_path, rel_path in to_read:
+        page = read_page(read_path, rel_path, now_ns)
+        if page.error is not None:
+            fresh.unreadable.append((rel_path, page.error))
+        else:
+            read.append(page)
+            fresh.not_text += page.not_text
+    return read
+
+
+# --- the listing a served call reuses ------------------------------------------------------
+
+
+def listing_fields(pages: Scan) -> tuple[Any, ...] | None:
+    """What of the vault's own listing a served call needs instead of listing it again: the
+    searched dirs, each listed dir with its names and (device, inode), the symlinked pages'
+    targets, the listing's warnings and what it could not list. None when a dir vanished."""
+    try:
+        identities = [tuple(_dir_identity(dir_path)) for _dir_rel, dir_path, _names in pages.listing]
+    except OSError:
+        return None
+    warnings = [warning.as_fields() for warning in pages.warnings]
+    listing = (pages.dirs, pages.listing, identities, pages.links, warnings, pages.incomplete, pages.memory_dir)
+    return (*listing, pages.symlinks)
+
+
+def _dir_identity(path: str) -> tuple[int, int]:
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
+
+
+def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
+    """The listing ``listing_fields`` kept, as a Scan; None when a listed dir is not the
+    dir it was (gone, or another file system mounted over it: no event tells that), or a
+    page-named symlink no longer leads where it led (its target, or a link on its way, may
+    lie in a dir no watch sees: each is resolved again, one ``realpath`` a symlink)."""
+    from mnemosyne_core.diagnostics import Diagnostic
+    from mnemosyne_core.vault import Scan, followed_symlink
+
+    dirs, listing, identities, links, warnings, incomplete, memory_dir, symlinks = fields
+    for (_dir_rel, dir_path, _names), identity in zip(listing, identities, strict=True):
+        try:
+            if _dir_identity(dir_path) != tuple(identity):
+                return None
+        except OSError:
+            return None
+    dir_paths = {dir_rel: dir_path for dir_rel, dir_path, _names in listing}
+    for dir_rel, name in symlinks:
+        rel_path = join_rel(dir_rel, name)
+        link_path = f"{dir_paths[dir_rel]}/{name}" if dir_rel in dir_paths else os.path.join(vault_real, rel_path)
+        if not os.path.islink(link_path) or followed_symlink(vault_real, rel_path, link_path)[0] != links.get(rel_path):
+            return None
+    pages = Scan(vault_real, tuple(dirs))
+    pages.symlinks = [(dir_rel, name) for dir_rel, name in symlinks]
+    pages.listing = [(dir_rel, dir_path, list(names)) for dir_rel, dir_path, names in listing]
+    pages.links = dict(links)
+    pages.warnings = [Diagnostic.from_fields(tuple(warning)) for warning in warnings]
+    pages.incomplete = incomplete
+    pages.memory_dir = memory_dir
+    return pages
+
+
+__all__ = ["Fresh", "ListingChanged", "fresh_listed", "fresh_served", "listing_fields", "scan_from_fields"]

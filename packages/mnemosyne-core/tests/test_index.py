@@ -1,0 +1,329 @@
+"""The vault's index, on a real file system: which pages a call reads again (racy entries,
+pages that changed while read), what a --dir call keeps, that a call where nothing changed
+writes nothing, that the first call answers by the scan and leaves the build to a builder,
+and the candidate query (trigrams, then ``instr``) against the plain substring test."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from index_harness import build_index, index_file
+from property_examples import examples
+
+from mnemosyne_core import cache, freshness, index, page
+from mnemosyne_core.backend import FindRequest, RecallRequest
+from mnemosyne_core.find import search
+from mnemosyne_core.fold import fold
+from mnemosyne_core.index import NoteIndex
+from mnemosyne_core.vault import read_to_end
+
+PAGES = {
+    "a/one.md": "---\ntitle: One\n---\nalpha\n",
+    "a/two.md": "---\ntitle: Two\n---\nbeta alpha\n",
+    "b/three.md": "---\ntitle: Three\n---\ngamma\n",
+}
+#: A moment long past: a page whose mtime and ctime are both this old is not racy.
+LONG_AGO_NS = 1_000_000_000
+
+
+@pytest.fixture
+def environ(tmp_path: Path) -> dict[str, str]:
+    return {"XDG_CACHE_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    for rel_path, text in PAGES.items():
+        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel_path).write_text(text, encoding="utf-8")
+    (root / ".mnemosyne.toml").write_text('dirs = ["a", "b"]\n', encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def builders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The index paths a call started a detached builder for (none is started)."""
+    started: list[str] = []
+    monkeypatch.setattr(cache, "start_detached", lambda path, vault_real, home, environ: started.append(path))
+    return started
+
+
+@pytest.fixture
+def backend(environ: dict[str, str], builders: list[str]) -> cache.IndexedScan:
+    return cache.IndexedScan(environ)
+
+
+@pytest.fixture
+def built(vault: Path, environ: dict[str, str]) -> Path:
+    """The vault's whole index, built as ``wiki init`` builds it."""
+    return build_index(vault, environ)
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The vault-relative path of every page a call reads from disk, in order."""
+    seen: list[str] = []
+    real = page.read_page
+
+    def spy(read_path: str, rel_path: str, now_ns: int | None = None) -> page.Page:
+        seen.append(rel_path)
+        return real(read_path, rel_path, now_ns)
+
+    monkeypatch.setattr(freshness, "read_page", spy)
+    return seen
+
+
+def answer(backend: cache.IndexedScan, vault: Path, *keywords: str, dirs: list[str] | None = None) -> list[str]:
+    """The call's matches, held to the plain scan's; the call must have used the index."""
+    result = backend.search(FindRequest(str(vault), list(keywords), dirs=dirs, environ=backend.environ))
+    plain = search(str(vault), list(keywords), dirs=dirs)
+    assert [match.to_dict() for match in result.matches] == [match.to_dict() for match in plain.matches]
+    assert (result.total, result.keyword_counts) == (plain.total, plain.keyword_counts)
+    assert backend.indexed
+    return [match.path for match in result.matches]
+
+
+def rows(path: Path) -> list[str]:
+    with NoteIndex.open(str(path)) as opened:
+        return sorted(opened.stat_keys())
+
+
+def test_the_first_call_answers_by_the_scan_and_starts_one_builder(
+    vault: Path, backend: cache.IndexedScan, builders: list[str], environ: dict[str, str]
+) -> None:
+    result = backend.search(FindRequest(str(vault), ["alpha"], environ=environ))
+    assert [match.path for match in result.matches] == ["a/one.md", "a/two.md"]
+    assert not backend.indexed
+    assert builders == [str(index_file(vault, environ))]
+
+
+def test_an_index_without_a_whole_build_is_never_read(
+    vault: Path, built: Path, backend: cache.IndexedScan, builders: list[str], environ: dict[str, str]
+) -> None:
+    with NoteIndex.open(str(built)) as opened:
+        opened.connection.execute("UPDATE meta SET value = 0 WHERE name = 'complete'")
+    result = backend.search(FindRequest(str(vault), ["alpha"], environ=environ))
+    assert [match.path for match in result.matches] == ["a/one.md", "a/two.md"]
+    assert not backend.indexed
+    assert builders == [str(built)]
+
+
+def test_a_builder_at_work_is_not_started_twice(
+    vault: Path, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    from mnemosyne_core import build
+
+    path = index_file(vault, environ)
+    path.parent.mkdir(parents=True, mode=0o700)
+    spawned: list[list[str]] = []
+    monkeypatch.setattr(os, "posix_spawn", lambda executable, argv, env, **kwargs: spawned.append(argv))
+    with open(build.lock_path(str(path)), "wb") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock.write(b"3 7")
+        lock.flush()
+        assert build.building(str(path)) == (3, 7)
+        build.start_detached(str(path), str(vault), str(vault.parent), environ)
+        assert spawned == []
+    assert build.building(str(path)) is None
+    build.start_detached(str(path), str(vault), str(vault.parent), environ)
+    assert [argv[1:3] for argv in spawned] == [["-m", "mnemosyne_core.build"]]
+
+
+def test_a_page_changed_within_the_racy_window_is_read_on_every_call(
+    vault: Path, built: Path, backend: cache.IndexedScan, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Just written, every page is racy: a same-size rewrite in the same tick would leave
+    its stat as it was, so its row is not trusted."""
+    answer(backend, vault, "alpha")
+    assert sorted(reads) == sorted(PAGES)
+    reads.clear()
+    answer(backend, vault, "alpha")
+    assert sorted(reads) == sorted(PAGES)
+    # Once read long after its last change, a row is trusted.
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    reads.clear()
+    answer(backend, vault, "alpha")
+    assert sorted(reads) == sorted(PAGES)
+    reads.clear()
+    answer(backend, vault, "alpha")
+    assert reads == []
+
+
+def test_only_the_racy_pages_are_read_again(
+    vault: Path, built: Path, backend: cache.IndexedScan, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page old on disk is trusted while the page written a moment ago is not. Time is
+    moved forward instead of ctime back (which no call can set)."""
+    real_time_ns = time.time_ns
+    monkeypatch.setattr(time, "time_ns", lambda: real_time_ns() + 3600 * 10**9)
+    answer(backend, vault, "alpha")
+    reads.clear()
+    answer(backend, vault, "alpha")
+    assert reads == []
+    monkeypatch.setattr(time, "time_ns", real_time_ns)
+    (vault / "a" / "two.md").write_text("---\ntitle: Two\n---\nbeta alpha gamma\n", encoding="utf-8")
+    answer(backend, vault, "alpha")
+    assert reads == ["a/two.md"]
+    reads.clear()
+    assert sorted(answer(backend, vault, "gamma")) == ["a/two.md", "b/three.md"]
+    assert reads == ["a/two.md"]  # still racy: read again
+
+
+def test_a_page_that_changed_while_read_is_racy(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page_path = vault / "a" / "one.md"
+    # Not racy by time: what makes it racy is the change during the read.
+    os.utime(page_path, ns=(LONG_AGO_NS, LONG_AGO_NS))
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    assert page.read_page(str(page_path), "a/one.md").racy is False
+
+    def read_then_grow(fd: int) -> bytes:
+        data = read_to_end(fd)
+        with open(page_path, "ab") as grown:
+            grown.write(b"more\n")
+        return data
+
+    monkeypatch.setattr(page, "read_to_end", read_then_grow)
+    read = page.read_page(str(page_path), "a/one.md")
+    assert read.racy is True
+    assert read.key[0] == len(PAGES["a/one.md"])  # the stat taken before the read
+
+
+def test_a_dir_call_keeps_the_other_dirs_pages(
+    vault: Path, built: Path, backend: cache.IndexedScan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    (vault / "a" / "one.md").write_text("---\ntitle: One\n---\nalpha delta\n", encoding="utf-8")
+    (vault / "a" / "four.md").write_text("---\ntitle: Four\n---\ndelta\n", encoding="utf-8")
+    assert answer(backend, vault, "delta", dirs=["a"]) == ["a/four.md", "a/one.md"]
+    assert rows(built) == ["a/four.md", "a/one.md", "a/two.md", "b/three.md"]
+    # What the --dir call read is what the whole call now takes unread.
+    assert answer(backend, vault, "delta") == ["a/four.md", "a/one.md"]
+
+
+def test_a_dir_outside_the_layout_answers_only_for_its_own_call(
+    vault: Path, built: Path, backend: cache.IndexedScan
+) -> None:
+    (vault / "c").mkdir()
+    (vault / "c" / "five.md").write_text("alpha\n", encoding="utf-8")
+    assert answer(backend, vault, "alpha", dirs=["c"]) == ["c/five.md"]
+    assert answer(backend, vault, "alpha") == ["a/one.md", "a/two.md"]
+    assert "c/five.md" not in rows(built)  # the vault's own listing drops what it does not list
+
+
+def _written(path: Path) -> object:
+    with NoteIndex.open(str(path)) as opened:
+        return opened.connection.execute("PRAGMA data_version").fetchone(), opened.meta("written_ns")
+
+
+def test_a_call_where_nothing_changed_writes_nothing(
+    vault: Path, built: Path, backend: cache.IndexedScan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    answer(backend, vault, "gamma")  # the pages built a moment ago were racy: read again once
+    backend.recall(RecallRequest(str(vault), "one", environ=backend.environ))  # recall's fields: one write
+    written = _written(built)
+    answer(backend, vault, "gamma")
+    answer(backend, vault, "beta", dirs=["a"])
+    backend.recall(RecallRequest(str(vault), "two", environ=backend.environ))
+    answer(backend, vault, "alpha")
+    assert _written(built) == written
+
+
+def test_a_page_gone_from_the_vault_leaves_the_index(vault: Path, built: Path, backend: cache.IndexedScan) -> None:
+    (vault / "a" / "two.md").unlink()
+    assert answer(backend, vault, "alpha") == ["a/one.md"]
+    assert rows(built) == ["a/one.md", "b/three.md"]
+
+
+def test_a_page_keeps_its_id_when_it_is_written_again(vault: Path, built: Path, backend: cache.IndexedScan) -> None:
+    """A concurrent call that took a page's row as fresh still finds it after another call
+    wrote the page again."""
+    with NoteIndex.open(str(built)) as opened:
+        before = {path: row[0] for path, row in opened.stat_keys().items()}
+    (vault / "a" / "two.md").write_text("---\ntitle: Two\n---\nbeta delta\n", encoding="utf-8")
+    assert answer(backend, vault, "delta") == ["a/two.md"]
+    with NoteIndex.open(str(built)) as opened:
+        assert {path: row[0] for path, row in opened.stat_keys().items()} == before
+
+
+# --- keywords and the candidate query ----------------------------------------------------------
+
+#: Keywords FTS5 would read as query syntax if they were not quoted, each literal here.
+QUERY_SYNTAX = ['"', '""', "a*", "^al", "title:one", "(alpha", "-alpha", "NEAR", "AND", "OR", "NOT", 'al"pha']
+
+
+@pytest.mark.parametrize("keyword", QUERY_SYNTAX)
+def test_keywords_holding_query_syntax_are_literal(
+    vault: Path, built: Path, backend: cache.IndexedScan, keyword: str
+) -> None:
+    (vault / "a" / "syntax.md").write_text(f"a page about {keyword} and alpha\n", encoding="utf-8")
+    assert "a/syntax.md" in answer(backend, vault, keyword)
+    answer(backend, vault, keyword, "alpha")
+    answer(backend, vault, keyword, "absent")
+
+
+@pytest.mark.parametrize("keyword", ["al\npha", "al\0pha", "al\ufffepha", "al\udc80pha"])
+def test_keywords_the_index_cannot_hold_are_answered_by_the_scan(
+    vault: Path, built: Path, backend: cache.IndexedScan, keyword: str
+) -> None:
+    (vault / "a" / "odd.md").write_bytes(f"a page about {keyword}\n".encode("utf-8", "surrogateescape"))
+    result = backend.search(FindRequest(str(vault), [keyword], environ=backend.environ))
+    plain = search(str(vault), [keyword])
+    assert [match.path for match in result.matches] == [match.path for match in plain.matches]
+    assert not backend.indexed
+
+
+_ALPHABET = st.sampled_from([*"ab \n\0", "é", "ß", "設", "\ufffd"])
+_TEXTS = st.lists(st.text(_ALPHABET, max_size=14), min_size=1, max_size=8)
+_KEYWORDS = st.lists(st.text(st.sampled_from([*"ab ", "é", "ß", "設", "\ufffd"]), min_size=1, max_size=5), max_size=3)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(texts=_TEXTS, names=_TEXTS, keywords=_KEYWORDS)
+@example(texts=["ab"], names=["ba"], keywords=["ab", "a"])
+@example(texts=["a\0bab"], names=["x"], keywords=["bab"])
+def test_candidates_are_exactly_the_pages_holding_every_keyword(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[str], names: list[str], keywords: list[str]
+) -> None:
+    """Trigrams pick, ``instr`` checks: a page is a candidate exactly when its names or its
+    text hold each keyword, as Python's ``in`` says, NULs and short keywords included."""
+    folded = tuple(dict.fromkeys(fold(keyword) for keyword in keywords if keyword.strip()))
+    path = tmp_path_factory.mktemp("index") / "index.sqlite"
+    pages = []
+    for number, text in enumerate(texts):
+        made = page.Page(f"p{number}.md")
+        made.folded_text = text
+        made.folded_title = names[number % len(names)]
+        made.folded_path = made.path
+        pages.append(made)
+
+    def write(into: NoteIndex) -> None:
+        into.reset("code")
+        into.write(pages)
+
+    with NoteIndex.open(str(path), create=True) as opened:
+        index.written_by(write, opened)
+        if not folded:
+            return
+        found = sorted(candidate.path for candidate in opened.candidates(folded))
+        for keyword in folded:
+            holding = sorted(opened.path_of(page_id) for page_id in opened.holding(keyword))
+            assert holding == sorted(
+                p.path for p in pages if keyword in "\n".join(_names(p)) or keyword in p.folded_text
+            )
+    expected = [
+        p.path for p in pages if all(keyword in "\n".join(_names(p)) or keyword in p.folded_text for keyword in folded)
+    ]
+    assert found == sorted(expected)
+
+
+def _names(made: page.Page) -> tuple[str, ...]:
+    return (made.folded_title, made.folded_path, *made.folded_aliases)
