@@ -20,7 +20,10 @@ from reference_order import plain_aliases, plain_fold, reference_sort_key
 
 from mnemosyne_core import search
 from mnemosyne_core.config import CONSTELLATIONS, DEFAULT_SCANNED_DIRS
-from mnemosyne_core.find import HEAD_BYTES
+
+#: Where a reader that reads a page's head first (find did, 16 KiB) would cut it: a closing
+#: line there must close only when the line really ends there, whoever reads the page.
+HEAD_BYTES = 1 << 14
 
 # --- the reference: docs/spec.md's rules, written plainly --------------------------------
 

@@ -1,6 +1,6 @@
 """The context line of a page that only mentions the keywords (mnemosyne_core.context):
-which line, how it is trimmed, where the keywords are marked; and its fast paths (per-line
-TextMatcher, the early stop, the piecewise fold) against the plain path."""
+which line, how it is trimmed, where the keywords are marked; and its fast paths (the
+early stop, the piecewise fold) against the plain path."""
 
 from __future__ import annotations
 

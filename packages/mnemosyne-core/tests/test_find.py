@@ -255,19 +255,20 @@ def test_keyword_may_match_title_stem_and_text_separately(make_vault: MakeVault)
 # --- rule 7: I/O --------------------------------------------------------------------------
 
 
-def test_title_and_stem_decide_without_reading_the_body(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_page_is_read_whole_in_one_read(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
     vault = make_vault({"atlas/mastra.md": page("Slack Bridge", "x" * 100_000)})
-    calls: list[int] = []
+    reads: list[int] = []
 
     def counted_read_to_end(fd: int) -> bytes:
-        calls.append(fd)
-        return read_to_end(fd)
+        data = read_to_end(fd)
+        reads.append(len(data))
+        return data
 
     monkeypatch.setattr(find_module, "read_to_end", counted_read_to_end)
     assert paths(vault, "mastra", "slack") == ["atlas/mastra.md"]
-    assert calls == []
     assert paths(vault, "mastra", "body-word") == []
-    assert len(calls) == 1
+    whole = len(page("Slack Bridge", "x" * 100_000).encode())
+    assert reads == [whole, whole]
 
 
 def test_no_file_is_opened_twice(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,12 +1,15 @@
-"""Frontmatter: the split (rule 4), titles (rule 5), and the YAML-free path against YAML."""
+"""Frontmatter: the split (rule 4), titles (rule 5), and the bounds of the YAML parse."""
 
 from __future__ import annotations
 
 import datetime
+import re
 from pathlib import Path
 
 import pytest
-import yaml
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from property_examples import examples
 
 from mnemosyne_core.frontmatter import (
     MAX_BLOCK_BYTES,
@@ -15,7 +18,6 @@ from mnemosyne_core.frontmatter import (
     STATUS_NOT_MAPPING,
     STATUS_OK,
     STATUS_UNCLOSED,
-    fast_string_fields,
     load,
     loads,
     locate,
@@ -104,70 +106,6 @@ def test_title_of(metadata: dict[str, object] | None, title: str) -> None:
     assert title_of(metadata, "stem") == title
 
 
-# Blocks YAML reads as mappings, and blocks the fast path must leave to YAML.
-SIMPLE_BLOCKS = [
-    "title: Plain Title\n",
-    "title: Plain Title\nconstellation: atlas\ntype: decision\n",
-    'title: "Quoted: with colon"\n',
-    "title: 'It''s quoted'\n",
-    "title: Don't Panic\n",
-    "title: C# Notes\n",
-    "title: Über Straße — café\n",
-    "tags: [a, b-c, d.e]\ncreated: 2026-02-14\nupdated: 2026-03-01\n",
-    "tags:\n  - one\n  - two\n",
-    "tags:\n- one\n- two\n",
-    "tags:\ntitle: After Empty\n",
-    "title: First\ntitle: Second\n",
-    "count: 42\nzero: 0\n",
-    "flag: yes\nother: Off\nnothing: null\n",
-    "# a comment\ntitle: With Comment\n\n",
-    "title: yES\n",
-    "empty: []\n",
-    "tags: [yes, 12, 2026-01-02]\n",
-    "title: Trailing spaces   \n",
-    "title: Windows\r\ntype: crlf\r\n",
-]
-
-DECLINED_BLOCKS = [
-    "title: Foo: Bar\n",  # mapping in a plain scalar: invalid YAML
-    "title: Foo #comment\n",
-    "title: |\n  block\n",
-    "title: &anchor value\n",
-    'title: "escaped \\" quote"\n',
-    "nested:\n  key: value\n",
-    "title: 2026-13-45\n",
-    "title: 3.14\n",
-    "yes: key is a boolean\n",
-    "title: a\ttab\n",
-    "title:\tvalue\n",
-    "title: multi\n  line\n",
-    "- a\n- b\n",
-    "plain text\n",
-    "title: trailing colon:\n",
-    "title: bell \x07 char\n",
-    "",
-    "# only a comment\n",
-]
-
-
-@pytest.mark.parametrize("block", SIMPLE_BLOCKS + DECLINED_BLOCKS)
-def test_fast_fields_equal_yamls_string_fields_whenever_they_answer(block: str) -> None:
-    fast = fast_string_fields(block.encode())
-    if fast is not None:
-        mapping = yaml.safe_load(block)
-        assert fast == {key: value for key, value in mapping.items() if isinstance(value, str)}
-
-
-@pytest.mark.parametrize("block", DECLINED_BLOCKS)
-def test_blocks_outside_the_subset_are_left_to_yaml(block: str) -> None:
-    assert fast_string_fields(block.encode()) is None
-
-
-def test_common_blocks_are_read_without_yaml() -> None:
-    answered = [block for block in SIMPLE_BLOCKS if fast_string_fields(block.encode()) is not None]
-    assert len(answered) >= 10, answered
-
-
 def test_dates_read_as_dates() -> None:
     assert parse_block("updated: 2026-04-02\n") == ({"updated": datetime.date(2026, 4, 2)}, STATUS_OK)
 
@@ -197,9 +135,40 @@ def test_flow_nesting_limit_ignores_quotes_and_holds_for_every_loader() -> None:
     assert parse_block(f"title: '{'{' * 100}'\n") == ({"title": "{" * 100}, STATUS_OK)
 
 
-def test_blocks_over_the_size_limit_are_invalid_on_both_paths() -> None:
+def test_blocks_over_the_size_limit_are_invalid() -> None:
     block = "title: Big\n" + "k: value\n" * (MAX_BLOCK_BYTES // 9 + 1)
-    assert fast_string_fields(block.encode()) is None
     assert parse_block(block) == (None, STATUS_INVALID)
     wide = "title: Wide\nk: " + "\u20ac" * (MAX_BLOCK_BYTES // 3) + "\n"  # 3 bytes a character
     assert parse_block(wide) == (None, STATUS_INVALID)
+
+
+#: Pieces of a page's start: frontmatter lines, their near misses, CRs, a BOM.
+PAGE_PIECES = st.lists(
+    st.sampled_from([b"---", b"----", b"--", b"\n", b"\r", b"\r\n", b" ", b"x", b"title: a", b"\xef\xbb\xbf"]),
+    max_size=12,
+).map(b"".join)
+#: locate's definition, as two regexes: the opening line, then the first line that is
+#: exactly `---` (a trailing CR ignored).
+OPENING_LINE = re.compile(rb"---\r?\n")
+CLOSING_LINE = re.compile(rb"(?m)^---\r?$")
+
+
+def locate_by_regex(data: bytes) -> tuple[int, int, int] | None:
+    opening = OPENING_LINE.match(data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
+    if opening is None:
+        return None
+    closing = CLOSING_LINE.search(data, opening.end())
+    if closing is None:
+        return None
+    body_start = closing.end() + 1 if data[closing.end() : closing.end() + 1] == b"\n" else closing.end()
+    return opening.end(), closing.start(), body_start
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(PAGE_PIECES)
+@example(b"---\n---")
+@example(b"---\r\n---\r")
+@example(b"---\n---\r\r\n---\n")
+@example(b"---\n----\n--- \n---\nbody")
+def test_locate_equals_its_definition(data: bytes) -> None:
+    assert locate(data) == locate_by_regex(data)

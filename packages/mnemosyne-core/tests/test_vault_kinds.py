@@ -13,8 +13,7 @@ import pytest
 from mnemosyne_core import search
 from mnemosyne_core.backend import FindRequest
 from mnemosyne_core.cache import CachedScan
-from mnemosyne_core.find import HEAD_BYTES
-from mnemosyne_core.fold import as_utf8, decode, is_text
+from mnemosyne_core.fold import TEXT_PROBE_BYTES, as_utf8, decode, is_text
 
 if TYPE_CHECKING:
     from mnemosyne_core.results import FindResult
@@ -57,8 +56,8 @@ def test_a_wide_page_with_a_mark_is_matched_by_its_text_and_title(tmp_path: Path
     assert cat == [("notes/wide.md", "Wide Kestrel", "title", data)]
 
 
-def test_a_wide_page_longer_than_the_first_read_is_read_whole(tmp_path: Path) -> None:
-    text = "---\ntitle: Long\n---\n" + "filler line\n" * (HEAD_BYTES // 4) + "osprey at the end\n"
+def test_a_long_wide_page_is_read_whole(tmp_path: Path) -> None:
+    text = "---\ntitle: Long\n---\n" + "filler line\n" * (TEXT_PROBE_BYTES // 4) + "osprey at the end\n"
     vault = write_vault(tmp_path, {"notes/long.md": text.encode("utf-16")})
     assert scanned_and_served(vault, ["osprey"])[0] == [("notes/long.md", "Long", "text", None)]
 
@@ -72,11 +71,11 @@ def test_as_utf8_transcodes_only_pages_with_a_wide_mark() -> None:
     assert decode(b"\xff\xfe\x00\x00" + "x".encode("utf-32-le")) == "x"
 
 
-def test_is_text_looks_for_a_nul_in_the_first_read() -> None:
+def test_is_text_looks_for_a_nul_in_the_first_16_kib() -> None:
     assert is_text(b"plain\n")
     assert not is_text(b"\x00")
     assert not is_text("no mark".encode("utf-16-le"))
-    assert is_text(b"x" * HEAD_BYTES + b"\x00")
+    assert is_text(b"x" * TEXT_PROBE_BYTES + b"\x00")
 
 
 def test_a_miss_counts_the_pages_that_are_not_text(tmp_path: Path) -> None:

@@ -257,7 +257,7 @@ def record_contains(record: bytes, text_start: int, folded_keyword: str) -> bool
 
 def record_position(record: bytes, text_start: int, folded_keyword: str) -> tuple[int, int] | None:
     """``text_position`` for judge: where the keyword first occurs in the page's folded
-    text, (line, column in characters), as the scan's ``TextMatcher.position`` counts it."""
+    text, (line, column in characters), as the scan's ``fold.position`` counts it."""
     found = record.find(utf8(folded_keyword), text_start)
     if found < 0:
         return None
@@ -360,7 +360,6 @@ READING_MODULES = (
     "diagnostics.py",
     "find.py",
     "fold.py",
-    "fold_sources.py",
     "frontmatter.py",
     "recall.py",
     "vault.py",

@@ -308,10 +308,6 @@ def _listing_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mappin
     return findings
 
 
-#: The frontmatter keys ``check_page`` reads.
-_CHECKED_KEYS = frozenset(("title", "constellation", *DATE_KEYS))
-
-
 def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
     """The findings for one searched page given its bytes, and its usable frontmatter
     title (whitespace collapsed; None when it has none)."""
@@ -333,7 +329,7 @@ def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
         findings.append(
             Finding(path, NOT_UTF8, f"byte {error.start} is not valid UTF-8; find reads such bytes as U+FFFD")
         )
-    metadata, status = page_metadata(data, _CHECKED_KEYS)
+    metadata, status = page_metadata(data)
     if status != STATUS_OK or metadata is None:
         findings.append(_frontmatter_finding(path, status))
         return None, findings
@@ -562,7 +558,7 @@ def vault_copies(pages: Scan) -> Copies:
             data = read_page_bytes(page)
         except OSError:
             continue
-        metadata, status = page_metadata(as_utf8(data), _CHECKED_KEYS)
+        metadata, status = page_metadata(as_utf8(data))
         title = _usable_title(metadata) if status == STATUS_OK and metadata is not None else None
         if title is not None:
             titled.append((page.rel_path, title))
