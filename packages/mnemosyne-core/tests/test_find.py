@@ -227,6 +227,31 @@ def test_matching_is_unicode_case_insensitive(make_vault: MakeVault) -> None:
     assert paths(vault, "kelvin") == ["atlas/k.md"]
 
 
+@pytest.mark.parametrize("keyword", ["DEĞİŞTİRİLEMEZ", "değiştirilemez", "ALTYAPI", "altyapı", "Altyapi", "İ"])
+def test_the_four_turkish_is_are_one_letter(make_vault: MakeVault, keyword: str) -> None:
+    vault = make_vault(
+        {
+            "atlas/immutable-infrastructure.md": page("Değiştirilemez Altyapı"),
+            "atlas/other.md": page("Other", "no dotted or dotless letter here, but in these words"),
+        }
+    )
+    assert [(m.path, m.title, m.matched) for m in search(vault, [keyword]).matches][:1] == [
+        ("atlas/immutable-infrastructure.md", "Değiştirilemez Altyapı", "title")
+    ]
+
+
+def test_a_dotted_capital_i_in_the_text_is_found_by_an_ascii_keyword(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/city.md": page("City", "İSTANBUL, with its dotted capital")})
+    assert paths(vault, "istanbul") == ["atlas/city.md"]
+
+
+def test_a_dotted_capital_i_is_one_character_of_the_mention_depth(make_vault: MakeVault) -> None:
+    """The column of a mention counts the folded line's characters: İ folds to one (it
+    folded to two), so "İİ kestrel" mentions the keyword before "abc kestrel" does."""
+    vault = make_vault({"atlas/a-latin.md": "abc kestrel\n", "atlas/b-turkish.md": "İİ kestrel\n"})
+    assert paths(vault, "kestrel") == ["atlas/b-turkish.md", "atlas/a-latin.md"]
+
+
 def test_nfd_file_name_is_found_by_nfc_keyword(make_vault: MakeVault) -> None:
     nfd_name = "cafe\u0301"
     vault = make_vault({f"atlas/{nfd_name}.md": "no title here"})

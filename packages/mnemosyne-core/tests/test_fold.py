@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 import pytest
+from reference_order import plain_fold
 
 from mnemosyne_core.fold import decode, fold, folded_text, position
-
-
-def plain_fold(text: str) -> str:
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
 
 
 @pytest.mark.parametrize(
@@ -21,11 +16,38 @@ def plain_fold(text: str) -> str:
         ("\u212aelvin", "kelvin"),
         ("cafe\u0301", "caf\u00e9"),
         ("\ufb01le", "file"),
-        ("İstanbul", "i\u0307stanbul"),
+        ("İstanbul", "istanbul"),  # no combining dot left after the i
+        ("I\u0307stanbul", "istanbul"),  # the same İ, decomposed
+        ("ılık", "ilik"),
+        ("DEĞİŞTİRİLEMEZ ALTYAPI", "değiştirilemez altyapi"),
+        ("ı\u0307", "i\u0307"),  # a dot written after a dotless i stays a mark
     ],
 )
 def test_fold(text: str, folded: str) -> None:
     assert fold(text) == folded == plain_fold(text)
+
+
+def test_the_four_turkish_is_fold_to_one_letter() -> None:
+    assert {fold(letter) for letter in "İIıi"} == {"i"}
+
+
+@pytest.mark.slow
+def test_only_the_turkish_is_fold_otherwise_than_nfc_casefold_nfc() -> None:
+    """ONE_I changes the fold of U+0130 and U+0131 and of no other character, and the fold
+    stays a fixed point (folding a folded text changes nothing)."""
+    import sys
+    import unicodedata
+
+    changed = []
+    for code in range(sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        folded = fold(char)
+        assert fold(folded) == folded, hex(code)
+        if folded != unicodedata.normalize("NFC", unicodedata.normalize("NFC", char).casefold()):
+            changed.append(code)
+    assert changed == [0x0130, 0x0131]
 
 
 def test_decode_drops_bom_and_replaces_invalid_bytes() -> None:

@@ -1,8 +1,9 @@
 """Case-insensitive matching in full Unicode, exact, and how a page's bytes are read as text.
 
 The rule: a keyword matches a text when ``fold(keyword) in fold(text)``, where ``fold`` is
-NFC, then ``str.casefold``, then NFC again. So "STRASSE" finds "Straße", the Kelvin sign
-finds "k", and an NFD "café" is found by an NFC "café". Every reader folds a page's whole
+NFC, then ``İ`` and ``ı`` read as ``i``, then ``str.casefold``, then NFC again. So
+"STRASSE" finds "Straße", the Kelvin sign finds "k", an NFD "café" is found by an NFC
+"café", and "ALTYAPI" finds "Altyapı". Every reader folds a page's whole
 decoded text (``folded_text``) and looks for the keyword in it: no reader decides from
 the bytes alone, so there is one matcher to trust.
 """
@@ -28,12 +29,24 @@ WIDE_BOM_LEADS = b"\xff\xfe\x00"
 TEXT_PROBE_BYTES = 1 << 14
 
 
+#: Turkish and Azeri write one letter i in four forms: dotted and dotless, each in two
+#: cases (``İ i`` and ``I ı``). ``str.casefold`` keeps the dotless ``ı`` apart and folds
+#: ``İ`` to ``i`` and a combining dot (U+0307), so "DEĞİŞTİRİLEMEZ" did not find
+#: "Değiştirilemez" and "ALTYAPI" did not find "Altyapı". Both are read as ``i`` first.
+ONE_I = {0x0130: "i", 0x0131: "i"}
+
+
 def fold(text: str) -> str:
-    """NFC, casefold, NFC: the one comparison form of keywords, titles, paths and text."""
+    """NFC, ``İ`` and ``ı`` as ``i`` (``ONE_I``), casefold, NFC: the one comparison form of
+    keywords, titles, paths and text."""
     if text.isascii():
         # ASCII is NFC already and its casefold is its lower case.
         return text.lower()
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+    text = unicodedata.normalize("NFC", text)
+    if "\u0130" in text or "\u0131" in text:
+        # After the first NFC, so that an I with a combining dot above (NFD) is İ already.
+        text = text.translate(ONE_I)
+    return unicodedata.normalize("NFC", text.casefold())
 
 
 def decode(data: bytes) -> str:
