@@ -28,10 +28,10 @@ def fold(text: str) -> str:
 
 def frontmatter(text: str) -> dict[Any, Any] | None:
     lines = text.split("\n")
-    if lines[0].rstrip("\r") != "---":
+    if lines[0].rstrip(" \t\r") != "---":
         return None
     for index in range(1, len(lines)):
-        if lines[index].rstrip("\r") == "---":
+        if lines[index].rstrip(" \t\r") == "---":
             try:
                 value = yaml.safe_load("\n".join(lines[1:index]))
             except (yaml.YAMLError, ValueError):

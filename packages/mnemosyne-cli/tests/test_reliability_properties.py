@@ -30,13 +30,13 @@ HEAD_BYTES = 1 << 14
 
 def reference_frontmatter(text: str) -> dict[Any, Any] | None:
     """Rule 4 over the decoded text: the first line is ``---``, the block ends at the next
-    line that is exactly ``---`` or ``...`` (a trailing CR ignored); used only when it is a
-    mapping."""
+    line that is ``---`` or ``...``, each fence followed by nothing but spaces, tabs and
+    CRs; used only when it is a mapping."""
     lines = text.split("\n")
-    if lines[0].removesuffix("\r") != "---":
+    if lines[0].rstrip(" \t\r") != "---":
         return None
     for index in range(1, len(lines)):
-        if lines[index].removesuffix("\r") in ("---", "..."):
+        if lines[index].rstrip(" \t\r") in ("---", "..."):
             block = "".join(line + "\n" for line in lines[1:index])
             try:
                 # Rule 4: PyYAML's safe loader, its C loader when built (the two differ at
@@ -65,7 +65,7 @@ def reference_decode(data: bytes) -> str:
 def reference_opens_frontmatter(text: str) -> bool:
     """Whether the page's frontmatter is closed, so its Logseq properties are not read."""
     lines = text.split("\n")
-    return lines[0].removesuffix("\r") == "---" and any(line.removesuffix("\r") in ("---", "...") for line in lines[1:])
+    return lines[0].rstrip(" \t\r") == "---" and any(line.rstrip(" \t\r") in ("---", "...") for line in lines[1:])
 
 
 def reference_logseq(text: str) -> dict[str, Any]:

@@ -189,14 +189,27 @@ def test_bom_and_crlf_frontmatter_are_read(make_vault: MakeVault) -> None:
         "---\ntitle: [unclosed\n---\nkw\n",  # invalid YAML
         "---\n- a list\n---\nkw\n",  # not a mapping
         "---\ntitle: Never Closed\nkw\n",  # no closing line
-        "--- \ntitle: Not Frontmatter\n---\nkw\n",  # first line is not exactly ---
+        "--- x\ntitle: Not Frontmatter\n---\nkw\n",  # first line is not a fence
         "\n---\ntitle: Late\n---\nkw\n",  # not on the first line
-        "---\ntitle: Closing With Space\n--- \nkw\n",  # closing line not exactly ---
+        "---\ntitle: Closing With Text\n--- x\nkw\n",  # closing line not a fence
     ],
 )
 def test_unusable_frontmatter_still_searches_the_page_under_its_stem(make_vault: MakeVault, content: str) -> None:
     vault = make_vault({"atlas/odd-page.md": content})
     assert [(m.path, m.title) for m in search(vault, ["kw"]).matches] == [("atlas/odd-page.md", "odd-page")]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "---\ntitle: Kept Title\n--- \nkw\n",  # Jekyll's `---\s*$`: a space after the fence
+        "--- \ntitle: Kept Title\n---\t\nkw\n",
+        "---\r\ntitle: Kept Title\r\n...  \r\nkw\r\n",
+    ],
+)
+def test_fences_with_trailing_spaces_or_tabs_keep_the_title(make_vault: MakeVault, content: str) -> None:
+    vault = make_vault({"atlas/odd-page.md": content})
+    assert [(m.path, m.title) for m in search(vault, ["kw"]).matches] == [("atlas/odd-page.md", "Kept Title")]
 
 
 def test_frontmatter_is_searched_as_text(make_vault: MakeVault) -> None:

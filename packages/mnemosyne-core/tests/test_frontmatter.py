@@ -75,13 +75,39 @@ def test_locate_offsets() -> None:
         # Whichever comes first closes it.
         (b"---\na: 1\n...\nb: 2\n---\n", (4, 9, 13)),
         (b"---\na: 1\n---\n...\n", (4, 9, 13)),
-        # Only a line of exactly three dots: more dots, a space or text after them do not.
-        (b"---\na: 1\n....\n... \n...x\n---\n", (4, 24, 28)),
+        # Only a line of three dots: more dots or text after them do not.
+        (b"---\na: 1\n....\n...x\n---\n", (4, 19, 23)),
         (b"---\na: 1\n.....\n", None),
     ],
 )
 def test_document_end_closes_the_block(data: bytes, span: tuple[int, int, int] | None) -> None:
     assert locate(data) == span
+
+
+@pytest.mark.parametrize(
+    ("data", "span"),
+    [
+        # Jekyll reads a fence as `---\s*$`: spaces and tabs may follow it, on either line.
+        (b"---\na: 1\n--- \nbody", (4, 9, 14)),
+        (b"---\na: 1\n---\t \nbody", (4, 9, 15)),
+        (b"---  \na: 1\n---\nbody", (6, 11, 15)),
+        (b"--- \r\na: 1\r\n--- \r\nbody", (6, 12, 18)),
+        (b"---\na: 1\n... \nbody", (4, 9, 14)),
+        (b"---\na: 1\n---  ", (4, 9, 14)),  # the closing line at the end of the page
+        # Anything else on the line is no fence.
+        (b"---\na: 1\n--- x\n---\n", (4, 15, 19)),
+        (b"--- x\na: 1\n---\n", None),
+        ("---\u00a0\na: 1\n---\n".encode(), None),  # a no-break space is text
+        (b"--- ", None),  # an opening line needs its line end
+    ],
+)
+def test_fences_may_carry_trailing_spaces_and_tabs(data: bytes, span: tuple[int, int, int] | None) -> None:
+    assert locate(data) == span
+
+
+def test_a_page_closing_with_a_trailing_space_keeps_its_title() -> None:
+    parsed = loads("---\ntitle: Jekyll Page\n--- \nbody\n")
+    assert (parsed.metadata, parsed.body, parsed.status) == ({"title": "Jekyll Page"}, "body\n", STATUS_OK)
 
 
 def test_document_end_page_keeps_its_title() -> None:
@@ -144,13 +170,15 @@ def test_blocks_over_the_size_limit_are_invalid() -> None:
 
 #: Pieces of a page's start: frontmatter lines, their near misses, CRs, a BOM.
 PAGE_PIECES = st.lists(
-    st.sampled_from([b"---", b"----", b"--", b"\n", b"\r", b"\r\n", b" ", b"x", b"title: a", b"\xef\xbb\xbf"]),
+    st.sampled_from(
+        [b"---", b"----", b"--", b"...", b"\n", b"\r", b"\r\n", b" ", b"\t", b"x", b"title: a", b"\xef\xbb\xbf"]
+    ),
     max_size=12,
 ).map(b"".join)
 #: locate's definition, as two regexes: the opening line, then the first line that is
-#: exactly `---` (a trailing CR ignored).
-OPENING_LINE = re.compile(rb"---\r?\n")
-CLOSING_LINE = re.compile(rb"(?m)^---\r?$")
+#: `---` or `...`, each fence followed by nothing but spaces, tabs and CRs.
+OPENING_LINE = re.compile(rb"---[ \t\r]*\n")
+CLOSING_LINE = re.compile(rb"(?m)^(?:---|\.\.\.)[ \t\r]*$")
 
 
 def locate_by_regex(data: bytes) -> tuple[int, int, int] | None:

@@ -1,5 +1,6 @@
 """Frontmatter: the YAML mapping between a page's first line ``---`` and the next line that
-is exactly ``---`` or ``...`` (YAML's document end; a trailing CR ignored).
+is ``---`` or ``...`` (YAML's document end), each line's fence followed by nothing but
+spaces, tabs and a CR, as Jekyll reads them (``---\\s*$``).
 
 ``loads`` is pure over text, ``load`` a thin wrapper over a file, as in python-frontmatter.
 Every block is parsed by PyYAML's safe loader (``parse_block``), for find, lint and recall
@@ -44,10 +45,8 @@ def locate(data: bytes) -> tuple[int, int, int] | None:
     while dashes >= 0 or dots >= 0:
         newline = dashes if dots < 0 or 0 <= dashes < dots else dots
         block_end = newline + 1
-        line_end = block_end + 3
-        if data[line_end : line_end + 1] == b"\r":
-            line_end += 1
-        if data[line_end : line_end + 1] in _LINE_ENDS:
+        line_end = _fence_line_end(data, block_end + 3)
+        if line_end >= 0:
             return block_start, block_end, line_end + (data[line_end : line_end + 1] == b"\n")
         if newline == dashes:
             dashes = data.find(b"\n---", block_end)
@@ -56,17 +55,29 @@ def locate(data: bytes) -> tuple[int, int, int] | None:
     return None
 
 
-#: What may follow a closing `---` (and its CR): a newline or the end of the page.
-_LINE_ENDS = (b"\n", b"")
+#: What may follow a fence's three characters on its line, as Jekyll's ``---\s*$`` takes
+#: it: spaces, tabs, and a CR (a CRLF line end, or stray ones).
+_FENCE_TRAILERS = b" \t\r"
+
+
+def _fence_line_end(data: bytes, after: int) -> int:
+    """Where the line of a fence ends (its newline, or the end of ``data``) when nothing but
+    ``_FENCE_TRAILERS`` follows the fence's three characters, which end at ``after``;
+    -1 otherwise."""
+    end = data.find(b"\n", after)
+    if end < 0:
+        end = len(data)
+    return end if not data[after:end].strip(_FENCE_TRAILERS) else -1
 
 
 def _opening_end(data: bytes) -> int:
-    """Where the block starts: past the opening `---` line (a BOM before it ignored, a CR
-    before its newline taken), or -1 when ``data`` does not start with one."""
+    """Where the block starts: past the opening `---` line (a BOM before it ignored, spaces,
+    tabs and a CR after it taken), or -1 when ``data`` does not start with one."""
     start = 3 if data.startswith(BOM) else 0
-    if data.startswith(b"---\n", start):
-        return start + 4
-    return start + 5 if data.startswith(b"---\r\n", start) else -1
+    if not data.startswith(b"---", start):
+        return -1
+    line_end = _fence_line_end(data, start + 3)
+    return line_end + 1 if 0 <= line_end < len(data) else -1
 
 
 def opens_frontmatter(data: bytes) -> bool:
