@@ -49,9 +49,9 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = cache.read_page
 
-    def spy(read_path: str, rel_path: str, now_ns: int | None = None) -> cache.Page:
+    def spy(read_path: str, rel_path: str, now_ns: int | None = None, heading_titles: bool = False) -> cache.Page:
         seen.append(rel_path)
-        return real(read_path, rel_path, now_ns)
+        return real(read_path, rel_path, now_ns, heading_titles)
 
     monkeypatch.setattr(cache, "read_page", spy)
     return seen

@@ -18,6 +18,8 @@ from mnemosyne_core.frontmatter import (
     STATUS_NOT_MAPPING,
     STATUS_OK,
     STATUS_UNCLOSED,
+    heading_title,
+    inline_text,
     load,
     loads,
     locate,
@@ -200,3 +202,51 @@ def locate_by_regex(data: bytes) -> tuple[int, int, int] | None:
 @example(b"---\n----\n--- \n---\nbody")
 def test_locate_equals_its_definition(data: bytes) -> None:
     assert locate(data) == locate_by_regex(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "title"),
+    [
+        (b"# Plain Title\nbody\n", "Plain Title"),
+        (b"\n  \n# After Blank Lines\n", "After Blank Lines"),
+        (b"---\ntags: [a]\n---\n\n# After Frontmatter\n", "After Frontmatter"),
+        (b"---\n[invalid yaml\n---\n# After A Closed Block\n", "After A Closed Block"),
+        (b"\xef\xbb\xbf# After A BOM\r\nbody\r\n", "After A BOM"),
+        (b"   # Three Spaces In\n", "Three Spaces In"),
+        (b"# Closed Heading ##\n", "Closed Heading"),
+        (b"# C# Notes\n", "C# Notes"),  # a # inside is text
+        (b"# Ends In#\n", "Ends In#"),  # no space before it: no closing sequence
+        (b"#\tTabbed\n", "Tabbed"),
+        (b"#   Many    spaces  \n", "Many spaces"),
+        # Not a level-1 heading as the first non-blank line: no title.
+        (b"text first\n# Too Late\n", None),
+        (b"## Second Level\n", None),
+        (b"#NoSpace\n", None),
+        (b"    # Indented Four\n", None),
+        (b"# \n", None),
+        (b"# ##\n", None),
+        (b"", None),
+        (b"\n\n", None),
+        (b"---\ntitle: x\n", None),  # an unclosed block is the page's first line, not a heading
+    ],
+)
+def test_heading_title(data: bytes, title: str | None) -> None:
+    assert heading_title(data) == title
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("**bold** and __strong__", "bold and strong"),
+        ("*em* and _em_", "em and em"),
+        ("snake_case_name stays", "snake_case_name stays"),  # _ inside a word is no emphasis
+        ("`code *not em*` and ``a `tick` b``", "code *not em* and a `tick` b"),
+        ("[text](https://example.com/a_b_c) and ![alt](x.png)", "text and alt"),
+        ("[[Target|Shown name]] and [[Plain link]]", "Shown name and Plain link"),
+        ("\\*not em\\* and C\\#", "*not em* and C#"),
+        ("2 * 3 * 4", "2 * 3 * 4"),  # spaced stars are no emphasis
+        ("no markup at all", "no markup at all"),
+    ],
+)
+def test_inline_markup_is_reduced_to_its_text(text: str, shown: str) -> None:
+    assert inline_text(text) == shown

@@ -138,3 +138,38 @@ def test_logseq_titles_shown(tmp_path: Path) -> None:
         "pages/front.md": "Front",
         "pages/late.md": "late",
     }
+
+
+# --- titles from the opening heading (docs/spec.md, rule 5) ------------------------------
+
+HEADED = b"# Osprey Field Notes\n\nosprey sightings\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "rel_path", "title"),
+    [
+        # A folder of notes (zero config): the heading names the page.
+        ({}, "notes/field.md", "Osprey Field Notes"),
+        # A configured layout, here over a dir named like a default one.
+        ({".mnemosyne.toml": b'dirs = ["atlas"]\n'}, "atlas/field.md", "Osprey Field Notes"),
+        # The default (Aion) layout: the file name, as before.
+        ({}, "atlas/field.md", "field"),
+        # An Obsidian vault: the file name is the note's name, whatever it opens with.
+        ({".obsidian/app.json": b"{}\n"}, "notes/field.md", "field"),
+        ({".obsidian/app.json": b"{}\n", ".mnemosyne.toml": b'dirs = ["notes"]\n'}, "notes/field.md", "field"),
+    ],
+)
+def test_the_opening_heading_titles_a_page_in_every_layout_but_aion_and_obsidian(
+    tmp_path: Path, files: dict[str, bytes], rel_path: str, title: str
+) -> None:
+    vault = write_vault(tmp_path, {**files, rel_path: HEADED})
+    # The title takes part in matching and order: "field notes" is a title match.
+    matched = "title" if title != "field" else "text"
+    assert scanned_and_served(vault, ["osprey"])[0] == [(rel_path, title, matched, None)]
+
+
+def test_a_vault_that_becomes_an_obsidian_vault_is_titled_anew_through_the_cache(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path, {"notes/field.md": HEADED})
+    assert scanned_and_served(vault, ["osprey"])[0] == [("notes/field.md", "Osprey Field Notes", "title", None)]
+    (tmp_path / ".obsidian").mkdir()  # no page changed: only the title rule did
+    assert scanned_and_served(vault, ["osprey"])[0] == [("notes/field.md", "field", "text", None)]

@@ -43,7 +43,7 @@ from functools import partial
 from mnemosyne_core.config import home_dir, stem_of
 from mnemosyne_core.errors import MnemosyneError
 from mnemosyne_core.fold import as_utf8, decode, fold, is_text
-from mnemosyne_core.frontmatter import locate, string_field, title_of
+from mnemosyne_core.frontmatter import locate, string_field
 from mnemosyne_core.split import can_fork, in_two
 from mnemosyne_core.vault import (
     join_rel,
@@ -198,11 +198,12 @@ def stat_key(info: os.stat_result) -> StatKey:
     return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
 
 
-def read_page(read_path: str, rel_path: str, now_ns: int | None = None) -> Page:
+def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_titles: bool = False) -> Page:
     """Read one page whole, as the scan reads it, and keep its inputs; a failure is kept
     as the page's error. The stat is taken before the read and checked after it: a page
-    written while it was read is kept racy, so it is read again next time."""
-    from mnemosyne_core.find import aliases_of, fallback_title, page_fields
+    written while it was read is kept racy, so it is read again next time.
+    ``heading_titles``: the listing's ``Scan.heading_titles`` (``find.page_title``)."""
+    from mnemosyne_core.find import aliases_of, page_fields, page_title
 
     page = Page()
     try:
@@ -228,7 +229,7 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None) -> Page:
     page.not_text = not is_text(data)
     name = rel_path.rpartition("/")[2]
     fields = page_fields(data)
-    page.title = title_of(fields, fallback_title(stem_of(name)))
+    page.title = page_title(data, fields, stem_of(name), heading_titles)
     page.constellation = string_field(fields, "constellation")
     page.type = string_field(fields, "type")
     span = locate(data)
@@ -804,9 +805,8 @@ def fresh_snapshot(
         raise ListingChanged(min(unseen))  # a new file, maybe a page: the listing decides
     if to_read:
         failed = False
-        for (at, _read_path, rel_path), page in zip(
-            to_read, read_pages([(read_path, rel_path) for _, read_path, rel_path in to_read]), strict=True
-        ):
+        fresh_pages = read_pages([(read_path, rel_path) for _, read_path, rel_path in to_read], pages.heading_titles)
+        for (at, _read_path, rel_path), page in zip(to_read, fresh_pages, strict=True):
             sources[at] = page
             if page.error is not None:
                 if served and isinstance(page.error, FileNotFoundError):
@@ -847,13 +847,13 @@ def fresh_snapshot(
 SPLIT_MIN_PAGES = 200
 
 
-def read_pages(to_read: Sequence[tuple[str, str]]) -> list[Page]:
+def read_pages(to_read: Sequence[tuple[str, str]], heading_titles: bool = False) -> list[Page]:
     """``read_page`` of each (read path, vault-relative path), in order; the second half in
     a forked child when there are many and the machine has a second core (``split``)."""
     now_ns = time.time_ns()
 
     def read(start: int, stop: int) -> list[Page]:
-        return [read_page(read_path, rel_path, now_ns) for read_path, rel_path in to_read[start:stop]]
+        return [read_page(read_path, rel_path, now_ns, heading_titles) for read_path, rel_path in to_read[start:stop]]
 
     if len(to_read) < SPLIT_MIN_PAGES or not can_fork():
         return read(0, len(to_read))
@@ -1081,6 +1081,10 @@ class CachedScan:
             return pages, None
         code = code_key()
         stored = load(path, code)
+        if stored is not None and (stored.listing is None or stored.listing[-1] is not pages.heading_titles):
+            # Its titles were made under another title rule (a layout or .obsidian/ changed
+            # since), or under one it does not say: every page is read again.
+            stored = None
         snapshot = fresh_snapshot(pages, stored, part=bool(dirs))
         if fill_recall:
             _fill_recall(snapshot)
@@ -1146,14 +1150,15 @@ def _fill_recall(snapshot: Snapshot) -> None:
 def listing_fields(pages: Scan) -> tuple[Any, ...] | None:
     """What of the vault's own listing a served call needs instead of listing it again: the
     searched dirs, each listed dir with its names and (device, inode), the symlinked pages'
-    targets, the listing's warnings and what it could not list. None when a dir vanished."""
+    targets, the listing's warnings and what it could not list, and the title rule its
+    layout gives (``Scan.heading_titles``). None when a dir vanished."""
     try:
         identities = [tuple(_dir_identity(dir_path)) for _dir_rel, dir_path, _names in pages.listing]
     except OSError:
         return None
     warnings = [warning.as_fields() for warning in pages.warnings]
     listing = (pages.dirs, pages.listing, identities, pages.links, warnings, pages.incomplete, pages.memory_dir)
-    return (*listing, pages.symlinks)
+    return (*listing, pages.symlinks, pages.heading_titles)
 
 
 def _dir_identity(path: str) -> tuple[int, int]:
@@ -1169,7 +1174,7 @@ def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
     from mnemosyne_core.diagnostics import Diagnostic
     from mnemosyne_core.vault import Scan, followed_symlink
 
-    dirs, listing, identities, links, warnings, incomplete, memory_dir, symlinks = fields
+    dirs, listing, identities, links, warnings, incomplete, memory_dir, symlinks, heading_titles = fields
     for (_dir_rel, dir_path, _names), identity in zip(listing, identities, strict=True):
         try:
             if _dir_identity(dir_path) != tuple(identity):
@@ -1189,6 +1194,7 @@ def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
     pages.warnings = [Diagnostic.from_fields(tuple(warning)) for warning in warnings]
     pages.incomplete = incomplete
     pages.memory_dir = memory_dir
+    pages.heading_titles = heading_titles
     return pages
 
 

@@ -16,6 +16,7 @@ from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text, position
 from mnemosyne_core.frontmatter import (
     collapse_whitespace,
+    heading_title,
     locate,
     logseq_page_name,
     logseq_properties,
@@ -341,7 +342,7 @@ class _Task:
             # Counted only while nothing matched: only a miss says how many there are.
             tally.not_text += 1
         fields = page_fields(data)
-        title = title_of(fields, fallback_title(stem))
+        title = page_title(data, fields, stem, self.pages.heading_titles)
         aliases = aliases_of(fields)
         text = folded_text(data)
         holds, key = judge(
@@ -365,6 +366,23 @@ def page_fields(data: bytes) -> dict[Any, Any] | None:
     aliases of its Logseq properties, if it opens with them (``frontmatter.logseq_properties``)."""
     span = locate(data)
     return logseq_properties(data) if span is None else _block_fields(data[span[0] : span[1]])
+
+
+def page_title(data: bytes, fields: Mapping[Any, Any] | None, stem: str, heading_titles: bool) -> str:
+    """A page's title (docs/spec.md, rule 5), for the scan and the page cache alike: the
+    title its ``fields`` (``page_fields(data)``) give, else, when ``heading_titles``
+    (``vault.Scan.heading_titles``: the layout's word), the title of its opening ``# ``
+    heading (``frontmatter.heading_title``), else the name its file name ``stem`` stands
+    for (``fallback_title``). ``data``: the page's bytes as every reader takes them
+    (``fold.as_utf8``)."""
+    title = title_of(fields, "")
+    if title:
+        return title
+    if heading_titles:
+        title = heading_title(data) or ""
+        if title:
+            return title
+    return fallback_title(stem)
 
 
 def fallback_title(stem: str) -> str:

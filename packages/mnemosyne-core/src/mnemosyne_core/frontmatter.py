@@ -210,6 +210,95 @@ def title_of(metadata: Mapping[Any, Any] | None, stem: str) -> str:
     return stem
 
 
+# --- the opening heading -------------------------------------------------------------------
+
+
+def heading_title(data: bytes) -> str | None:
+    """The title a page's opening heading gives it (docs/spec.md, rule 5), or None: its
+    first non-blank line after the frontmatter (after a closed block, whatever its YAML;
+    the page's first line when it has none), when that line is an ATX heading of level 1
+    (``# Title``, up to three spaces before it). A closed heading's closing ``#`` run is
+    dropped, inline markup is reduced to its text (``inline_text``) and whitespace runs
+    collapsed; an empty heading gives None."""
+    span = locate(data)
+    start = span[2] if span is not None else (3 if data.startswith(BOM) else 0)
+    while True:
+        end = data.find(b"\n", start)
+        line = data[start:] if end < 0 else data[start:end]
+        if line.strip(b" \t\r"):
+            break
+        if end < 0:
+            return None
+        start = end + 1
+    indent = len(line) - len(line.lstrip(b" "))
+    if indent > 3 or line[indent : indent + 1] != b"#" or line[indent + 1 : indent + 2] not in _AFTER_THE_MARK:
+        return None
+    content = line[indent + 1 :].decode("utf-8", "replace").strip(" \t\r")
+    # A closing sequence: a run of # at the end, after a space or alone (`# Title ##`).
+    without = content.rstrip("#")
+    if without != content and (not without or without[-1] in " \t"):
+        content = without
+    return collapse_whitespace(inline_text(content)) or None
+
+
+#: What may follow the ``#`` of a level-1 heading: a space or tab, or the line's end.
+_AFTER_THE_MARK = (b" ", b"\t", b"\r", b"")
+#: A backslash escape of an ASCII punctuation character (CommonMark): the character as it is.
+_ESCAPED = r"\\([!-/:-@\[-`{-~])"
+#: The inline markup ``inline_text`` reduces, in the order it is reduced: a wiki link
+#: (``[[target|shown]]`` or ``[[target]]``), a link or image (``[text](url)``), strong and
+#: emphasised text with ``*`` or ``_`` (``_`` not inside a word, as CommonMark has it).
+_INLINE = (
+    (r"\[\[([^\[\]|]*)\|([^\[\]]*)\]\]", r"\2"),
+    (r"\[\[([^\[\]]*)\]\]", r"\1"),
+    (r"!?\[([^\[\]]*)\]\([^()]*\)", r"\1"),
+    (r"\*\*(?=\S)(.+?)(?<=\S)\*\*", r"\1"),
+    (r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)", r"\1"),
+    (r"\*(?=\S)(.+?)(?<=\S)\*", r"\1"),
+    (r"(?<!\w)_(?=\S)(.+?)(?<=\S)_(?!\w)", r"\1"),
+)
+#: Where a character marks markup: text without any is its own text.
+_MARKUP_CHARACTERS = frozenset("\\`*_[")
+
+
+def inline_text(text: str) -> str:
+    """``text`` (one line of markdown) with its inline markup reduced to the text it shows:
+    code spans to their code (nothing inside them is markup), wiki links to their shown
+    name, links and images to their text, strong and emphasised text to the text, and a
+    backslash escape to the character it escapes."""
+    if _MARKUP_CHARACTERS.isdisjoint(text):
+        return text
+    import re  # only a heading with markup needs it
+
+    pieces = re.split(r"(`+)(.+?)\1", text)
+    # re.split with two groups: text, fence, code, text, fence, code, ..., text.
+    shown = []
+    for index in range(0, len(pieces), 3):
+        shown.append(_reduced(pieces[index]))
+        if index + 2 < len(pieces):
+            code = pieces[index + 2]
+            # CommonMark strips one space on each side of a code span that has both.
+            shown.append(code[1:-1] if len(code) > 2 and code[0] == code[-1] == " " and code.strip() else code)
+    return "".join(shown)
+
+
+def _reduced(text: str) -> str:
+    """Text outside code spans with its links, emphasis and escapes reduced."""
+    import re
+
+    escaped: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        escaped.append(match.group(1))
+        return f"\ue000{len(escaped) - 1}\ue001"
+
+    # An escaped character is no markup: held out while the markup is reduced.
+    text = re.sub(_ESCAPED, hold, text)
+    for pattern, replacement in _INLINE:
+        text = re.sub(pattern, replacement, text)
+    return re.sub("\ue000([0-9]+)\ue001", lambda match: escaped[int(match.group(1))], text)
+
+
 # --- Logseq: page properties and page names -----------------------------------------------
 
 
