@@ -1081,9 +1081,10 @@ class CachedScan:
             return pages, None
         code = code_key()
         stored = load(path, code)
-        if stored is not None and (stored.listing is None or stored.listing[-1] is not pages.heading_titles):
-            # Its titles were made under another title rule (a layout or .obsidian/ changed
-            # since), or under one it does not say: every page is read again.
+        if stored is not None and stored.listing is not None and stored.listing[-1] is not pages.heading_titles:
+            # Its titles were made under another title rule (the layout or .obsidian/ changed
+            # since): every page is read again. A file a --dir call wrote keeps no listing,
+            # so no rule either: it is taken as it is.
             stored = None
         snapshot = fresh_snapshot(pages, stored, part=bool(dirs))
         if fill_recall:

@@ -73,10 +73,10 @@ def judge(
     it holds every keyword). The only place find decides a match or an order.
 
     ``text_contains(keyword)`` answers for the page's whole folded text; it is asked only
-    about the keywords that title, aliases and path lack, so a page named by every keyword
-    is never read on. ``text_position(keyword)`` is where the keyword first occurs in that
-    text, (line, column) with the column in characters (None: nowhere); it is asked only
-    about a page that matches in its text alone.
+    about the keywords that title, aliases and path lack. ``text_position(keyword)`` is
+    where the keyword first occurs in that text, (line, column) with the column in
+    characters (None: nowhere); it is asked only about a page that matches in its text
+    alone.
     ``folded_aliases`` are the page's other names (frontmatter ``aliases``).
 
     The order (docs/spec.md rule 8), smallest key first:
@@ -307,7 +307,7 @@ class _Task:
 
     def run(self) -> Tally:
         """Examine every listed page, in scan order."""
-        part = Tally(len(self.keywords), self.limit)
+        tally = Tally(len(self.keywords), self.limit)
         links = self.pages.links
         for dir_name, dir_path, names in self.pages.listing:
             prefix = f"{dir_name}/" if dir_name else ""
@@ -315,16 +315,16 @@ class _Task:
                 rel_path = prefix + name
                 read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
                 try:
-                    found = self.examine(read_path, rel_path, name[: name.rindex(".")], part)
+                    found = self.examine(read_path, rel_path, name[: name.rindex(".")], tally)
                 except OSError as error:
-                    part.unreadable_page(rel_path, error)
+                    tally.unreadable_page(rel_path, error)
                     continue
-                part.searched += 1
+                tally.searched += 1
                 if found is not None:
-                    part.add_match(rel_path, dir_name, *found)
-                    # From a second match on, --cat needs no page's bytes: read no more.
-                    self.keep_content = self.keep_content and part.total < 2
-        return part
+                    tally.add_match(rel_path, dir_name, *found)
+                    # From a second match on, --cat needs no page's bytes: keep no more.
+                    self.keep_content = self.keep_content and tally.total < 2
+        return tally
 
     def examine(
         self, read_path: str, rel_path: str, stem: str, tally: Tally
