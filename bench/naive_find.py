@@ -21,15 +21,17 @@ from mnemosyne_core.config import DEFAULT_SCANNED_DIRS
 
 
 def fold(text: str) -> str:
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+    """docs/spec.md rule 6: NFC, the four Turkish i's (İ, I, ı, i) as one i, casefold, NFC."""
+    dotless = unicodedata.normalize("NFC", text).replace("\u0130", "i").replace("\u0131", "i")
+    return unicodedata.normalize("NFC", dotless.casefold())
 
 
 def frontmatter(text: str) -> dict[Any, Any] | None:
     lines = text.split("\n")
-    if lines[0].rstrip("\r") != "---":
+    if lines[0].rstrip(" \t\r") != "---":
         return None
     for index in range(1, len(lines)):
-        if lines[index].rstrip("\r") == "---":
+        if lines[index].rstrip(" \t\r") == "---":
             try:
                 value = yaml.safe_load("\n".join(lines[1:index]))
             except (yaml.YAMLError, ValueError):

@@ -161,24 +161,11 @@ def count_listings(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return listings
 
 
-@pytest.mark.parametrize("split", [False, True])
 def test_a_flat_miss_lists_each_dir_once(
-    flat: Path, split: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    flat: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The note's files are found in the search's own listing, whether one process or two
-    search the pages (find), and in recall: only the sub-dir the flat layout never enters
-    is listed, once."""
-    import mnemosyne_core.find
-
-    monkeypatch.setattr(mnemosyne_core.find, "PARALLEL_MIN_PAGES", 1 if split else 10**9)
-    splits: list[int] = []
-    run_split = mnemosyne_core.find._run_split
-
-    def counted_split(task: object, count: int) -> object:
-        splits.append(count)
-        return run_split(task, count)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(mnemosyne_core.find, "_run_split", counted_split)
+    """The note's files are found in the search's own listing (find) and in recall: only
+    the sub-dir the flat layout never enters is listed, once."""
     vault = os.path.realpath(flat)
     listings = count_listings(monkeypatch)
     assert run(capsys, "wiki", "find", "zyzzyva", "--vault", str(flat)) == (
@@ -186,8 +173,6 @@ def test_a_flat_miss_lists_each_dir_once(
         "",
         "no wiki page matches 'zyzzyva'\n" + NOTE,
     )
-    # Two processes searched the one page when asked to and the machine has two cores.
-    assert splits == ([1] if split and mnemosyne_core.find._can_fork() else [])
     assert listings == {vault: 1, f"{vault}/atlas": 1, f"{vault}/atlas/sub": 1}
     listings.clear()
     assert run(capsys, "wiki", "recall", "zyzzyva", "--vault", str(flat)) == (

@@ -181,6 +181,12 @@ QUERIES = [
     Query("versioned-copies-listed-current-first", ["installation", "--matched"], vault="docusaurus"),
     Query("versioned-copy-named-by-its-version", ["version-1.0", "installation"], vault="docusaurus"),
     Query("versioned-file-name-pasted", ["intro.md"], vault="docusaurus"),
+    # A plain folder of notes (zero config, no .obsidian/): a page without a frontmatter
+    # title is titled by its opening # heading, its markup reduced (docs/spec.md rule 5).
+    Query("headings-every-title-rule", ["osprey", "--limit", "0"], vault="headings"),
+    Query("headings-dotted-capitals-find-the-title", ["DEĞİŞTİRİLEMEZ"], vault="headings"),
+    Query("headings-dotless-i-typed-as-i", ["ALTYAPI"], vault="headings"),
+    Query("headings-markup-reduced-to-its-text", ["bold", "find", "guide", "--matched"], vault="headings"),
 ]
 
 

@@ -20,20 +20,23 @@ from reference_order import plain_aliases, plain_fold, reference_sort_key
 
 from mnemosyne_core import search
 from mnemosyne_core.config import CONSTELLATIONS, DEFAULT_SCANNED_DIRS
-from mnemosyne_core.find import HEAD_BYTES
+
+#: Where a reader that reads a page's head first (find did, 16 KiB) would cut it: a closing
+#: line there must close only when the line really ends there, whoever reads the page.
+HEAD_BYTES = 1 << 14
 
 # --- the reference: docs/spec.md's rules, written plainly --------------------------------
 
 
 def reference_frontmatter(text: str) -> dict[Any, Any] | None:
     """Rule 4 over the decoded text: the first line is ``---``, the block ends at the next
-    line that is exactly ``---`` or ``...`` (a trailing CR ignored); used only when it is a
-    mapping."""
+    line that is ``---`` or ``...``, each fence followed by nothing but spaces, tabs and
+    CRs; used only when it is a mapping."""
     lines = text.split("\n")
-    if lines[0].removesuffix("\r") != "---":
+    if lines[0].rstrip(" \t\r") != "---":
         return None
     for index in range(1, len(lines)):
-        if lines[index].removesuffix("\r") in ("---", "..."):
+        if lines[index].rstrip(" \t\r") in ("---", "..."):
             block = "".join(line + "\n" for line in lines[1:index])
             try:
                 # Rule 4: PyYAML's safe loader, its C loader when built (the two differ at
@@ -62,7 +65,7 @@ def reference_decode(data: bytes) -> str:
 def reference_opens_frontmatter(text: str) -> bool:
     """Whether the page's frontmatter is closed, so its Logseq properties are not read."""
     lines = text.split("\n")
-    return lines[0].removesuffix("\r") == "---" and any(line.removesuffix("\r") in ("---", "...") for line in lines[1:])
+    return lines[0].rstrip(" \t\r") == "---" and any(line.rstrip(" \t\r") in ("---", "...") for line in lines[1:])
 
 
 def reference_logseq(text: str) -> dict[str, Any]:

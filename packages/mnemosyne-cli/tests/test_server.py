@@ -825,3 +825,29 @@ def test_the_selector_follows_each_new_watch_fd_even_one_with_a_number_just_free
             os.close(fd)
         for sock in (connection, left, right):
             sock.close()
+
+
+def test_heading_titles_are_served_as_the_scan_titles_them(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A configured layout titles a page by its opening heading: the served call titles a
+    page read again as the listing's rule says, and .obsidian/ made at the root (a change
+    to the rule, no page changed) is a rescan that titles every page by its file name."""
+    vault = make_vault(
+        tmp_path / "v", {".mnemosyne.toml": 'dirs = ["notes"]\n', "notes/a.md": "# Osprey Field Notes\n\nosprey\n"}
+    )
+    argv = ["wiki", "find", "osprey", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert served[1] == "notes/a.md — Osprey Field Notes\n".encode()
+        (vault / "notes" / "b.md").write_text("# Osprey Nests\n\nosprey\n", encoding="utf-8")
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned
+        assert served[1] == "notes/b.md — Osprey Nests\nnotes/a.md — Osprey Field Notes\n".encode()  # shortest first
+        (vault / ".obsidian").mkdir()
+        with caller_listings() as walks:
+            answer = run_cli(capsysbinary, argv)
+        assert walks == [str(vault.resolve())]  # told to rescan: listed
+        assert answer == run_cli(capsysbinary, [*argv, "--no-cache"])
+        assert answer[1] == "notes/a.md — a\nnotes/b.md — b\n".encode()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,13 +21,17 @@ from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.environment import Environment
 
 FIXTURE_VAULT = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "aion"
-#: Each costs milliseconds to import and a find call over plain frontmatter needs none.
+#: What the one frontmatter parser brings: PyYAML, and the modules it imports itself (re
+#: for its resolvers, datetime for its timestamps). A scan parses every frontmatter it meets
+#: with it (docs/spec.md, rule 4): no subset of YAML is read by hand any more, so a scan over
+#: pages with frontmatter imports these, and only these of the heavy modules. A scan over
+#: pages without frontmatter, and a call the index answers (it parsed each page's frontmatter
+#: when the page changed), import none of them.
+YAML_MODULES = ("yaml", "re", "datetime")
+#: Each costs milliseconds to import and a find call needs none beyond YAML_MODULES.
 HEAVY_MODULES = (
     "typing",
-    "yaml",
-    # re with its compiler: the pages a call shows are read without a regex, and the few
-    # searches for characters folding into ASCII too, until enough pages make one pay.
-    "re",
+    *YAML_MODULES,
     "pathspec",  # only a tree walk that meets an ignore file needs it
     "json",
     "datetime",
@@ -50,15 +53,18 @@ HEAVY_MODULES = (
     "importlib.metadata",  # only --version and wiki info read the installed versions
     "shtab",  # only `mnemosyne completion SHELL` needs it
     "mnemosyne_cli.completion",  # nor does a find call register the completion command
-    # Only a call that starts a server ([serve] auto) takes the spawn lock, and only one
-    # that finds no whole index looks at its builder's lock.
+    # Only a call that starts a server ([serve] auto) takes the spawn lock, and only one that
+    # finds no whole index looks at its builder's lock.
     "fcntl",
     "subprocess",
 )
 
 #: What the console script runs (pyproject.toml: mnemosyne_cli.console_script:run).
 PROBE = """
-import sys
+import os, sys
+if "PROBE_RACY_NS" in os.environ:  # a page written by the test a moment ago taken as old
+    import mnemosyne_core.page
+    mnemosyne_core.page.RACY_NS = int(os.environ["PROBE_RACY_NS"])
 from mnemosyne_cli.console_script import main
 code = main(sys.argv[1:])
 print(" ".join(sorted(sys.modules)), file=sys.stderr)
@@ -78,7 +84,7 @@ def run_probe(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize(
+FIND_CALLS = pytest.mark.parametrize(
     ("words", "vault_flag"),
     [
         (["mastra"], True),
@@ -89,28 +95,65 @@ def run_probe(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
         (["mastra", "slack"], True),
     ],
 )
-def test_a_find_call_imports_no_heavy_module(words: list[str], vault_flag: bool) -> None:
-    """With --vault or AION_VAULT, find reads no user config, so it needs no tomllib; through
-    the vault's index it parses no frontmatter (no yaml, no datetime)."""
-    build_index(FIXTURE_VAULT)
+
+
+@FIND_CALLS
+def test_a_scan_imports_no_heavy_module_but_yaml(words: list[str], vault_flag: bool) -> None:
+    """With --vault or AION_VAULT, find reads no user config, so it needs no tomllib. The
+    fixture's pages have frontmatter, which the scan parses with PyYAML (YAML_MODULES)."""
     flag = ["--vault", str(FIXTURE_VAULT)] if vault_flag else []
-    completed = run_probe("wiki", "find", *words, *flag, AION_VAULT="" if vault_flag else str(FIXTURE_VAULT))
+    env = {"AION_VAULT": "" if vault_flag else str(FIXTURE_VAULT)}
+    completed = run_probe("wiki", "find", *words, *flag, "--no-cache", **env)
     modules = set(completed.stderr.splitlines()[-1].split())
     assert "mnemosyne_core.find" in modules  # the probe really searched
+    assert "yaml" in modules  # the probe really parsed frontmatter
+    assert sorted(modules & set(HEAVY_MODULES).difference(YAML_MODULES)) == []
+
+
+@FIND_CALLS
+def test_a_find_through_the_index_imports_no_heavy_module(
+    words: list[str], vault_flag: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the vault's index a find parses no frontmatter: no yaml, no datetime, no re."""
+    monkeypatch.setattr("mnemosyne_core.page.RACY_NS", 0)  # a fresh checkout's pages are minutes old
+    build_index(FIXTURE_VAULT)
+    flag = ["--vault", str(FIXTURE_VAULT)] if vault_flag else []
+    env = {"AION_VAULT": "" if vault_flag else str(FIXTURE_VAULT), "PROBE_RACY_NS": "0"}
+    completed = run_probe("wiki", "find", *words, *flag, **env)
+    modules = set(completed.stderr.splitlines()[-1].split())
+    assert "mnemosyne_core.index" in modules  # the probe really read the index
     assert sorted(modules & set(HEAVY_MODULES)) == []
 
 
-def test_a_miss_on_ascii_pages_imports_no_re(tmp_path: Path) -> None:
-    """re (with its compiler) is off the path until many pages make a regex pay
-    (docs/performance.md)."""
-    for dir_name, text in (("atlas", "plain ascii text\n"), ("hermes", "---\ntitle: Relay\n---\nrelay\n")):
+def test_a_page_with_aliases_and_dates_is_shown_through_the_index_without_yaml_or_datetime(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Obsidian's other names, several words each, are read from the index, which parsed
+    them when the page changed: no PyYAML, and no dates built (datetime)."""
+    (tmp_path / "atlas").mkdir()
+    (tmp_path / "atlas" / "kestrel.md").write_text(
+        "---\ntitle: Kestrel notes\naliases: [Falcon field guide, Old name]\ncreated: 2026-03-05\n---\nbody\n",
+        encoding="ascii",
+    )
+    monkeypatch.setattr("mnemosyne_core.page.RACY_NS", 0)  # built as if long after the write
+    build_index(tmp_path)
+    completed = run_probe("wiki", "find", "falcon", "--vault", str(tmp_path), PROBE_RACY_NS="0")
+    assert (completed.returncode, completed.stdout) == (0, "atlas/kestrel.md \u2014 Kestrel notes\n")
+    modules = set(completed.stderr.splitlines()[-1].split())
+    assert sorted(modules & {"yaml", "datetime"}) == []
+
+
+def test_a_miss_on_pages_without_frontmatter_imports_no_yaml(tmp_path: Path) -> None:
+    """PyYAML (and re, datetime) is imported only when a page has a frontmatter block to
+    parse: plain markdown pages are searched without it."""
+    for dir_name, text in (("atlas", "plain ascii text\n"), ("hermes", "# Relay\n\nrelay \u00e9t\u00e9\n")):
         (tmp_path / dir_name).mkdir()
-        (tmp_path / dir_name / "page.md").write_text(text, encoding="ascii")
-    completed = run_probe("wiki", "find", "zyzzyva", "--vault", str(tmp_path))
+        (tmp_path / dir_name / "page.md").write_text(text, encoding="utf-8")
+    completed = run_probe("wiki", "find", "zyzzyva", "--vault", str(tmp_path), "--no-cache")
     assert completed.stderr.splitlines()[0] == "no wiki page matches 'zyzzyva'"
     modules = set(completed.stderr.splitlines()[-1].split())
     assert "mnemosyne_core.find" in modules
-    assert "re" not in modules
+    assert sorted(modules & set(HEAVY_MODULES)) == []
 
 
 #: An Obsidian vault's .gitignore: every rule names a hidden path, which the walk skips.
@@ -132,23 +175,6 @@ def test_a_tree_imports_pathspec_only_for_a_rule_that_can_match_what_it_walks(
     pages = ["Notes/Kestrel.md"] if imports_pathspec else ["Notes/Kestrel.md", "Notes/drafts/Kestrel draft.md"]
     assert (completed.returncode, completed.stdout.splitlines()) == (0, pages)
     assert ("pathspec" in completed.stderr.splitlines()[-1].split()) is imports_pathspec
-
-
-def test_a_page_with_aliases_and_dates_is_shown_without_yaml_or_datetime(tmp_path: Path) -> None:
-    """Obsidian's other names, several words each, are read from the index, which parsed
-    them when the page changed: no PyYAML, and no dates built (datetime)."""
-    (tmp_path / "atlas").mkdir()
-    (tmp_path / "atlas" / "kestrel.md").write_text(
-        "---\ntitle: Kestrel notes\naliases: [Falcon field guide, Old name]\ncreated: 2026-03-05\n---\nbody\n",
-        encoding="ascii",
-    )
-    old = time.time() - 3600  # not racy: taken from the index, not read again
-    os.utime(tmp_path / "atlas" / "kestrel.md", (old, old))
-    build_index(tmp_path)
-    completed = run_probe("wiki", "find", "falcon", "--vault", str(tmp_path))
-    assert (completed.returncode, completed.stdout) == (0, "atlas/kestrel.md \u2014 Kestrel notes\n")
-    modules = set(completed.stderr.splitlines()[-1].split())
-    assert sorted(modules & {"yaml", "datetime"}) == []
 
 
 def test_a_find_a_server_answers_lists_nothing_and_imports_nothing_heavy(runtime_dir: Path) -> None:

@@ -9,7 +9,9 @@ from collections.abc import Sequence
 
 
 def plain_fold(text: str) -> str:
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+    """docs/spec.md rule 6: NFC, the four Turkish i's (İ, I, ı, i) as one i, casefold, NFC."""
+    dotless = unicodedata.normalize("NFC", text).replace("\u0130", "i").replace("\u0131", "i")
+    return unicodedata.normalize("NFC", dotless.casefold())
 
 
 def begins_a_word(keyword: str, text: str) -> bool:

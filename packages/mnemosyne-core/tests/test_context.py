@@ -1,25 +1,21 @@
 """The context line of a page that only mentions the keywords (mnemosyne_core.context):
-which line, how it is trimmed, where the keywords are marked; and its fast paths (per-line
-TextMatcher, the early stop, the piecewise fold) against the plain path."""
+which line, how it is trimmed, where the keywords are marked; and its fast paths (the
+early stop, the piecewise fold) against the plain path."""
 
 from __future__ import annotations
 
 import os
-import unicodedata
 
 import pytest
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from property_examples import examples
+from reference_order import plain_fold
 from vault_pages import MakeVault
 
 from mnemosyne_core.context import ELLIPSIS, WIDTH, Context, best_line, context_of, keyword_spans, trimmed
 from mnemosyne_core.fold import decode, fold
-
-
-def plain_fold(text: str) -> str:
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
 
 
 def plain_best(data: bytes, keywords: list[str]) -> tuple[int, str] | None:
@@ -100,6 +96,15 @@ def test_marks_cover_text_whose_fold_holds_the_keyword() -> None:
     line = "Ǆ ﬁle Kelvin \u212aelvin cafe\u0301"
     spans = keyword_spans(line, ["file", "kelvin", "caf\u00e9"])
     assert [line[start:end] for start, end in spans] == ["ﬁle", "Kelvin", "\u212aelvin", "cafe\u0301"]
+
+
+def test_marks_of_turkish_is_cover_the_word_as_written() -> None:
+    """İ folds to one character now (it folded to two, i and a combining dot): each mark
+    still covers the characters of the line that hold the keyword, no more, no fewer."""
+    line = "DEĞİŞTİRİLEMEZ ALTYAPI, değiştirilemez altyapı"
+    spans = keyword_spans(line, ["değiştirilemez", "altyapi"])
+    assert [line[start:end] for start, end in spans] == ["DEĞİŞTİRİLEMEZ", "ALTYAPI", "değiştirilemez", "altyapı"]
+    assert best_line(f"---\ntitle: T\n---\n{line}\n".encode(), ["altyapi"]) == Context(4, line, spans[1::2])
 
 
 def test_overlapping_occurrences_are_one_mark() -> None:

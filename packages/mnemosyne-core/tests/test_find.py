@@ -189,14 +189,27 @@ def test_bom_and_crlf_frontmatter_are_read(make_vault: MakeVault) -> None:
         "---\ntitle: [unclosed\n---\nkw\n",  # invalid YAML
         "---\n- a list\n---\nkw\n",  # not a mapping
         "---\ntitle: Never Closed\nkw\n",  # no closing line
-        "--- \ntitle: Not Frontmatter\n---\nkw\n",  # first line is not exactly ---
+        "--- x\ntitle: Not Frontmatter\n---\nkw\n",  # first line is not a fence
         "\n---\ntitle: Late\n---\nkw\n",  # not on the first line
-        "---\ntitle: Closing With Space\n--- \nkw\n",  # closing line not exactly ---
+        "---\ntitle: Closing With Text\n--- x\nkw\n",  # closing line not a fence
     ],
 )
 def test_unusable_frontmatter_still_searches_the_page_under_its_stem(make_vault: MakeVault, content: str) -> None:
     vault = make_vault({"atlas/odd-page.md": content})
     assert [(m.path, m.title) for m in search(vault, ["kw"]).matches] == [("atlas/odd-page.md", "odd-page")]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "---\ntitle: Kept Title\n--- \nkw\n",  # Jekyll's `---\s*$`: a space after the fence
+        "--- \ntitle: Kept Title\n---\t\nkw\n",
+        "---\r\ntitle: Kept Title\r\n...  \r\nkw\r\n",
+    ],
+)
+def test_fences_with_trailing_spaces_or_tabs_keep_the_title(make_vault: MakeVault, content: str) -> None:
+    vault = make_vault({"atlas/odd-page.md": content})
+    assert [(m.path, m.title) for m in search(vault, ["kw"]).matches] == [("atlas/odd-page.md", "Kept Title")]
 
 
 def test_frontmatter_is_searched_as_text(make_vault: MakeVault) -> None:
@@ -227,6 +240,31 @@ def test_matching_is_unicode_case_insensitive(make_vault: MakeVault) -> None:
     assert paths(vault, "kelvin") == ["atlas/k.md"]
 
 
+@pytest.mark.parametrize("keyword", ["DEĞİŞTİRİLEMEZ", "değiştirilemez", "ALTYAPI", "altyapı", "Altyapi", "İ"])
+def test_the_four_turkish_is_are_one_letter(make_vault: MakeVault, keyword: str) -> None:
+    vault = make_vault(
+        {
+            "atlas/immutable-infrastructure.md": page("Değiştirilemez Altyapı"),
+            "atlas/other.md": page("Other", "no dotted or dotless letter here, but in these words"),
+        }
+    )
+    assert [(m.path, m.title, m.matched) for m in search(vault, [keyword]).matches][:1] == [
+        ("atlas/immutable-infrastructure.md", "Değiştirilemez Altyapı", "title")
+    ]
+
+
+def test_a_dotted_capital_i_in_the_text_is_found_by_an_ascii_keyword(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/city.md": page("City", "İSTANBUL, with its dotted capital")})
+    assert paths(vault, "istanbul") == ["atlas/city.md"]
+
+
+def test_a_dotted_capital_i_is_one_character_of_the_mention_depth(make_vault: MakeVault) -> None:
+    """The column of a mention counts the folded line's characters: İ folds to one (it
+    folded to two), so "İİ kestrel" mentions the keyword before "abc kestrel" does."""
+    vault = make_vault({"atlas/a-latin.md": "abc kestrel\n", "atlas/b-turkish.md": "İİ kestrel\n"})
+    assert paths(vault, "kestrel") == ["atlas/b-turkish.md", "atlas/a-latin.md"]
+
+
 def test_nfd_file_name_is_found_by_nfc_keyword(make_vault: MakeVault) -> None:
     nfd_name = "cafe\u0301"
     vault = make_vault({f"atlas/{nfd_name}.md": "no title here"})
@@ -255,19 +293,20 @@ def test_keyword_may_match_title_stem_and_text_separately(make_vault: MakeVault)
 # --- rule 7: I/O --------------------------------------------------------------------------
 
 
-def test_title_and_stem_decide_without_reading_the_body(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_page_is_read_whole_in_one_read(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:
     vault = make_vault({"atlas/mastra.md": page("Slack Bridge", "x" * 100_000)})
-    calls: list[int] = []
+    reads: list[int] = []
 
     def counted_read_to_end(fd: int) -> bytes:
-        calls.append(fd)
-        return read_to_end(fd)
+        data = read_to_end(fd)
+        reads.append(len(data))
+        return data
 
     monkeypatch.setattr(find_module, "read_to_end", counted_read_to_end)
     assert paths(vault, "mastra", "slack") == ["atlas/mastra.md"]
-    assert calls == []
     assert paths(vault, "mastra", "body-word") == []
-    assert len(calls) == 1
+    whole = len(page("Slack Bridge", "x" * 100_000).encode())
+    assert reads == [whole, whole]
 
 
 def test_no_file_is_opened_twice(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:

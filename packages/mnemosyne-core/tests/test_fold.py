@@ -1,28 +1,11 @@
-"""fold and TextMatcher: the Unicode rule, and the bytes fast paths against the plain path."""
+"""fold: the Unicode rule, and a page's text as every reader folds it."""
 
 from __future__ import annotations
 
-import os
-import sys
-import unicodedata
-
 import pytest
+from reference_order import plain_fold
 
-from mnemosyne_core.fold import ASCII_FOLDING_CHARS, TextMatcher, decode, fold
-from mnemosyne_core.fold_sources import CROWDED, SOURCES
-
-
-def plain_fold(text: str) -> str:
-    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
-
-
-def test_ascii_folding_table_matches_this_interpreters_unicode() -> None:
-    computed = "".join(
-        chr(code)
-        for code in range(0x80, sys.maxunicode + 1)
-        if not 0xD800 <= code <= 0xDFFF and any(ord(char) < 0x80 for char in plain_fold(chr(code)))
-    )
-    assert computed == ASCII_FOLDING_CHARS, f"regenerate ASCII_FOLDING_CHARS for Unicode {unicodedata.unidata_version}"
+from mnemosyne_core.fold import decode, fold, folded_text, position
 
 
 @pytest.mark.parametrize(
@@ -33,11 +16,38 @@ def test_ascii_folding_table_matches_this_interpreters_unicode() -> None:
         ("\u212aelvin", "kelvin"),
         ("cafe\u0301", "caf\u00e9"),
         ("\ufb01le", "file"),
-        ("İstanbul", "i\u0307stanbul"),
+        ("İstanbul", "istanbul"),  # no combining dot left after the i
+        ("I\u0307stanbul", "istanbul"),  # the same İ, decomposed
+        ("ılık", "ilik"),
+        ("DEĞİŞTİRİLEMEZ ALTYAPI", "değiştirilemez altyapi"),
+        ("ı\u0307", "i\u0307"),  # a dot written after a dotless i stays a mark
     ],
 )
 def test_fold(text: str, folded: str) -> None:
     assert fold(text) == folded == plain_fold(text)
+
+
+def test_the_four_turkish_is_fold_to_one_letter() -> None:
+    assert {fold(letter) for letter in "İIıi"} == {"i"}
+
+
+@pytest.mark.slow
+def test_only_the_turkish_is_fold_otherwise_than_nfc_casefold_nfc() -> None:
+    """ONE_I changes the fold of U+0130 and U+0131 and of no other character, and the fold
+    stays a fixed point (folding a folded text changes nothing)."""
+    import sys
+    import unicodedata
+
+    changed = []
+    for code in range(sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        folded = fold(char)
+        assert fold(folded) == folded, hex(code)
+        if folded != unicodedata.normalize("NFC", unicodedata.normalize("NFC", char).casefold()):
+            changed.append(code)
+    assert changed == [0x0130, 0x0131]
 
 
 def test_decode_drops_bom_and_replaces_invalid_bytes() -> None:
@@ -45,124 +55,42 @@ def test_decode_drops_bom_and_replaces_invalid_bytes() -> None:
 
 
 @pytest.mark.parametrize(
-    ("data", "keyword"),
+    ("data", "keyword", "expected"),
     [
-        (b"plain ascii MASTRA text", "mastra"),
-        (b"plain ascii text", "absent"),
-        ("Stra\u00dfe".encode(), "strasse"),
-        ("\u212aelvin".encode(), "kelvin"),
-        ("cafe\u0301 menu".encode(), "cafe"),  # NFC composes e + U+0301: no "cafe" left
-        ("cafe\u0301 menu".encode(), "caf\u00e9"),
-        ("na\u00efve cafe au lait".encode(), "cafe"),
-        ("\ufb03ce".encode(), "ffi"),
-        (b"caf\xe9 latin-1", "caf"),
-        (b"\xef\xbb\xbfbom first", "bom"),
-        ("end with e\u0301".encode(), "e"),
-        (b"ascii only", "\u00e9"),
-        ("\u00e9t\u00e9".encode(), "\u00c9T\u00c9"),
+        (b"plain ascii MASTRA text", "mastra", True),
+        (b"plain ascii text", "absent", False),
+        ("Stra\u00dfe".encode(), "strasse", True),
+        ("\u212aelvin".encode(), "kelvin", True),
+        ("cafe\u0301 menu".encode(), "cafe", False),  # NFC composes e + U+0301: no "cafe" left
+        ("cafe\u0301 menu".encode(), "caf\u00e9", True),
+        ("na\u00efve cafe au lait".encode(), "cafe", True),
+        ("\ufb03ce".encode(), "ffi", True),
+        (b"caf\xe9 latin-1", "caf", True),
+        (b"\xef\xbb\xbfbom first", "bom", True),
+        ("end with e\u0301".encode(), "e", True),
+        (b"ascii only", "\u00e9", False),
+        ("\u00e9t\u00e9".encode(), "\u00c9T\u00c9", True),
+        ("\ufeffutf-16 page".encode("utf-16"), "UTF-16 PAGE", True),  # decoded by its mark
     ],
 )
-def test_text_matcher_agrees_with_the_plain_path(data: bytes, keyword: str) -> None:
-    folded_keyword = fold(keyword)
-    expected = folded_keyword in plain_fold(decode(data))
-    assert TextMatcher(data).contains(folded_keyword) is expected
+def test_a_keyword_is_looked_for_in_the_folded_whole_text(data: bytes, keyword: str, expected: bool) -> None:
+    from mnemosyne_core.fold import as_utf8
+
+    assert (fold(keyword) in folded_text(as_utf8(data))) is expected
 
 
-# --- the bytes prefilter of keywords outside ASCII (fold.text_needles) ---------------------
-
-#: A character with more sources than this is left out of the prefilter (CROWDED): checking
-#: hundreds of byte strings per page would cost more than the plain path it spares.
-MOST_SOURCES = 16
-
-
-def pieces_fold(char: str) -> set[str]:
-    """The characters of NFD(casefold(NFD(char))): what ``char`` can contribute to a fold."""
-    return set(unicodedata.normalize("NFD", unicodedata.normalize("NFD", char).casefold()))
-
-
-def provable(char: str) -> bool:
-    """Whether ``char`` may stand for a keyword in the prefilter: outside ASCII, not the
-    replacement character, not a mark, without a decomposition."""
-    return (
-        not char.isascii()
-        and char != "\ufffd"
-        and not unicodedata.category(char).startswith("M")
-        and unicodedata.normalize("NFD", char) == char
-    )
-
-
-def computed_sources() -> tuple[str, str]:
-    """fold_sources.SOURCES and CROWDED as this interpreter's Unicode tables give them."""
-    sources: dict[str, list[str]] = {}
-    for code in range(0x80, sys.maxunicode + 1):
-        if 0xD800 <= code <= 0xDFFF:
-            continue
-        char = chr(code)
-        for target in sorted(pieces_fold(char)):
-            if target != char and provable(target):
-                sources.setdefault(target, []).append(char)
-    ordered = sorted(sources.items())
-    pairs = "".join(source + target for target, listed in ordered if len(listed) <= MOST_SOURCES for source in listed)
-    crowded = "".join(target for target, listed in ordered if len(listed) > MOST_SOURCES)
-    return pairs, crowded
-
-
-def test_fold_sources_match_this_interpreters_unicode() -> None:
-    pairs, crowded = computed_sources()
-    message = f"regenerate fold_sources.py for Unicode {unicodedata.unidata_version}: python {__file__}"
-    assert (pairs, crowded) == (SOURCES, CROWDED), message
-
-
-def test_a_characters_fold_holds_nothing_its_decomposed_pieces_folds_lack() -> None:
-    # The step of text_needles' proof from a composed character to the text's characters.
-    for code in range(sys.maxunicode + 1):
-        if 0xD800 <= code <= 0xDFFF:
-            continue
-        char = chr(code)
-        whole = set(unicodedata.normalize("NFD", char.casefold()))
-        pieces = set().union(*(pieces_fold(piece) for piece in unicodedata.normalize("NFD", char)))
-        assert whole <= pieces, f"U+{code:04X}"
-
-
-def write_fold_sources() -> None:
-    """Write fold_sources.py from this interpreter's Unicode tables."""
-    pairs, crowded = computed_sources()
-
-    def lines_of(text: str, step: int) -> list[str]:
-        """``text`` as double-quoted literals of escapes, ``step`` characters at a time,
-        each line at most about 100 columns."""
-        lines, line = [], ""
-        for start in range(0, len(text), step):
-            escaped = ascii(text[start : start + step])[1:-1]
-            if line and len(line) + len(escaped) > 96:
-                lines.append(f'    "{line}"')
-                line = ""
-            line += escaped
-        return [*lines, f'    "{line}"'] if line else lines
-
-    lines = [
-        '"""Generated by packages/mnemosyne-core/tests/test_fold.py (run it as a script); do not edit.',
-        "",
-        "For fold.text_needles: the characters whose fold can hold a given character outside ASCII.",
-        '"""',
-        "",
-        "#: Pairs (source, target) from the Unicode tables (the same from Unicode 14 to 15.1): each character whose",
-        "#: NFD(casefold(NFD(source))) holds target, a character outside ASCII, not a mark, without a",
-        "#: decomposition and other than source. Targets with more sources than "
-        f"{MOST_SOURCES} are in CROWDED instead.",
-        "SOURCES = (",
-        *lines_of(pairs, 2),
-        ")",
-        "#: The targets left out of SOURCES for having too many sources.",
-        "CROWDED = (",
-        *lines_of(crowded, 1),
-        ")",
-        "",
-    ]
-    path = os.path.join(os.path.dirname(__file__), "..", "src", "mnemosyne_core", "fold_sources.py")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines))
-
-
-if __name__ == "__main__":
-    write_fold_sources()
+@pytest.mark.parametrize(
+    ("text", "keyword", "expected"),
+    [
+        ("ab\ncd x", "x", (1, 3)),
+        ("\u00df\u00df x", "x", (0, 5)),  # folding lengthens the text before the keyword
+        ("\ufeffab", "b", (0, 1)),  # a BOM is not text
+        ("x\n\u00e9\u00e9 y", "y", (1, 3)),
+        ("cafe\u0301 cafe", "cafe", (0, 5)),  # the first "cafe" composed into "café"
+        ("nothing", "x", None),
+    ],
+)
+def test_position_counts_lines_and_characters_of_the_folded_text(
+    text: str, keyword: str, expected: tuple[int, int] | None
+) -> None:
+    assert position(folded_text(text.encode()), fold(keyword)) == expected

@@ -1,12 +1,15 @@
-"""Frontmatter: the split (rule 4), titles (rule 5), and the YAML-free path against YAML."""
+"""Frontmatter: the split (rule 4), titles (rule 5), and the bounds of the YAML parse."""
 
 from __future__ import annotations
 
 import datetime
+import re
 from pathlib import Path
 
 import pytest
-import yaml
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from property_examples import examples
 
 from mnemosyne_core.frontmatter import (
     MAX_BLOCK_BYTES,
@@ -15,7 +18,8 @@ from mnemosyne_core.frontmatter import (
     STATUS_NOT_MAPPING,
     STATUS_OK,
     STATUS_UNCLOSED,
-    fast_string_fields,
+    heading_title,
+    inline_text,
     load,
     loads,
     locate,
@@ -73,13 +77,39 @@ def test_locate_offsets() -> None:
         # Whichever comes first closes it.
         (b"---\na: 1\n...\nb: 2\n---\n", (4, 9, 13)),
         (b"---\na: 1\n---\n...\n", (4, 9, 13)),
-        # Only a line of exactly three dots: more dots, a space or text after them do not.
-        (b"---\na: 1\n....\n... \n...x\n---\n", (4, 24, 28)),
+        # Only a line of three dots: more dots or text after them do not.
+        (b"---\na: 1\n....\n...x\n---\n", (4, 19, 23)),
         (b"---\na: 1\n.....\n", None),
     ],
 )
 def test_document_end_closes_the_block(data: bytes, span: tuple[int, int, int] | None) -> None:
     assert locate(data) == span
+
+
+@pytest.mark.parametrize(
+    ("data", "span"),
+    [
+        # Jekyll reads a fence as `---\s*$`: spaces and tabs may follow it, on either line.
+        (b"---\na: 1\n--- \nbody", (4, 9, 14)),
+        (b"---\na: 1\n---\t \nbody", (4, 9, 15)),
+        (b"---  \na: 1\n---\nbody", (6, 11, 15)),
+        (b"--- \r\na: 1\r\n--- \r\nbody", (6, 12, 18)),
+        (b"---\na: 1\n... \nbody", (4, 9, 14)),
+        (b"---\na: 1\n---  ", (4, 9, 14)),  # the closing line at the end of the page
+        # Anything else on the line is no fence.
+        (b"---\na: 1\n--- x\n---\n", (4, 15, 19)),
+        (b"--- x\na: 1\n---\n", None),
+        ("---\u00a0\na: 1\n---\n".encode(), None),  # a no-break space is text
+        (b"--- ", None),  # an opening line needs its line end
+    ],
+)
+def test_fences_may_carry_trailing_spaces_and_tabs(data: bytes, span: tuple[int, int, int] | None) -> None:
+    assert locate(data) == span
+
+
+def test_a_page_closing_with_a_trailing_space_keeps_its_title() -> None:
+    parsed = loads("---\ntitle: Jekyll Page\n--- \nbody\n")
+    assert (parsed.metadata, parsed.body, parsed.status) == ({"title": "Jekyll Page"}, "body\n", STATUS_OK)
 
 
 def test_document_end_page_keeps_its_title() -> None:
@@ -102,70 +132,6 @@ def test_document_end_page_keeps_its_title() -> None:
 )
 def test_title_of(metadata: dict[str, object] | None, title: str) -> None:
     assert title_of(metadata, "stem") == title
-
-
-# Blocks YAML reads as mappings, and blocks the fast path must leave to YAML.
-SIMPLE_BLOCKS = [
-    "title: Plain Title\n",
-    "title: Plain Title\nconstellation: atlas\ntype: decision\n",
-    'title: "Quoted: with colon"\n',
-    "title: 'It''s quoted'\n",
-    "title: Don't Panic\n",
-    "title: C# Notes\n",
-    "title: Über Straße — café\n",
-    "tags: [a, b-c, d.e]\ncreated: 2026-02-14\nupdated: 2026-03-01\n",
-    "tags:\n  - one\n  - two\n",
-    "tags:\n- one\n- two\n",
-    "tags:\ntitle: After Empty\n",
-    "title: First\ntitle: Second\n",
-    "count: 42\nzero: 0\n",
-    "flag: yes\nother: Off\nnothing: null\n",
-    "# a comment\ntitle: With Comment\n\n",
-    "title: yES\n",
-    "empty: []\n",
-    "tags: [yes, 12, 2026-01-02]\n",
-    "title: Trailing spaces   \n",
-    "title: Windows\r\ntype: crlf\r\n",
-]
-
-DECLINED_BLOCKS = [
-    "title: Foo: Bar\n",  # mapping in a plain scalar: invalid YAML
-    "title: Foo #comment\n",
-    "title: |\n  block\n",
-    "title: &anchor value\n",
-    'title: "escaped \\" quote"\n',
-    "nested:\n  key: value\n",
-    "title: 2026-13-45\n",
-    "title: 3.14\n",
-    "yes: key is a boolean\n",
-    "title: a\ttab\n",
-    "title:\tvalue\n",
-    "title: multi\n  line\n",
-    "- a\n- b\n",
-    "plain text\n",
-    "title: trailing colon:\n",
-    "title: bell \x07 char\n",
-    "",
-    "# only a comment\n",
-]
-
-
-@pytest.mark.parametrize("block", SIMPLE_BLOCKS + DECLINED_BLOCKS)
-def test_fast_fields_equal_yamls_string_fields_whenever_they_answer(block: str) -> None:
-    fast = fast_string_fields(block.encode())
-    if fast is not None:
-        mapping = yaml.safe_load(block)
-        assert fast == {key: value for key, value in mapping.items() if isinstance(value, str)}
-
-
-@pytest.mark.parametrize("block", DECLINED_BLOCKS)
-def test_blocks_outside_the_subset_are_left_to_yaml(block: str) -> None:
-    assert fast_string_fields(block.encode()) is None
-
-
-def test_common_blocks_are_read_without_yaml() -> None:
-    answered = [block for block in SIMPLE_BLOCKS if fast_string_fields(block.encode()) is not None]
-    assert len(answered) >= 10, answered
 
 
 def test_dates_read_as_dates() -> None:
@@ -197,9 +163,90 @@ def test_flow_nesting_limit_ignores_quotes_and_holds_for_every_loader() -> None:
     assert parse_block(f"title: '{'{' * 100}'\n") == ({"title": "{" * 100}, STATUS_OK)
 
 
-def test_blocks_over_the_size_limit_are_invalid_on_both_paths() -> None:
+def test_blocks_over_the_size_limit_are_invalid() -> None:
     block = "title: Big\n" + "k: value\n" * (MAX_BLOCK_BYTES // 9 + 1)
-    assert fast_string_fields(block.encode()) is None
     assert parse_block(block) == (None, STATUS_INVALID)
     wide = "title: Wide\nk: " + "\u20ac" * (MAX_BLOCK_BYTES // 3) + "\n"  # 3 bytes a character
     assert parse_block(wide) == (None, STATUS_INVALID)
+
+
+#: Pieces of a page's start: frontmatter lines, their near misses, CRs, a BOM.
+PAGE_PIECES = st.lists(
+    st.sampled_from(
+        [b"---", b"----", b"--", b"...", b"\n", b"\r", b"\r\n", b" ", b"\t", b"x", b"title: a", b"\xef\xbb\xbf"]
+    ),
+    max_size=12,
+).map(b"".join)
+#: locate's definition, as two regexes: the opening line, then the first line that is
+#: `---` or `...`, each fence followed by nothing but spaces, tabs and CRs.
+OPENING_LINE = re.compile(rb"---[ \t\r]*\n")
+CLOSING_LINE = re.compile(rb"(?m)^(?:---|\.\.\.)[ \t\r]*$")
+
+
+def locate_by_regex(data: bytes) -> tuple[int, int, int] | None:
+    opening = OPENING_LINE.match(data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
+    if opening is None:
+        return None
+    closing = CLOSING_LINE.search(data, opening.end())
+    if closing is None:
+        return None
+    body_start = closing.end() + 1 if data[closing.end() : closing.end() + 1] == b"\n" else closing.end()
+    return opening.end(), closing.start(), body_start
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(PAGE_PIECES)
+@example(b"---\n---")
+@example(b"---\r\n---\r")
+@example(b"---\n---\r\r\n---\n")
+@example(b"---\n----\n--- \n---\nbody")
+def test_locate_equals_its_definition(data: bytes) -> None:
+    assert locate(data) == locate_by_regex(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "title"),
+    [
+        (b"# Plain Title\nbody\n", "Plain Title"),
+        (b"\n  \n# After Blank Lines\n", "After Blank Lines"),
+        (b"---\ntags: [a]\n---\n\n# After Frontmatter\n", "After Frontmatter"),
+        (b"---\n[invalid yaml\n---\n# After A Closed Block\n", "After A Closed Block"),
+        (b"\xef\xbb\xbf# After A BOM\r\nbody\r\n", "After A BOM"),
+        (b"   # Three Spaces In\n", "Three Spaces In"),
+        (b"# Closed Heading ##\n", "Closed Heading"),
+        (b"# C# Notes\n", "C# Notes"),  # a # inside is text
+        (b"# Ends In#\n", "Ends In#"),  # no space before it: no closing sequence
+        (b"#\tTabbed\n", "Tabbed"),
+        (b"#   Many    spaces  \n", "Many spaces"),
+        # Not a level-1 heading as the first non-blank line: no title.
+        (b"text first\n# Too Late\n", None),
+        (b"## Second Level\n", None),
+        (b"#NoSpace\n", None),
+        (b"    # Indented Four\n", None),
+        (b"# \n", None),
+        (b"# ##\n", None),
+        (b"", None),
+        (b"\n\n", None),
+        (b"---\ntitle: x\n", None),  # an unclosed block is the page's first line, not a heading
+    ],
+)
+def test_heading_title(data: bytes, title: str | None) -> None:
+    assert heading_title(data) == title
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("**bold** and __strong__", "bold and strong"),
+        ("*em* and _em_", "em and em"),
+        ("snake_case_name stays", "snake_case_name stays"),  # _ inside a word is no emphasis
+        ("`code *not em*` and ``a `tick` b``", "code *not em* and a `tick` b"),
+        ("[text](https://example.com/a_b_c) and ![alt](x.png)", "text and alt"),
+        ("[[Target|Shown name]] and [[Plain link]]", "Shown name and Plain link"),
+        ("\\*not em\\* and C\\#", "*not em* and C#"),
+        ("2 * 3 * 4", "2 * 3 * 4"),  # spaced stars are no emphasis
+        ("no markup at all", "no markup at all"),
+    ],
+)
+def test_inline_markup_is_reduced_to_its_text(text: str, shown: str) -> None:
+    assert inline_text(text) == shown

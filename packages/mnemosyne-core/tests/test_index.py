@@ -71,9 +71,9 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = page.read_page
 
-    def spy(read_path: str, rel_path: str, now_ns: int | None = None) -> page.Page:
+    def spy(read_path: str, rel_path: str, now_ns: int | None = None, heading_titles: bool = False) -> page.Page:
         seen.append(rel_path)
-        return real(read_path, rel_path, now_ns)
+        return real(read_path, rel_path, now_ns, heading_titles)
 
     monkeypatch.setattr(freshness, "read_page", spy)
     return seen

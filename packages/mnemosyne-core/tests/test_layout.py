@@ -399,23 +399,18 @@ def left_out_vaults(draw: st.DrawFn) -> tuple[dict[str, str], str | None, bool]:
 
 
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(vault_shape=left_out_vaults(), split=st.booleans())
+@given(vault_shape=left_out_vaults())
 # Every way a listing passes over a file or dir, whatever the drawn examples: a flat
 # layout's own listing, one with an exclude (the walk's), and a tree.
-@example(vault_shape=(LEFT_OUT_EXAMPLE, None, True), split=True)
-@example(vault_shape=(LEFT_OUT_EXAMPLE, 'exclude = ["*.txt"]\nmemory_dir = "atlas/mem"\n', False), split=False)
-@example(vault_shape=(LEFT_OUT_EXAMPLE, 'depth = "tree"\n', True), split=True)
+@example(vault_shape=(LEFT_OUT_EXAMPLE, None, True))
+@example(vault_shape=(LEFT_OUT_EXAMPLE, 'exclude = ["*.txt"]\nmemory_dir = "atlas/mem"\n', False))
+@example(vault_shape=(LEFT_OUT_EXAMPLE, 'depth = "tree"\n', True))
 def test_a_miss_finds_in_its_own_listing_what_a_second_listing_finds(
     tmp_path_factory: pytest.TempPathFactory,
-    monkeypatch: pytest.MonkeyPatch,
     vault_shape: tuple[dict[str, str], str | None, bool],
-    split: bool,
 ) -> None:
     """The plain path lists the searched dirs once more with ``scan(left_out=...)``; the
-    scan's own listing, in one process or two, must find the same files, so the note reads
-    the same."""
-    import mnemosyne_core.find as find_module
-
+    scan's own listing must find the same files, so the note reads the same."""
     files, toml, links = vault_shape
     root = tmp_path_factory.mktemp("miss")
     (root / "atlas").mkdir()
@@ -430,7 +425,6 @@ def test_a_miss_finds_in_its_own_listing_what_a_second_listing_finds(
         (root / "atlas" / "target.txt").write_text("x", encoding="utf-8")
         (root / "atlas" / "linked").symlink_to(root / "atlas")
     vault = os.path.realpath(root)
-    monkeypatch.setattr(find_module, "PARALLEL_MIN_PAGES", 1 if split else 10**9)
     reference: list[tuple[str, str]] = []
     scan_error = None
     try:

@@ -246,6 +246,38 @@ def test_duplicate_title(make_vault: MakeVault) -> None:
     )
 
 
+def test_heading_titles_are_titles_to_lint_outside_the_default_layout(make_vault: MakeVault) -> None:
+    """Where find titles a page by its opening heading (a configured layout here), lint
+    names the heading instead of the stem, and two pages so titled alike are duplicates."""
+    vault = make_vault(
+        {
+            ".mnemosyne.toml": 'dirs = ["notes"]\n',
+            "notes/one.md": "# Kestrel Design\n\nbody\n",
+            "notes/two.md": f"---\nupdated: {UPDATED}\n---\n# KESTREL   design\n",
+            "notes/three.md": good("Kestrel Design"),
+            "notes/plain.md": "no heading\n",
+        }
+    )
+    assert messages(vault) == {
+        ("notes/one.md", "duplicate-title"): "title 'Kestrel Design' is also the title of notes/three.md, notes/two.md",
+        ("notes/one.md", "no-frontmatter"): (
+            "no frontmatter (first line is not ---); find shows its opening heading 'Kestrel Design'"
+        ),
+        ("notes/plain.md", "no-frontmatter"): "no frontmatter (first line is not ---); find shows the file name stem",
+        ("notes/three.md", "duplicate-title"): "title 'Kestrel Design' is also the title of notes/one.md, notes/two.md",
+        ("notes/two.md", "duplicate-title"): "title 'KESTREL design' is also the title of notes/one.md, notes/three.md",
+        ("notes/two.md", "missing-title"): "no title; find shows its opening heading 'KESTREL design'",
+    }
+
+
+def test_the_default_layout_keeps_file_names_for_lint_too(make_vault: MakeVault) -> None:
+    vault = make_vault({"atlas/one.md": "# Kestrel Design\n", "atlas/two.md": "# Kestrel Design\n"})
+    assert messages(vault)[("atlas/one.md", "no-frontmatter")] == (
+        "no frontmatter (first line is not ---); find shows the file name stem"
+    )
+    assert ("atlas/one.md", "duplicate-title") not in messages(vault)
+
+
 def test_duplicate_title_folds_unicode(make_vault: MakeVault) -> None:
     vault = make_vault({"atlas/a.md": good("Straße"), "atlas/b.md": good("STRASSE")})
     assert findings(vault) == [("atlas/a.md", "duplicate-title"), ("atlas/b.md", "duplicate-title")]

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from property_examples import examples
 from reference_order import plain_fold, reference_sort_key
 
-import mnemosyne_core.find as find_module
 from mnemosyne_core import search
 from mnemosyne_core.frontmatter import title_of
 
@@ -94,13 +93,10 @@ class _ShuffledScandir:
 
 
 @settings(max_examples=examples(15), suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    pages=PAGES, keywords=KEYWORDS, seeds=st.lists(st.integers(0, 2**32), min_size=2, max_size=2), split=st.booleans()
-)
+@given(pages=PAGES, keywords=KEYWORDS, seeds=st.lists(st.integers(0, 2**32), min_size=2, max_size=2))
 def test_output_does_not_depend_on_the_listing_order(
-    monkeypatch: pytest.MonkeyPatch, pages: list[dict[str, Any]], keywords: list[str], seeds: list[int], split: bool
+    monkeypatch: pytest.MonkeyPatch, pages: list[dict[str, Any]], keywords: list[str], seeds: list[int]
 ) -> None:
-    monkeypatch.setattr(find_module, "PARALLEL_MIN_PAGES", 1 if split else 10**9)
     with tempfile.TemporaryDirectory() as vault:
         write_vault(vault, pages)
         answers = []

@@ -14,8 +14,7 @@ from index_harness import build_index
 from mnemosyne_core import search
 from mnemosyne_core.backend import FindRequest
 from mnemosyne_core.cache import IndexedScan
-from mnemosyne_core.find import HEAD_BYTES
-from mnemosyne_core.fold import as_utf8, decode, is_text
+from mnemosyne_core.fold import TEXT_PROBE_BYTES, as_utf8, decode, is_text
 
 if TYPE_CHECKING:
     from mnemosyne_core.results import FindResult
@@ -61,8 +60,8 @@ def test_a_wide_page_with_a_mark_is_matched_by_its_text_and_title(tmp_path: Path
     assert cat == [("notes/wide.md", "Wide Kestrel", "title", data)]
 
 
-def test_a_wide_page_longer_than_the_first_read_is_read_whole(tmp_path: Path) -> None:
-    text = "---\ntitle: Long\n---\n" + "filler line\n" * (HEAD_BYTES // 4) + "osprey at the end\n"
+def test_a_long_wide_page_is_read_whole(tmp_path: Path) -> None:
+    text = "---\ntitle: Long\n---\n" + "filler line\n" * (TEXT_PROBE_BYTES // 4) + "osprey at the end\n"
     vault = write_vault(tmp_path, {"notes/long.md": text.encode("utf-16")})
     assert scanned_and_served(vault, ["osprey"])[0] == [("notes/long.md", "Long", "text", None)]
 
@@ -76,11 +75,11 @@ def test_as_utf8_transcodes_only_pages_with_a_wide_mark() -> None:
     assert decode(b"\xff\xfe\x00\x00" + "x".encode("utf-32-le")) == "x"
 
 
-def test_is_text_looks_for_a_nul_in_the_first_read() -> None:
+def test_is_text_looks_for_a_nul_in_the_first_16_kib() -> None:
     assert is_text(b"plain\n")
     assert not is_text(b"\x00")
     assert not is_text("no mark".encode("utf-16-le"))
-    assert is_text(b"x" * HEAD_BYTES + b"\x00")
+    assert is_text(b"x" * TEXT_PROBE_BYTES + b"\x00")
 
 
 def test_a_miss_counts_the_pages_that_are_not_text(tmp_path: Path) -> None:
@@ -143,3 +142,38 @@ def test_logseq_titles_shown(tmp_path: Path) -> None:
         "pages/front.md": "Front",
         "pages/late.md": "late",
     }
+
+
+# --- titles from the opening heading (docs/spec.md, rule 5) ------------------------------
+
+HEADED = b"# Osprey Field Notes\n\nosprey sightings\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "rel_path", "title"),
+    [
+        # A folder of notes (zero config): the heading names the page.
+        ({}, "notes/field.md", "Osprey Field Notes"),
+        # A configured layout, here over a dir named like a default one.
+        ({".mnemosyne.toml": b'dirs = ["atlas"]\n'}, "atlas/field.md", "Osprey Field Notes"),
+        # The default (Aion) layout: the file name, as before.
+        ({}, "atlas/field.md", "field"),
+        # An Obsidian vault: the file name is the note's name, whatever it opens with.
+        ({".obsidian/app.json": b"{}\n"}, "notes/field.md", "field"),
+        ({".obsidian/app.json": b"{}\n", ".mnemosyne.toml": b'dirs = ["notes"]\n'}, "notes/field.md", "field"),
+    ],
+)
+def test_the_opening_heading_titles_a_page_in_every_layout_but_aion_and_obsidian(
+    tmp_path: Path, files: dict[str, bytes], rel_path: str, title: str
+) -> None:
+    vault = write_vault(tmp_path, {**files, rel_path: HEADED})
+    # The title takes part in matching and order: "field notes" is a title match.
+    matched = "title" if title != "field" else "text"
+    assert scanned_and_served(vault, ["osprey"])[0] == [(rel_path, title, matched, None)]
+
+
+def test_a_vault_that_becomes_an_obsidian_vault_is_titled_anew_through_the_cache(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path, {"notes/field.md": HEADED})
+    assert scanned_and_served(vault, ["osprey"])[0] == [("notes/field.md", "Osprey Field Notes", "title", None)]
+    (tmp_path / ".obsidian").mkdir()  # no page changed: only the title rule did
+    assert scanned_and_served(vault, ["osprey"])[0] == [("notes/field.md", "field", "text", None)]

@@ -130,13 +130,14 @@ def build(
             for done, (read_path, rel_path) in enumerate(refs):
                 if done % PROGRESS_EVERY == 0:
                     note(done)
-                page = read_page(read_path, rel_path)
+                page = read_page(read_path, rel_path, heading_titles=pages.heading_titles)
                 if page.error is None:
                     read.append(page)
                 if len(read) >= PROGRESS_EVERY:
                     index.write(read)
                     read = []
             index.write(read)
+            index.set_meta("heading_titles", pages.heading_titles)
             index.set_meta("complete", 1)
             note(total)
 

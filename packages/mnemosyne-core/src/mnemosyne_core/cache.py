@@ -376,6 +376,12 @@ class IndexedScan:
             # No server answered: one may start, as the config the listing read says.
             self.changes.unanswered(vault_real, pages.config is not None and pages.config.serve_auto)
         index = self._open(vault_real, home) if pages.cache_enabled else None
+        if index is not None and not self._same_title_rule(index, pages):
+            # Its titles were made under another title rule (the layout or .obsidian/
+            # changed since, no page file with it): a new build titles every page anew.
+            index.close()
+            index = None
+            start_detached(self._index_file(vault_real, create=False) or "", vault_real, home, self.environ)
         if index is None:
             yield pages, None, None
             return
@@ -410,6 +416,13 @@ class IndexedScan:
         index.close()
         start_detached(path, vault_real, home, self.environ)
         return None
+
+    @staticmethod
+    def _same_title_rule(index: NoteIndex, pages: Scan) -> bool:
+        try:
+            return index.meta("heading_titles") == pages.heading_titles
+        except sqlite3.Error:
+            return False
 
     @staticmethod
     def _keep_listing(index: NoteIndex, token: str, pages: Scan) -> None:

@@ -14,7 +14,7 @@ How the answer stays exact:
   of a change completed before the cookie was written has been read by then.
 - Any doubt answers "rescan" (``None`` paths), never a partial list: a queue overflow, a
   watch lost (a dir deleted, moved, unmounted), a dir made, removed or renamed in a listed
-  dir, a change to ``.mnemosyne.toml`` or an ignore file, a change on the way to a searched
+  dir, a change to ``.mnemosyne.toml``, ``.obsidian/`` or an ignore file, a change on the way to a searched
   dir, a listed dir behind a symlink or on another file system than the vault, a symlinked
   config or ignore file, a watch limit reached, a cookie not seen in time, a token from
   before the last rebuild. A rebuild makes a new generation: every older token is unknown.
@@ -34,7 +34,7 @@ import select
 import time
 
 from mnemosyne_core import inotify
-from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, VAULT_CONFIG_FILE, VAULT_ROOT_DIR, vault_layout
+from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, OBSIDIAN_DIR, VAULT_CONFIG_FILE, VAULT_ROOT_DIR, vault_layout
 from mnemosyne_core.errors import VaultError
 from mnemosyne_core.vault import IGNORE_FILES, join_rel, scan
 
@@ -149,7 +149,8 @@ class VaultWatch:
             self._cookie_wd = self.watcher.add_watch(self.cookie_dir, inotify.IN_CREATE | inotify.IN_ONLYDIR)
         root_info = os.stat(self.vault)
         root_wd = self.watcher.add_watch(self.vault, PATH_EVENTS | inotify.IN_ONLYDIR)
-        self._path_wds[root_wd] = frozenset((VAULT_CONFIG_FILE, *DEFAULT_SCANNED_DIRS))
+        # .obsidian/ too: made or removed, it changes how every page is titled.
+        self._path_wds[root_wd] = frozenset((VAULT_CONFIG_FILE, OBSIDIAN_DIR, *DEFAULT_SCANNED_DIRS))
         if os.path.islink(os.path.join(self.vault, VAULT_CONFIG_FILE)):
             return "the vault's .mnemosyne.toml is a symlink, whose target no watch follows"
         try:

@@ -2,8 +2,8 @@
 it best, trimmed to about ``WIDTH`` characters around the keywords (docs/spec.md, rule 11).
 
 Pure: it is handed a page's bytes and the folded keywords, whoever read the page (the scan,
-a server, or the caller after the search), and matches as find does (``fold.TextMatcher``
-per line: a page's folded text is its lines' folds joined by newlines, since NFC composes
+a server, or the caller after the search), and matches as find does (``fold.fold`` per
+line: a page's folded text is its lines' folds joined by newlines, since NFC composes
 nothing across a line break). No I/O but ``context_of``'s one read.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from mnemosyne_core.fold import TextMatcher, decode, fold
+from mnemosyne_core.fold import as_utf8, decode, fold, folded_text
 from mnemosyne_core.record import HashableRecord
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -52,25 +52,26 @@ def best_line(data: bytes, folded_keywords: Sequence[str]) -> Context | None:
     holds any (a keyword only the title or path holds, or one spanning lines, counts for
     no line). A line holding every keyword the page's text holds ends the search early."""
     keywords = tuple(dict.fromkeys(folded_keywords))
-    page = TextMatcher(data)
+    data = as_utf8(data)  # a wide page's lines are its text's, as find reads it
+    whole = folded_text(data)
     # The most a line can hold: the keywords the text holds at all (a page matched by its
     # path holds some only there).
-    in_text = sum(page.contains(keyword) for keyword in keywords)
+    in_text = sum(keyword in whole for keyword in keywords)
     if not in_text:
         return None
-    best_number, best_count, best_bytes = 0, 0, b""
+    best_number, best_count, best_text = 0, 0, ""
     for number, line in enumerate(data.split(b"\n"), start=1):
-        matcher = TextMatcher(line)
-        count = sum(matcher.contains(keyword) for keyword in keywords)
+        # decode drops a byte order mark only at the very start of the page.
+        text = decode(line) if number == 1 else line.decode("utf-8", "replace")
+        folded = fold(text)
+        count = sum(keyword in folded for keyword in keywords)
         if count > best_count:
-            best_number, best_count, best_bytes = number, count, line
+            best_number, best_count, best_text = number, count, text
             if count == in_text:
                 break
     if not best_count:
         return None
-    # decode drops a byte order mark only at the very start of the page.
-    text = decode(best_bytes) if best_number == 1 else best_bytes.decode("utf-8", "replace")
-    return trimmed(best_number, text, keywords)
+    return trimmed(best_number, best_text, keywords)
 
 
 def trimmed(number: int, line: str, folded_keywords: Sequence[str]) -> Context:

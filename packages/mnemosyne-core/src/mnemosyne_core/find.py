@@ -9,24 +9,20 @@ a page's inputs and never decide themselves. No scoring.
 
 from __future__ import annotations
 
-import marshal
 import os
 
-from mnemosyne_core.config import CONSTELLATIONS, stem_of
+from mnemosyne_core.config import CONSTELLATIONS
 from mnemosyne_core.diagnostics import Diagnostic
-from mnemosyne_core.fold import WIDE_BOM_LEADS, TextMatcher, as_utf8, fold, is_text, wide_codec
+from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text, position
 from mnemosyne_core.frontmatter import (
     collapse_whitespace,
-    fast_mapping,
-    fast_string_fields,
+    heading_title,
     locate,
     logseq_page_name,
     logseq_properties,
-    opens_frontmatter,
-    parse_block,
+    parse_block_bytes,
     string_field,
     title_of,
-    unescaped,
 )
 from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's API too
     DEFAULT_LIMIT,
@@ -37,7 +33,6 @@ from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's A
     Match,
     check_query,
 )
-from mnemosyne_core.split import can_fork, in_two
 from mnemosyne_core.vault import left_out_files, listed_vault, open_page, read_to_end, unreadable_warning
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -52,10 +47,6 @@ if TYPE_CHECKING:
     #: the name is an alias, not the title (first group) or mention depth's column (second
     #: group), path); compared as a tuple, smallest first. See ``judge``.
     SortKey = tuple[int, int, int, int, int, str]
-
-#: The first read of a page. Most pages fit whole; past it, a page is read on only when
-#: its frontmatter closes later, its title and path do not decide, or --cat needs it.
-HEAD_BYTES = 1 << 14
 
 
 def starts_word(folded_keyword: str, folded_text: str) -> bool:
@@ -82,10 +73,10 @@ def judge(
     it holds every keyword). The only place find decides a match or an order.
 
     ``text_contains(keyword)`` answers for the page's whole folded text; it is asked only
-    about the keywords that title, aliases and path lack, so a page named by every keyword
-    is never read on. ``text_position(keyword)`` is where the keyword first occurs in that
-    text, (line, column) with the column in characters (None: nowhere); it is asked only
-    about a page that matches in its text alone.
+    about the keywords that title, aliases and path lack. ``text_position(keyword)`` is
+    where the keyword first occurs in that text, (line, column) with the column in
+    characters (None: nowhere); it is asked only about a page that matches in its text
+    alone.
     ``folded_aliases`` are the page's other names (frontmatter ``aliases``).
 
     The order (docs/spec.md rule 8), smallest key first:
@@ -205,31 +196,18 @@ def search(
     folded = prepare_query(keywords, limit)
     # ``listing``: resolved and listed by the caller already.
     pages = listing if listing is not None else listed_vault(vault, dirs, environ, cwd, home)
-    task = _Task(pages, folded, limit, keep_content)
-    count = len(pages)
-    tally = _run_split(task, count) if count >= PARALLEL_MIN_PAGES and _can_fork() else task.run(0, count)
+    tally = _Task(pages, folded, limit, keep_content).run()
     result = tally.result(pages, keywords)
     if result.total == 0 and not result.incomplete:
-        # The scan listed every searched dir before any split, in this process: the files
-        # the miss note counts are among what it passed over, so none is listed again.
+        # The scan listed every searched dir, in this process: the files the miss note
+        # counts are among what it passed over, so none is listed again.
         result.left_out = left_out_files(pages)
     return result
 
 
-#: Vaults this large are searched by two processes when the machine has two cores. The
-#: fork, the pipe and the wait cost about a millisecond (measured on the fixture's process,
-#: with no page to search) and each page 10-20 microseconds, so the split pays from about
-#: 150 pages; the vaults people keep (1,000 to 10,000 pages) are all above this threshold.
-PARALLEL_MIN_PAGES = 500
-
-
-#: Whether a second process may search half (``split.can_fork``).
-_can_fork = can_fork
-
-
 class Tally:
     """What a search found so far: the pages ``judge`` matched (the best ``limit`` of them),
-    the keyword counts, the unreadable pages. One per process; tallies merge."""
+    the keyword counts, the unreadable pages."""
 
     __slots__ = ("counts", "kept", "limit", "named", "not_text", "searched", "total", "unreadable", "warnings")
 
@@ -256,28 +234,21 @@ class Tally:
         self,
         rel_path: str,
         dir_name: str,
-        title: str | None,
-        fields: dict[Any, Any] | bytes | None,
+        title: str,
+        fields: Mapping[Any, Any] | None,
         key: SortKey,
         content: bytes | None = None,
     ) -> None:
         """Keep a page that ``judge`` matched, with its frontmatter ``fields``; ``content``
         only for --cat, which prints a page only when it is the one match: from a second
-        match on, no page's bytes are kept.
-
-        With ``title`` None, ``fields`` is the page's raw frontmatter block (None: it has
-        none): its place did not need the title, so the block is parsed only if the page is
-        shown (``result``)."""
+        match on, no page's bytes are kept."""
         self.total += 1
         self.named += key[0] == 0
         if self.total > 1:
             content = None
             if self.total == 2:
                 self.kept = [(*kept[:5], None, kept[6]) for kept in self.kept]
-        if title is None or isinstance(fields, bytes):
-            self.kept.append((rel_path, None, dir_name, fields, TEXT, None, key))
-        else:
-            self.kept.append(_shown(rel_path, dir_name, title, fields, key, content))
+        self.kept.append(_shown(rel_path, dir_name, title, fields, key, content))
         if self.limit and len(self.kept) >= 2 * self.limit + 256:
             self.kept = self.best()
 
@@ -298,7 +269,7 @@ class Tally:
         result.pages_searched = self.searched
         result.total = self.total
         result.named = self.named
-        result.matches = [Match(*_parsed(fields)[:-1]) for fields in self.best()]
+        result.matches = [Match(*fields[:-1]) for fields in self.best()]
         folded = dict.fromkeys(fold(keyword) for keyword in keywords)
         pages_with = dict(zip(folded, self.counts, strict=True))
         result.keyword_counts = {keyword: pages_with[fold(keyword)] for keyword in keywords}
@@ -310,34 +281,9 @@ class Tally:
         ordered = sorted(self.kept, key=lambda fields: fields[-1])
         return ordered[: self.limit] if self.limit else ordered
 
-    def merge(self, other: Tally) -> None:
-        self.kept += other.kept
-        self.kept = self.best()
-        self.total += other.total
-        self.named += other.named
-        self.searched += other.searched
-        self.unreadable += other.unreadable
-        self.not_text += other.not_text
-        self.counts = [mine + theirs for mine, theirs in zip(self.counts, other.counts, strict=True)]
-        self.warnings += other.warnings
-
-    def dump(self) -> bytes:
-        warnings = [warning.as_fields() for warning in self.warnings]
-        counts = (self.total, self.named, self.searched, self.unreadable, self.not_text)
-        return marshal.dumps((self.kept, *counts, self.counts, warnings))
-
-    @classmethod
-    def load(cls, data: bytes, keywords: int, limit: int) -> Tally:
-        part = cls(keywords, limit)
-        # From our own child, through a pipe only it and we hold.
-        fields = marshal.loads(data)  # noqa: S302
-        part.kept, part.total, part.named, part.searched, part.unreadable, part.not_text, part.counts, warnings = fields
-        part.warnings = [Diagnostic.from_fields(warning) for warning in warnings]
-        return part
-
 
 def _shown(
-    rel_path: str, dir_name: str, title: str, fields: dict[Any, Any] | None, key: SortKey, content: bytes | None
+    rel_path: str, dir_name: str, title: str, fields: Mapping[Any, Any] | None, key: SortKey, content: bytes | None
 ) -> tuple[Any, ...]:
     """A kept match as Match takes it (path, title, constellation, type, matched,
     content), its sort key last."""
@@ -350,222 +296,93 @@ def _shown(
     return (rel_path, title, constellation, string_field(fields, "type"), matched_by(key), content, key)
 
 
-def _parsed(kept: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A kept match with its title and fields, its frontmatter block parsed now if it was
-    kept unparsed (``Tally.add_match`` with no title)."""
-    if kept[1] is not None:
-        return kept
-    rel_path, _, dir_name, block, _, _, key = kept
-    fields = None if block is None else _block_fields(block)
-    stem = stem_of(rel_path.rpartition("/")[2])
-    return _shown(rel_path, dir_name, title_of(fields, fallback_title(stem)), fields, key, None)
-
-
 class _Task:
-    """One search over the listed pages, runnable over any range of them."""
+    """One search over the listed pages."""
 
     def __init__(self, pages: Scan, keywords: tuple[str, ...], limit: int, keep_content: bool):
         self.pages = pages
         self.keywords = keywords
         self.limit = limit
         self.keep_content = keep_content
-        #: The keywords whose absence from a page's text proves their absence from its title
-        #: when its frontmatter has no backslash (see ``_title_cannot_hold``).
-        self.title_safe = tuple(keyword.split() == [keyword] and "'" not in keyword for keyword in keywords)
-        self.all_title_safe = all(self.title_safe)
 
-    def run(self, start: int, stop: int) -> Tally:
-        """Examine pages ``start`` to ``stop`` (in scan order)."""
-        part = Tally(len(self.keywords), self.limit)
+    def run(self) -> Tally:
+        """Examine every listed page, in scan order."""
+        tally = Tally(len(self.keywords), self.limit)
         links = self.pages.links
-        offset = 0
         for dir_name, dir_path, names in self.pages.listing:
-            first, last = max(start - offset, 0), min(stop - offset, len(names))
-            offset += len(names)
-            if first >= last:
-                continue
             prefix = f"{dir_name}/" if dir_name else ""
-            for name in names[first:last]:
+            for name in names:
                 rel_path = prefix + name
                 read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
                 try:
-                    found = self.examine(read_path, rel_path, name[: name.rindex(".")], part)
+                    found = self.examine(read_path, rel_path, name[: name.rindex(".")], tally)
                 except OSError as error:
-                    part.unreadable_page(rel_path, error)
+                    tally.unreadable_page(rel_path, error)
                     continue
-                part.searched += 1
+                tally.searched += 1
                 if found is not None:
-                    part.add_match(rel_path, dir_name, *found)
-                    # From a second match on, --cat needs no page's bytes: read no more.
-                    self.keep_content = self.keep_content and part.total < 2
-        return part
+                    tally.add_match(rel_path, dir_name, *found)
+                    # From a second match on, --cat needs no page's bytes: keep no more.
+                    self.keep_content = self.keep_content and tally.total < 2
+        return tally
 
     def examine(
         self, read_path: str, rel_path: str, stem: str, tally: Tally
-    ) -> tuple[str | None, dict[Any, Any] | bytes | None, SortKey, bytes | None] | None:
+    ) -> tuple[str, dict[Any, Any] | None, SortKey, bytes | None] | None:
         """Decide one page with ``judge``: (title, frontmatter fields, sort key, content) if
         it holds every keyword, else None; counts the keywords it holds in ``tally``. Reads
-        the head once, and past it only when title and path do not decide. The title is None
-        when the page's place did not need it; the fields are then the raw frontmatter block
-        (see ``Tally.add_match``)."""
-        keywords = self.keywords
-        folded_path = fold(rel_path)
+        the page whole, folds its whole text, and looks for each keyword in it."""
         fd = open_page(read_path)
         try:
-            data = os.read(fd, HEAD_BYTES)
-            raw = None  # a wide page's bytes as on disk (--cat prints them); data is their UTF-8
-            if data and data[0] in WIDE_BOM_LEADS and wide_codec(data) is not None:
-                raw = data + read_to_end(fd)
-                data = as_utf8(raw)
-            if not tally.total and not is_text(data):
-                # Counted only while nothing matched: only a miss says how many there are.
-                tally.not_text += 1
-            long_page = None
-            if raw is not None or len(data) < HEAD_BYTES:
-                # The whole page is read: its text decides most pages without the title.
-                matcher = TextMatcher(data)
-                in_text = [keyword in folded_path or matcher.contains(keyword) for keyword in keywords]
-                # The shortcuts below take a page without frontmatter to be titled by its stem,
-                # part of its path: not one whose file name or properties name it otherwise.
-                first_line_end = data.find(b"\n")
-                first_line = data if first_line_end < 0 else data[:first_line_end]
-                named_as_stem = fallback_title(stem) is stem and b"::" not in first_line
-                if False in in_text and named_as_stem and self._title_cannot_hold(data, in_text):
-                    # judge would say the same: the title cannot add a keyword the text lacks.
-                    tally.count(in_text)
-                    return None
-                # judge asks only about keywords the path lacks: for those, in_text is the text's.
-                text_contains = dict(zip(keywords, in_text, strict=True)).__getitem__
-                if False not in in_text and not self.keep_content and named_as_stem:
-                    lacking, block = self._title_lacks_a_keyword(data, folded_path)
-                    if lacking:
-                        # The page matches, and title, aliases and path lack a keyword: judge
-                        # puts it in the second group, by its text and path, whatever the title
-                        # is. Judged without it; its frontmatter is parsed only if it is shown.
-                        holds, key = judge(keywords, rel_path, folded_path, "", text_contains, matcher.position)
-                        tally.count(holds)
-                        return None if key is None else (None, block, key, None)
-                fields = page_fields(data)
-                text_position = matcher.position
-            else:
-                data, fields = _fields_of_long_page(fd, data)
-                long_page = _LongPage(fd, data)
-                text_contains, text_position = long_page.contains, long_page.position
-            title = title_of(fields, fallback_title(stem))
-            aliases = aliases_of(fields)
-            folded_aliases = tuple(map(fold, aliases)) if aliases else ()
-            holds, key = judge(
-                keywords, rel_path, folded_path, fold(title), text_contains, text_position, folded_aliases
-            )
-            if key is not None and self.keep_content and long_page is not None:
-                data = long_page.whole()
+            raw = read_to_end(fd)
         finally:
             os.close(fd)
+        data = as_utf8(raw)  # a wide page's bytes as UTF-8; --cat prints ``raw``, as on disk
+        if not tally.total and not is_text(data):
+            # Counted only while nothing matched: only a miss says how many there are.
+            tally.not_text += 1
+        fields = page_fields(data)
+        title = page_title(data, fields, stem, self.pages.heading_titles)
+        aliases = aliases_of(fields)
+        text = folded_text(data)
+        holds, key = judge(
+            self.keywords,
+            rel_path,
+            fold(rel_path),
+            fold(title),
+            text.__contains__,
+            lambda keyword: position(text, keyword),
+            tuple(map(fold, aliases)),
+        )
         tally.count(holds)
         if key is None:
             return None
-        if not self.keep_content:
-            return title, fields, key, None
-        return title, fields, key, data if raw is None else raw
-
-    def _title_lacks_a_keyword(self, data: bytes, folded_path: str) -> tuple[bool, bytes | None]:
-        """(True, the raw frontmatter block or None) when the page's title and every alias
-        surely lack a keyword that ``folded_path`` lacks; (False, None) when they may not.
-
-        Without frontmatter the title is the file name stem, which is part of the path.
-        With it, as in ``_title_cannot_hold``: a keyword without whitespace or ``'`` that
-        the block lacks, as written and with its escapes decoded, is in no string it holds.
-        tests/test_fast_paths.py checks it against the plain reference.
-        """
-        missing = [index for index, keyword in enumerate(self.keywords) if keyword not in folded_path]
-        if not missing:
-            return False, None
-        span = locate(data)
-        if span is None:
-            return True, None
-        block = data[span[0] : span[1]]
-        matcher = TextMatcher(block)
-        # With a backslash, a double-quoted string's escapes may spell the keyword: it must
-        # be missing from the block with its escapes decoded as well.
-        decoded = _unescaped_fold(block) if b"\\" in block else ""
-        lacking = any(
-            self.title_safe[index]
-            and not matcher.contains(self.keywords[index])
-            and self.keywords[index] not in decoded
-            for index in missing
-        )
-        return lacking, block if lacking else None
-
-    def _title_cannot_hold(self, data: bytes, in_text: list[bool]) -> bool:
-        """Whether the page's title surely lacks every keyword missing from its text.
-
-        Without a backslash (escape) in the frontmatter, every character of a YAML string
-        stands in the page as it is, except line breaks and whitespace (folded, collapsed)
-        and a quote doubled in single quotes. So a keyword without whitespace or ``'`` that
-        the text lacks is in no title. With one, the escapes of double-quoted strings may
-        spell it, so the block is also read with them decoded (``unescaped``): a YAML parse
-        would cost a hundred times more. tests/test_fast_paths.py checks it against titles.
-        """
-        if not self.all_title_safe and not all(
-            safe for safe, present in zip(self.title_safe, in_text, strict=True) if not present
-        ):
-            return False
-        backslash = data.find(b"\\")
-        if backslash < 0:
-            return True
-        span = locate(data)
-        if span is None or backslash >= span[1]:
-            return True
-        # A backslash in the frontmatter may start an escape of a double-quoted string: the
-        # keywords the text lacks must be missing from the block with its escapes decoded too.
-        decoded = _unescaped_fold(data[span[0] : span[1]])
-        return not any(
-            keyword in decoded for keyword, present in zip(self.keywords, in_text, strict=True) if not present
-        )
-
-
-def _unescaped_fold(block: bytes) -> str:
-    """The fold of a raw frontmatter block with its escapes decoded (``unescaped``): with
-    the block as written, it holds every string the block holds that a keyword without
-    whitespace or ``'`` can be found in."""
-    return fold(unescaped(block.decode("utf-8", "replace")))
-
-
-class _LongPage:
-    """A page longer than the head: the rest is read only when a keyword or --cat needs it."""
-
-    __slots__ = ("_fd", "_matcher", "data")
-
-    def __init__(self, fd: int, head: bytes):
-        self._fd = fd
-        self.data = head
-        self._matcher: TextMatcher | None = None
-
-    def whole(self) -> bytes:
-        if self._matcher is None:
-            self.data += read_to_end(self._fd)
-            self._matcher = TextMatcher(self.data)
-        return self.data
-
-    def contains(self, folded_keyword: str) -> bool:
-        return self._whole_text().contains(folded_keyword)
-
-    def position(self, folded_keyword: str) -> tuple[int, int] | None:
-        return self._whole_text().position(folded_keyword)
-
-    def _whole_text(self) -> TextMatcher:
-        self.whole()
-        assert self._matcher is not None
-        return self._matcher
+        return title, fields, key, raw if self.keep_content else None
 
 
 def page_fields(data: bytes) -> dict[Any, Any] | None:
     """The frontmatter mapping of a page read whole, for the scan and the page cache alike (None
-    when it has none or it is unusable); only its string fields when the fast path reads it.
-    A page without frontmatter gives the title and aliases of its Logseq properties, if it
-    opens with them (``frontmatter.logseq_properties``)."""
+    when it has none or it is unusable). A page without frontmatter gives the title and
+    aliases of its Logseq properties, if it opens with them (``frontmatter.logseq_properties``)."""
     span = locate(data)
     return logseq_properties(data) if span is None else _block_fields(data[span[0] : span[1]])
+
+
+def page_title(data: bytes, fields: Mapping[Any, Any] | None, stem: str, heading_titles: bool) -> str:
+    """A page's title (docs/spec.md, rule 5), for the scan and the page cache alike: the
+    title its ``fields`` (``page_fields(data)``) give, else, when ``heading_titles``
+    (``vault.Scan.heading_titles``: the layout's word), the title of its opening ``# ``
+    heading (``frontmatter.heading_title``), else the name its file name ``stem`` stands
+    for (``fallback_title``). ``data``: the page's bytes as every reader takes them
+    (``fold.as_utf8``)."""
+    title = title_of(fields, "")
+    if title:
+        return title
+    if heading_titles:
+        title = heading_title(data) or ""
+        if title:
+            return title
+    return fallback_title(stem)
 
 
 def fallback_title(stem: str) -> str:
@@ -576,37 +393,8 @@ def fallback_title(stem: str) -> str:
 
 
 def _block_fields(block: bytes) -> dict[Any, Any] | None:
-    """The mapping a raw frontmatter block holds (None when unusable); when the fast path
-    reads it, only its string fields, or the entries of ``FIELD_KEYS``."""
-    # Only a page with aliases needs a list read; the rest keep the string-only fast path.
-    # The keys: the block's dates are never built (a date would import datetime, milliseconds
-    # of each process that meets one).
-    fast = fast_mapping(block, FIELD_KEYS) if b"aliases:" in block else fast_string_fields(block)
-    return fast if fast is not None else parse_block(block.decode("utf-8", "replace"))[0]
-
-
-#: The frontmatter keys find and the page cache read (``title_of``, ``aliases_of``, ``_shown``).
-FIELD_KEYS = frozenset(("title", "aliases", "constellation", "type"))
-
-
-def _fields_of_long_page(fd: int, head: bytes) -> tuple[bytes, dict[Any, Any] | None]:
-    """The frontmatter of a page longer than the head, reading on only when the block may
-    close past the head; returns the bytes read so far and the fields."""
-    span = locate(head)
-    # A closing `---` at the very end of a full head may be the start of a longer line
-    # ("----", "--- x"): only the rest of the file can tell.
-    if (span is None or span[2] == len(head)) and opens_frontmatter(head):
-        head += read_to_end(fd)
-    return head, page_fields(head)
-
-
-def _run_split(task: _Task, count: int) -> Tally:
-    """Search the first half here and the second half in a forked child (``split.in_two``)."""
-    first, second = in_two(
-        count, task.run, Tally.dump, lambda payload: Tally.load(payload, len(task.keywords), task.limit)
-    )
-    first.merge(second)
-    return first
+    """The mapping a raw frontmatter block holds (None when unusable)."""
+    return parse_block_bytes(block)[0]
 
 
 def find_pages(

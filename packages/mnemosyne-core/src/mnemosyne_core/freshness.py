@@ -82,7 +82,7 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool) -> Fresh:
                     continue
             to_read.append((read_path, rel_path))
     gone = [] if part else list(held)
-    read = _read(to_read, fresh)
+    read = _read(to_read, fresh, pages.heading_titles)
     if read or gone or fresh.unreadable:
         # An unreadable page's old row must not answer for it: the scan would warn instead.
         unreadable = [rel_path for rel_path, _ in fresh.unreadable]
@@ -131,7 +131,7 @@ def fresh_served(index: NoteIndex, pages: Scan, changed: Iterable[str]) -> Fresh
         row = check.get(rel_path)
         if row is None or row[2] or stat_key(info) != row[1]:
             to_read.append((read_path, rel_path))
-    read = _read(to_read, fresh)
+    read = _read(to_read, fresh, pages.heading_titles)
     if any(isinstance(error, FileNotFoundError) for _, error in fresh.unreadable):
         raise ListingChanged("a page is gone since the listing")
     if read or fresh.unreadable:
@@ -148,12 +148,12 @@ def fresh_served(index: NoteIndex, pages: Scan, changed: Iterable[str]) -> Fresh
     return fresh
 
 
-def _read(to_read: list[tuple[str, str]], fresh: Fresh) -> list[Page]:
+def _read(to_read: list[tuple[str, str]], fresh: Fresh, heading_titles: bool) -> list[Page]:
     """``read_page`` of each (read path, vault-relative path); the failures go to ``fresh``."""
     now_ns = time.time_ns()
     read = []
     for read_path, rel_path in to_read:
-        page = read_page(read_path, rel_path, now_ns)
+        page = read_page(read_path, rel_path, now_ns, heading_titles)
         if page.error is not None:
             fresh.unreadable.append((rel_path, page.error))
         else:
@@ -168,14 +168,15 @@ def _read(to_read: list[tuple[str, str]], fresh: Fresh) -> list[Page]:
 def listing_fields(pages: Scan) -> tuple[Any, ...] | None:
     """What of the vault's own listing a served call needs instead of listing it again: the
     searched dirs, each listed dir with its names and (device, inode), the symlinked pages'
-    targets, the listing's warnings and what it could not list. None when a dir vanished."""
+    targets, the listing's warnings and what it could not list, and the title rule its
+    layout gives (``Scan.heading_titles``). None when a dir vanished."""
     try:
         identities = [tuple(_dir_identity(dir_path)) for _dir_rel, dir_path, _names in pages.listing]
     except OSError:
         return None
     warnings = [warning.as_fields() for warning in pages.warnings]
     listing = (pages.dirs, pages.listing, identities, pages.links, warnings, pages.incomplete, pages.memory_dir)
-    return (*listing, pages.symlinks)
+    return (*listing, pages.symlinks, pages.heading_titles)
 
 
 def _dir_identity(path: str) -> tuple[int, int]:
@@ -191,7 +192,7 @@ def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
     from mnemosyne_core.diagnostics import Diagnostic
     from mnemosyne_core.vault import Scan, followed_symlink
 
-    dirs, listing, identities, links, warnings, incomplete, memory_dir, symlinks = fields
+    dirs, listing, identities, links, warnings, incomplete, memory_dir, symlinks, heading_titles = fields
     for (_dir_rel, dir_path, _names), identity in zip(listing, identities, strict=True):
         try:
             if _dir_identity(dir_path) != tuple(identity):
@@ -211,6 +212,7 @@ def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
     pages.warnings = [Diagnostic.from_fields(tuple(warning)) for warning in warnings]
     pages.incomplete = incomplete
     pages.memory_dir = memory_dir
+    pages.heading_titles = heading_titles
     return pages
 
 

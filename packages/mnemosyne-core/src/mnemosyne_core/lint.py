@@ -52,6 +52,7 @@ from mnemosyne_core.frontmatter import (
     STATUS_OK,
     STATUS_UNCLOSED,
     collapse_whitespace,
+    heading_title,
     page_metadata,
 )
 from mnemosyne_core.recall import DATE_KEYS, page_date, resolve_memory_dir, updated_date
@@ -102,13 +103,19 @@ LEFTOVER_TEMP_FILE = "leftover-temp-file"
 #: Every reason code and what it means, in the order the docs list them. The contract's
 #: lint.schema.json enumerates exactly these (a test holds them equal).
 REASON_CODES: dict[str, str] = {
-    NO_FRONTMATTER: "searched, but the page has no frontmatter: find shows the file name stem as its title",
+    NO_FRONTMATTER: (
+        "searched, but the page has no frontmatter: find shows the file name stem as its title (outside the"
+        " default layout and Obsidian, its opening # heading when it has one)"
+    ),
     UNCLOSED_FRONTMATTER: (
         "searched, but the opening --- line has no closing --- or ... line: the frontmatter is ignored"
     ),
     INVALID_FRONTMATTER: "searched, but the frontmatter is not valid YAML: it is ignored",
     FRONTMATTER_NOT_MAPPING: "searched, but the frontmatter is YAML that is not a key: value mapping: it is ignored",
-    MISSING_TITLE: "searched, but the title is missing, blank or not a string: find shows the file name stem",
+    MISSING_TITLE: (
+        "searched, but the title is missing, blank or not a string: find shows the file name stem (outside the"
+        " default layout and Obsidian, its opening # heading when it has one)"
+    ),
     MISSING_UPDATED: "searched, but there is no updated, lastmod or date: recall ranks the page last",
     INVALID_UPDATED: (
         "searched, but updated (or, without it, lastmod or date) is not a YYYY-MM-DD date (a time may follow)"
@@ -275,7 +282,7 @@ def _all_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[st
             reason = "it vanished" if isinstance(error, FileNotFoundError) else error.strerror
             findings.add(Finding(page.rel_path, UNREADABLE, f"cannot read the page ({reason}); find skips it"))
             continue
-        title, page_findings = check_page(page.rel_path, data)
+        title, page_findings = check_page(page.rel_path, data, pages.heading_titles)
         findings.update(page_findings)
         if title is not None:
             titled.append((page, title))
@@ -308,13 +315,10 @@ def _listing_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mappin
     return findings
 
 
-#: The frontmatter keys ``check_page`` reads.
-_CHECKED_KEYS = frozenset(("title", "constellation", *DATE_KEYS))
-
-
-def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
-    """The findings for one searched page given its bytes, and its usable frontmatter
-    title (whitespace collapsed; None when it has none)."""
+def check_page(path: str, data: bytes, heading_titles: bool = False) -> tuple[str | None, list[Finding]]:
+    """The findings for one searched page given its bytes, and the title it gives itself
+    (whitespace collapsed; None when it has none): its usable frontmatter title, else, when
+    ``heading_titles`` (``Scan.heading_titles``), its opening heading's, as find shows it."""
     findings: list[Finding] = []
     data = as_utf8(data)
     if not is_text(data):
@@ -333,13 +337,16 @@ def check_page(path: str, data: bytes) -> tuple[str | None, list[Finding]]:
         findings.append(
             Finding(path, NOT_UTF8, f"byte {error.start} is not valid UTF-8; find reads such bytes as U+FFFD")
         )
-    metadata, status = page_metadata(data, _CHECKED_KEYS)
-    if status != STATUS_OK or metadata is None:
-        findings.append(_frontmatter_finding(path, status))
-        return None, findings
-    title = _usable_title(metadata)
+    metadata, status = page_metadata(data)
+    usable = metadata is not None and status == STATUS_OK
+    title = _usable_title(metadata) if metadata is not None and usable else None
+    heading = heading_title(data) if heading_titles and title is None else None
+    if metadata is None or not usable:
+        findings.append(_frontmatter_finding(path, status, heading))
+        return heading, findings
     if title is None:
-        findings.append(Finding(path, MISSING_TITLE, _title_problem(metadata) + "; find shows the file name stem"))
+        findings.append(Finding(path, MISSING_TITLE, f"{_title_problem(metadata)}; {_shown_instead(heading)}"))
+        title = heading
     findings += _date_findings(path, metadata)
     if "constellation" in metadata:
         constellation = metadata["constellation"]
@@ -369,9 +376,14 @@ def _date_findings(path: str, metadata: Mapping[Any, Any]) -> list[Finding]:
     return [Finding(path, INVALID_UPDATED, f"{first} {shown} is not a YYYY-MM-DD date; {then}")]
 
 
-def _frontmatter_finding(path: str, status: str) -> Finding:
+def _shown_instead(heading: str | None) -> str:
+    """What find shows as the title of a page that names none in its frontmatter."""
+    return "find shows the file name stem" if heading is None else f"find shows its opening heading {heading!r}"
+
+
+def _frontmatter_finding(path: str, status: str, heading: str | None = None) -> Finding:
     if status == STATUS_ABSENT:
-        return Finding(path, NO_FRONTMATTER, "no frontmatter (first line is not ---); find shows the file name stem")
+        return Finding(path, NO_FRONTMATTER, f"no frontmatter (first line is not ---); {_shown_instead(heading)}")
     if status == STATUS_UNCLOSED:
         never_closed = "frontmatter opened by --- is never closed by --- or ...; it is ignored"
         return Finding(path, UNCLOSED_FRONTMATTER, never_closed)
@@ -554,16 +566,16 @@ def find_copies(titled: Sequence[tuple[str, str]], exclude: Sequence[str] | None
 
 
 def vault_copies(pages: Scan) -> Copies:
-    """``find_copies`` of the pages of the scan ``pages``, each read for its frontmatter
-    title as lint reads it (a page that cannot be read, or has no title, counts for none)."""
+    """``find_copies`` of the pages of the scan ``pages``, each read for the title it gives
+    itself as lint reads it (``check_page``; a page that cannot be read, or has no title of
+    its own, counts for none)."""
     titled = []
     for page in pages.pages:
         try:
             data = read_page_bytes(page)
         except OSError:
             continue
-        metadata, status = page_metadata(as_utf8(data), _CHECKED_KEYS)
-        title = _usable_title(metadata) if status == STATUS_OK and metadata is not None else None
+        title, _findings = check_page(page.rel_path, data, pages.heading_titles)
         if title is not None:
             titled.append((page.rel_path, title))
     return _copies_of(pages, titled)

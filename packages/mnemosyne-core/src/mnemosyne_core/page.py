@@ -13,8 +13,8 @@ import stat
 import time
 
 from mnemosyne_core.config import stem_of
-from mnemosyne_core.fold import as_utf8, decode, fold, is_text
-from mnemosyne_core.frontmatter import locate, string_field, title_of
+from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text
+from mnemosyne_core.frontmatter import locate, string_field
 from mnemosyne_core.vault import open_page, read_to_end
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -101,10 +101,11 @@ def is_racy(before: os.stat_result, after: os.stat_result, now_ns: int) -> bool:
     )
 
 
-def read_page(read_path: str, rel_path: str, now_ns: int | None = None) -> Page:
+def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_titles: bool = False) -> Page:
     """Read one page whole, as the scan reads it, and keep its inputs; a failure is kept
-    as the page's error."""
-    from mnemosyne_core.find import aliases_of, fallback_title, page_fields
+    as the page's error. ``heading_titles``: the listing's ``Scan.heading_titles``, the
+    title rule of its layout (``find.page_title``)."""
+    from mnemosyne_core.find import aliases_of, page_fields, page_title
 
     page = Page(rel_path)
     try:
@@ -124,13 +125,13 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None) -> Page:
     data = as_utf8(data)
     page.not_text = not is_text(data)
     fields = page_fields(data)
-    page.title = title_of(fields, fallback_title(stem_of(rel_path.rpartition("/")[2])))
+    page.title = page_title(data, fields, stem_of(rel_path.rpartition("/")[2]), heading_titles)
     page.aliases = aliases_of(fields)
     page.constellation = string_field(fields, "constellation")
     page.type = string_field(fields, "type")
     span = locate(data)
     page.head = data[: span[2]] if span is not None else None
-    page.folded_text = fold(decode(data))
+    page.folded_text = folded_text(data)
     page.folded_title = fold(page.title)
     page.folded_path = fold(rel_path)
     page.folded_aliases = tuple(fold(alias) for alias in page.aliases)

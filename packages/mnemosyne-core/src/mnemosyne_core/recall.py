@@ -313,10 +313,6 @@ def fill_read_entries(result: RecallResult, identities: Sequence[Identity]) -> b
     return True
 
 
-#: The frontmatter keys recall reads (``RecallFields``).
-RECALL_KEYS = frozenset(("title", "slug", "tags", *DATE_KEYS))
-
-
 class RecallFields:
     """What recall reads of a page's frontmatter: title, slug, tags and date, and the
     folded strings a term is looked for in."""
@@ -341,7 +337,7 @@ def recall_fields(data: bytes) -> RecallFields | None:
     span = locate(data)
     if span is None:
         return None
-    metadata, _status = parse_block_bytes(data[span[0] : span[1]], RECALL_KEYS)
+    metadata, _status = parse_block_bytes(data[span[0] : span[1]])
     return RecallFields(metadata) if metadata else None
 
 

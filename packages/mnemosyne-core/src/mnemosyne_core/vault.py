@@ -33,6 +33,7 @@ from mnemosyne_core.config import (
     load_vault_config,
     markdown_like_endings,
     stem_of,
+    titles_from_headings,
     user_config_path,
     vault_layout,
 )
@@ -271,6 +272,7 @@ class Scan:
         "dir_warnings",
         "dirs",
         "error",
+        "heading_titles",
         "incomplete",
         "layout",
         "links",
@@ -315,6 +317,10 @@ class Scan:
         #: The vault's config as the listing read it (None for a listing made another way):
         #: a call reads ``.mnemosyne.toml`` once.
         self.config: VaultConfig | None = None
+        #: Whether a page without a frontmatter title takes its opening ``# `` heading as
+        #: its title (``config.titles_from_headings``): the layout decides it, so every
+        #: reader of the listing's pages titles them alike.
+        self.heading_titles = False
         #: What the listing met and neither took as a page nor entered nor skipped as
         #: hidden, per listed dir: (vault-relative dir, the ignore rules in force there, the
         #: entries, and where they lie: None in a searched dir, LEFT_OUT_OUTSIDE for the
@@ -383,6 +389,7 @@ def scan(
     if layout.source == LAYOUT_FROM_ZERO_CONFIG and not dirs:
         refuse_non_vault(vault, home)
     result = Scan(vault, layout.dirs, layout)
+    result.heading_titles = titles_from_headings(vault, layout, top)
     result.memory_dir = config.memory_dir
     result.cache_enabled = config.cache_enabled
     result.config = config
