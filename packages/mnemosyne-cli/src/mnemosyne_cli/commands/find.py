@@ -14,6 +14,7 @@ from mnemosyne_cli.options import (
     command_line,
     flag,
     read_limit,
+    vault_error_code,
 )
 from mnemosyne_cli.output import counted, has_control_character, page_line, printable
 from mnemosyne_contract import ExitCode
@@ -95,7 +96,7 @@ COMMAND = Command(
         (
             ExitCode.USAGE,
             "usage error (unknown flag, bad --limit, empty keyword, --cat, --json or --paths together, "
-            "-0 without --paths)",
+            "-0 without --paths, --dir naming no dir of the vault)",
         ),
         (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
         (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
@@ -126,7 +127,7 @@ def run(args: FindArguments, console: Console, backend: Backend) -> int:
     except VaultError as error:
         console.error(str(error))
         _say_options_taken_for_keywords(console, args.keywords)
-        return ExitCode.VAULT_ERROR
+        return vault_error_code(error)
     query = " ".join(args.keywords)
     if args.cat and result.total > 1 and result.named == 1:
         # Before --absolute rewrites the paths: the way out names the page as find matches it.
