@@ -4,6 +4,7 @@ typed errors, never prints or exits."""
 from mnemosyne_core.errors import (
     InvalidQueryError,
     MnemosyneError,
+    PathOutsideVaultError,
     UnknownDirError,
     VaultError,
 )
@@ -19,6 +20,7 @@ __all__ = [
     "InvalidQueryError",
     "Match",
     "MnemosyneError",
+    "PathOutsideVaultError",
     "UnknownDirError",
     "VaultError",
     "find_pages",

@@ -23,6 +23,11 @@ class InvalidQueryError(MnemosyneError, ValueError):
     negative limit."""
 
 
+class PathOutsideVaultError(InvalidQueryError):
+    """A keyword pasted as a page's path (``pasted.page_keywords``) names a file outside
+    the vault: no page of it, so "no match" would be a false answer."""
+
+
 class UnknownLintCodeError(MnemosyneError, ValueError):
     """A lint code to select or ignore that lint does not have; the message lists the
     known codes."""
