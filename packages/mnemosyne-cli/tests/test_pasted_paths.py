@@ -18,7 +18,8 @@ PAGES = {
     "duckdb/remote-parquet.md": "---\ntitle: Remote Parquet\n---\nRead parquet over HTTP.\n",
     "duckdb/local.md": "---\ntitle: Local Files\n---\nRead local files.\n",
     # Quotes the page's path, so the bare path matches two pages: the order must hold too.
-    "notes/links.md": "---\ntitle: Links\n---\nSee duckdb/remote-parquet.md and ../guides/install.md.\n",
+    "notes/links.md": "---\ntitle: Links\n---\n"
+    "See duckdb/remote-parquet.md and ../guides/install.md.\nOn Windows: C:\\docs\\local.md\n",
     "index.md": "---\ntitle: Index\n---\nThe way in.\n",
 }
 BARE = "duckdb/remote-parquet.md"
@@ -162,6 +163,8 @@ def test_a_relative_path_leaving_the_vault_is_a_usage_error(
         # No page suffix at all: a keyword as typed.
         ("./local", ""),
         ("duckdb\\local", ""),
+        # A Windows path quoted in a page: no path of this machine, so matched as typed.
+        ("C:\\docs\\local.md", "notes/links.md — Links\n"),
     ],
 )
 def test_keywords_that_only_look_like_paths_keep_their_meaning(

@@ -114,13 +114,19 @@ def _pasted_path(keyword: str, suffixes: tuple[str, ...]) -> tuple[str | None, b
         if left.endswith(suffixes):
             return left, True
         start = cut + 1
-    if not keyword.endswith(suffixes):
+    if not keyword.endswith(suffixes) or _windows_drive(keyword):
         return None, False
     if os.path.isabs(keyword) or keyword.startswith(("./", ".\\")) or "\\" in keyword:
         return keyword, False
     if ".." in keyword.split("/"):
         return keyword, False
     return None, False
+
+
+def _windows_drive(path: str) -> bool:
+    """Whether ``path`` starts with a Windows drive (``C:\\``) on another OS, where it is
+    no path of this machine: a quoted Windows path keeps its meaning as typed."""
+    return os.sep == "/" and len(path) > 2 and path[0].isascii() and path[0].isalpha() and path[1:3] in (":\\", ":/")
 
 
 def _inside(path: str, vault_real: str, keyword: str | None) -> str:
