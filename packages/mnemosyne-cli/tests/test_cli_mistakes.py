@@ -320,7 +320,7 @@ def test_find_warns_about_a_dir_the_vault_does_not_have(
     assert run(capsys, "wiki", "find", "kestrel", "--dir", "atlas", "--dir", "nope", "--vault", vault) == (
         0,
         "atlas/kestrel.md — Kestrel Notes\n",
-        f"mnemosyne: warning: --dir 'nope' names no dir of the vault; {ITS_DIRS}\n",
+        f"mnemosyne: warning: --dir 'nope' names no dir of the vault; did you mean notes? {ITS_DIRS}\n",
     )
 
 
@@ -340,7 +340,8 @@ def test_the_warning_does_not_change_a_no_match(fake_vault: FakeVault, capsys: p
     assert run(capsys, "wiki", "find", "xyzzy", "--dir", "atlas", "--dir", "atlsa", "--vault", vault) == (
         1,
         "",
-        f"no wiki page matches 'xyzzy'\nmnemosyne: warning: --dir 'atlsa' names no dir of the vault; {ITS_DIRS}\n",
+        "no wiki page matches 'xyzzy'\n"
+        f"mnemosyne: warning: --dir 'atlsa' names no dir of the vault; did you mean atlas? {ITS_DIRS}\n",
     )
 
 
@@ -352,7 +353,7 @@ def test_recall_warns_about_a_dir_the_vault_does_not_have(
     assert (code, out.splitlines()[0], err) == (
         0,
         "hermes/relay.md",
-        f"mnemosyne: warning: --dir 'nope' names no dir of the vault; {ITS_DIRS}\n",
+        f"mnemosyne: warning: --dir 'nope' names no dir of the vault; did you mean notes? {ITS_DIRS}\n",
     )
 
 
@@ -363,13 +364,13 @@ def test_lint_says_the_missing_dir_but_does_not_count_it_as_a_finding(
     assert run(capsys, "wiki", "lint", "--dir", "atlas", "--dir", "nope", "--vault", vault) == (
         0,
         "",
-        "mnemosyne: warning: --dir 'nope' names no dir of the vault; its dirs are atlas, notes\n"
+        "mnemosyne: warning: --dir 'nope' names no dir of the vault; did you mean notes? its dirs are atlas, notes\n"
         "no findings: every markdown file is searched and every page is well-formed\n",
     )
     assert run(capsys, "wiki", "lint", "--dir", "atlas", "--dir", "nope", "--json", "--vault", vault) == (
         0,
         "[]\n",
-        "mnemosyne: warning: --dir 'nope' names no dir of the vault; its dirs are atlas, notes\n"
+        "mnemosyne: warning: --dir 'nope' names no dir of the vault; did you mean notes? its dirs are atlas, notes\n"
         "no findings: every markdown file is searched and every page is well-formed\n",
     )
 
@@ -382,14 +383,17 @@ def test_default_dirs_the_vault_lacks_are_not_warned_about(
     assert run(capsys, "wiki", "find", "relay", "--vault", vault) == (0, "hermes/relay.md — Relay\n", "")
 
 
-@pytest.mark.parametrize("command", [["find", "kestrel"], ["recall", "kestrel"], ["lint"]])
-def test_when_no_given_dir_exists_the_error_lists_the_vaults_dirs(
+@pytest.mark.parametrize("command", [["find", "kestrel"], ["recall", "kestrel"], ["lint"], ["info"]])
+def test_when_no_given_dir_exists_it_is_a_usage_error_with_the_closest_dirs(
     fake_vault: FakeVault, capsys: pytest.CaptureFixture[str], command: list[str]
 ) -> None:
+    # The call is mistyped, the vault is fine: 64, not 3 (a vault find cannot search).
     vault = fake_vault(PAGES)
-    assert run(capsys, "wiki", *command, "--dir", "nope", "--dir", "atlsa", "--vault", vault) == (
-        3,
-        "",
-        f"mnemosyne: error: vault '{vault}' has none of the scanned dirs (nope, atlsa); {ITS_DIRS}: "
-        "pass the vault root with --vault, or name its dirs with --dir\n",
+    code, out, err = run(capsys, "wiki", *command, "--dir", "nope", "--dir", "atlsa", "--vault", vault)
+    assert (code, err) == (
+        64,
+        f"mnemosyne: error: --dir 'nope', 'atlsa' name no dir of the vault '{vault}'; "
+        f"did you mean notes, atlas? {ITS_DIRS}\n",
     )
+    # info still describes what it was asked about; the others print nothing.
+    assert (out == "") == (command != ["info"])

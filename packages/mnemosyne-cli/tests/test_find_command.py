@@ -302,11 +302,6 @@ def test_usage_errors_exit_64_with_one_line(
             ["wiki", "find", "x", "--vault", "/vault/atlas/a.md"],
             "vault '/vault/atlas/a.md' is not a directory: pass --vault PATH to your vault root",
         ),
-        (
-            ["wiki", "find", "x", "--vault", "/vault", "--dir", "nope", "--dir", "atlas/a.md"],
-            "vault '/vault' has none of the scanned dirs (nope, atlas/a.md) ('atlas/a.md' is a file, not a dir); "
-            "its dirs are atlas: pass the vault root with --vault, or name its dirs with --dir",
-        ),
     ],
 )
 def test_vault_errors_exit_3_never_1(

@@ -183,8 +183,9 @@ def test_no_vault_given_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_vault_without_scanned_dirs_exit_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    vault = make_vault(tmp_path, {"notes/a.md": good("A")})
-    code, out, err = run(capsys, "wiki", "lint", "--vault", vault, "--dir", "atlas")
+    # Its own config names the dir: the vault is wrong, not the call (a --dir is 64).
+    vault = make_vault(tmp_path, {"notes/a.md": good("A"), ".mnemosyne.toml": 'dirs = ["atlas"]\n'})
+    code, out, err = run(capsys, "wiki", "lint", "--vault", vault)
     assert (code, out) == (3, "")
     assert err == (
         f"mnemosyne: error: vault '{vault}' has none of the scanned dirs (atlas); its dirs are notes: "

@@ -241,8 +241,10 @@ def test_no_vault_at_all_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_a_vault_without_the_scanned_dirs_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Its own config names the dir: the vault is wrong, not the call (a --dir is 64).
     (tmp_path / "notes").mkdir()
-    assert main(["wiki", "recall", "auth", "--vault", str(tmp_path), "--dir", "wiki"]) == 3
+    (tmp_path / ".mnemosyne.toml").write_text('dirs = ["wiki"]\n')
+    assert main(["wiki", "recall", "auth", "--vault", str(tmp_path)]) == 3
     assert capsys.readouterr() == (
         "",
         f"mnemosyne: error: vault '{tmp_path}' has none of the scanned dirs (wiki); its dirs are notes: "

@@ -119,6 +119,15 @@ QUERIES = [
     Query("shortest-near-duplicate-title-first", ["strings.contains"], vault="known-item"),
     Query("file-name-pasted-from-output", ["strings.contains.md"], vault="known-item"),
     Query("path-pasted-from-output", ["hugo/content-management__shortcodes"], vault="known-item"),
+    # Every other form of a pasted path answers as the bare path (rule 6); outside: 64.
+    Query("whole-output-line-pasted", ["hugo/content-management__shortcodes.md — Shortcodes"], vault="known-item"),
+    Query(
+        "absolute-path-pasted",
+        [f"{VAULT_PLACEHOLDER}/hugo/content-management__shortcodes.md"],
+        vault="known-item",
+    ),
+    Query("dot-slash-and-backslashes-pasted", [".\\hugo\\content-management__shortcodes.md"], vault="known-item"),
+    Query("pasted-path-outside-the-vault", ["../elsewhere.md"], vault="known-item"),
     Query("text-only-matches-last-by-path", ["archive"], vault="known-item"),
     Query("cat-candidates-capped-at-limit", ["tar", "--cat", "--limit", "3"], vault="known-item"),
     Query("keyword-starting-with-dash-after-double-dash", ["--", "-v"], vault="known-item"),
@@ -147,6 +156,7 @@ QUERIES = [
     Query("sub-articles-found-with-their-parent", ["auth"], vault="harness-tree"),
     Query("sub-article-two-levels-down", ["docker"], vault="harness-tree"),
     Query("sub-articles-of-one-parent-by-dir", ["token", "--dir", "wiki/auth"], vault="harness-tree"),
+    Query("dir-named-by-its-last-part-is-a-usage-error", ["token", "--dir", "auth"], vault="harness-tree"),
     Query("memory-dir-never-searched", ["wiki-query"], vault="harness-tree"),
     Query("other-suffix-named-on-a-miss", ["mdx page"], vault="harness-tree"),
     # A docs repo of .mdx pages in language dirs, node_modules/ and dist/ ignored.

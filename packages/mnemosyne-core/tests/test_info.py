@@ -7,7 +7,7 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 from vault_pages import VAULT, MakeVault, page
 
-from mnemosyne_core import VaultError
+from mnemosyne_core import UnknownDirError, VaultError
 from mnemosyne_core.info import describe_vault
 
 WRITE_ONLY_DIR = 0o300
@@ -56,10 +56,8 @@ def test_no_scanned_dir_is_described_with_finds_error(make_vault: MakeVault) -> 
     info = describe_vault(VAULT, dirs=["atlas"])
     assert [(d.name, d.state) for d in info.dirs] == [("atlas", "missing")]
     assert info.unsearched == 1
-    assert info.error == (
-        "vault '/vault' has none of the scanned dirs (atlas); its dirs are notes: "
-        "pass the vault root with --vault, or name its dirs with --dir"
-    )
+    assert info.error == "--dir 'atlas' names no dir of the vault '/vault'; its dirs are notes"
+    assert isinstance(info.failure, UnknownDirError)
 
 
 def test_config_files_are_listed_in_the_order_read(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> None:

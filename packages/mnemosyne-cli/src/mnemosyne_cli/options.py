@@ -386,6 +386,16 @@ NO_CACHE = flag(
 )
 
 
+def vault_error_code(error: Exception) -> int:
+    """The exit code of a VaultError a command met: USAGE when the --dir given named no
+    dir of the vault (``UnknownDirError``: the call is mistyped, the vault may be fine),
+    else VAULT_ERROR."""
+    from mnemosyne_contract import ExitCode
+    from mnemosyne_core.errors import UnknownDirError
+
+    return ExitCode.USAGE if isinstance(error, UnknownDirError) else ExitCode.VAULT_ERROR
+
+
 class PagesArguments(Arguments):
     """The arguments of the commands the page cache and a ``wiki serve`` answer (find,
     recall): where their pages come from."""

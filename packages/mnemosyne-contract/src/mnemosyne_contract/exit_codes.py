@@ -23,7 +23,9 @@ class ExitCode(IntEnum):
     INGEST_UNVERIFIED = 5
     #: serve: a server is already running for the vault (it holds the vault's lock).
     SERVER_RUNNING = 6
-    #: Usage error: unknown flag, bad value, no subcommand, no or empty keyword.
+    #: Usage error: unknown flag, bad value, no subcommand, no or empty keyword; a --dir that
+    #: names no dir of the vault (the call is wrong, not the vault); find: a keyword pasted
+    #: as a page's path that lies outside the vault.
     USAGE = 64
     #: ingest: the source is missing, not a regular file, empty, not UTF-8, or its
     #: frontmatter is broken.

@@ -1,7 +1,13 @@
 """Deterministic keyword search over a markdown wiki vault. Pure: returns values, raises
 typed errors, never prints or exits."""
 
-from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
+from mnemosyne_core.errors import (
+    InvalidQueryError,
+    MnemosyneError,
+    PathOutsideVaultError,
+    UnknownDirError,
+    VaultError,
+)
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -14,6 +20,8 @@ __all__ = [
     "InvalidQueryError",
     "Match",
     "MnemosyneError",
+    "PathOutsideVaultError",
+    "UnknownDirError",
     "VaultError",
     "find_pages",
     "search",

@@ -11,9 +11,21 @@ class VaultError(MnemosyneError):
     invalid."""
 
 
+class UnknownDirError(VaultError):
+    """None of the dirs given on the command line (--dir) is a dir of the vault: a mistake
+    in the call (a typo, a dir of another vault), which the CLI reports as a usage error,
+    not as a vault it cannot search. A VaultError still, as it was before it had its own
+    class, for callers that catch that."""
+
+
 class InvalidQueryError(MnemosyneError, ValueError):
     """The query itself is wrong: no keyword, an empty or whitespace-only keyword, or a
     negative limit."""
+
+
+class PathOutsideVaultError(InvalidQueryError):
+    """A keyword pasted as a page's path (``pasted.page_keywords``) names a file outside
+    the vault: no page of it, so "no match" would be a false answer."""
 
 
 class UnknownLintCodeError(MnemosyneError, ValueError):

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from mnemosyne_core.cache import IndexInfo
     from mnemosyne_core.config import Layout
+    from mnemosyne_core.errors import VaultError
     from mnemosyne_core.lint import Copies
     from mnemosyne_core.vault import Scan, VaultLocation
 
@@ -72,6 +73,7 @@ class VaultInfo:
         "dirs_given",
         "dirs_source",
         "error",
+        "failure",
         "layout",
         "location",
         "pages",
@@ -102,6 +104,9 @@ class VaultInfo:
         self.pages = sum(info.pages for info in dirs) if pages is None else pages
         #: The vault's page cache (``cache.describe_index``).
         self.cache = cache
+        #: ``error`` as the error find raises for it (``vault.Scan.failure``): an
+        #: UnknownDirError says the --dir given named no dir of the vault.
+        self.failure: VaultError | None = None
         #: The --dir the description was asked with (None: the layout's dirs).
         self.dirs_given: Sequence[str] | None = None
         #: The dirs that repeat another dir's pages, and the exclude line that drops them
@@ -150,6 +155,7 @@ def describe_vault(
         describe_index(pages, environ),
     )
     described.dirs_given = dirs
+    described.failure = pages.failure
     described.copies = vault_copies(pages)
     return described
 

@@ -47,11 +47,12 @@ from mnemosyne_core.diagnostics import (
     VANISHED,
     Diagnostic,
 )
-from mnemosyne_core.errors import VaultError
+from mnemosyne_core.errors import UnknownDirError, VaultError
 from mnemosyne_core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
+    import difflib
     from collections.abc import Callable, Mapping, Sequence
 
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
@@ -272,6 +273,7 @@ class Scan:
         "dir_warnings",
         "dirs",
         "error",
+        "failure",
         "heading_titles",
         "incomplete",
         "layout",
@@ -306,6 +308,9 @@ class Scan:
         self.skipped: dict[str, str] = {}
         #: Why no scanned dir could be listed (``scan(require_dirs=False)``), else None.
         self.error: str | None = None
+        #: ``error`` as the error ``scan`` raises for it (an UnknownDirError when the --dir
+        #: given named no dir of the vault), else None.
+        self.failure: VaultError | None = None
         self.incomplete = 0
         #: The walk that listed a tree layout or one with an exclude (None for a flat
         #: listing): it decides what a name met later would be (the index asks it).
@@ -452,14 +457,22 @@ def scan(
             else:
                 result.passed_over.append(passed_outside)
     if not result.listing:
-        result.error = _no_scanned_dir_message(result, _its_dirs(top), not_dirs)
+        if dirs and not_dirs and not result.skipped:
+            # Every dir the command line named is missing: the call is mistyped, the vault
+            # may be fine.
+            failure: VaultError = UnknownDirError(_unknown_dirs_message(vault, not_dirs, top))
+        else:
+            failure = VaultError(_no_scanned_dir_message(result, _its_dirs(top), not_dirs))
+        result.error = str(failure)
+        result.failure = failure
         if require_dirs:
-            raise VaultError(result.error)
-    elif dirs:
+            raise failure
+    elif dirs and not_dirs:
         # A default or configured dir may well be absent; a dir typed on the command line
         # that is not there is a typo the user should hear about.
+        known = vault_dir_names(vault)
         for dir_name in not_dirs:
-            warning = Diagnostic(dir_name, UNKNOWN_DIR, _its_dirs(top))
+            warning = Diagnostic(dir_name, UNKNOWN_DIR, _dirs_hint(known, [dir_name], top))
             result.dir_warnings.append(warning)
             result.warnings.append(warning)
     return result
@@ -570,8 +583,32 @@ def _no_scanned_dir_message(result: Scan, its_dirs: str, not_dirs: Sequence[str]
     )
 
 
+def _unknown_dirs_message(vault: str, names: Sequence[str], top: Mapping[str, os.DirEntry[str]]) -> str:
+    """Why the dirs ``names``, all the --dir given, are no search, and the way out: the
+    vault's dirs closest to them, then its dirs. The vault is named: a --dir meant for
+    another vault (or relative to the current dir) reads plainly as such."""
+    files = [name for name in names if os.path.lexists(os.path.join(vault, name))]
+    what = ""
+    if files:
+        verb = "is a file" if len(files) == 1 else "are files"
+        what = f" ({', '.join(f'{name!r}' for name in files)} {verb}, not a dir)"
+    given = ", ".join(f"{name!r}" for name in names)
+    return (
+        f"--dir {given} {'names' if len(names) == 1 else 'name'} no dir of the vault {vault!r}{what}; "
+        f"{_dirs_hint(vault_dir_names(vault), names, top)}"
+    )
+
+
+def _dirs_hint(known: Sequence[str], names: Sequence[str], top: Mapping[str, os.DirEntry[str]]) -> str:
+    """What follows a --dir that names no dir: ``did you mean ...?`` when dirs of the
+    vault (``known``) are close to ``names``, then its top-level dirs."""
+    guesses = closest_dirs(names, known)
+    return (f"did you mean {', '.join(guesses)}? " if guesses else "") + _its_dirs(top)
+
+
 def _its_dirs(top: Mapping[str, os.DirEntry[str]]) -> str:
-    """The vault's top-level dirs that could be scanned (not hidden), for a message."""
+    """The vault's top-level dirs that could be scanned (not hidden), for a message, as
+    many as ``capped_names`` shows."""
     names = []
     for name, entry in top.items():
         try:
@@ -579,7 +616,114 @@ def _its_dirs(top: Mapping[str, os.DirEntry[str]]) -> str:
                 names.append(name)
         except OSError:
             continue
-    return f"its dirs are {', '.join(sorted(names))}" if names else "it has no dirs"
+    return f"its dirs are {capped_names(sorted(names))}" if names else "it has no dirs"
+
+
+#: A message's list of names takes at most this many characters, then counts the rest: a
+#: vault of 300 dirs must not turn a one-line error into a screenful.
+NAMES_WIDTH = 80
+
+
+def capped_names(names: Sequence[str], width: int = NAMES_WIDTH) -> str:
+    """``names`` joined by ``, ``, as many as fit in ``width`` characters (the first one
+    always), then ``… and N more``."""
+    shown: list[str] = []
+    used = 0
+    for name in names:
+        used += len(name) + (2 if shown else 0)
+        if shown and used > width:
+            break
+        shown.append(name)
+    rest = len(names) - len(shown)
+    return ", ".join(shown) + (f", … and {rest} more" if rest else "")
+
+
+#: The most dirs ``vault_dir_names`` lists: a mistyped --dir in a vault of a million dirs
+#: must not cost a crawl of all of them.
+MAX_LISTED_DIRS = 10_000
+#: At most this many dirs are offered for a --dir that names none (``closest_dirs``).
+MAX_GUESSES = 3
+
+
+def vault_dir_names(vault: str) -> list[str]:
+    """The vault's dirs a --dir could name, vault-relative with ``/``, shallowest first (a
+    dir's own before those below it), at most MAX_LISTED_DIRS: hidden ones and what lies
+    below a symlinked dir are left out, as a tree's walk leaves them."""
+    found: list[str] = []
+    queue = [("", vault)]
+    for dir_rel, dir_path in queue:  # the queue grows as it is read: breadth first
+        try:
+            with os.scandir(dir_path) as entries:
+                children = sorted(
+                    (entry.name, entry.path, entry.is_symlink())
+                    for entry in entries
+                    if not entry.name.startswith(".") and _is_dir(entry)
+                )
+        except OSError:
+            continue
+        for name, path, is_link in children:
+            rel = join_rel(dir_rel, name)
+            found.append(rel)
+            if len(found) >= MAX_LISTED_DIRS:
+                return found
+            if not is_link:
+                queue.append((rel, path))
+    return found
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def closest_dirs(names: Sequence[str], known: Sequence[str], limit: int = MAX_GUESSES) -> list[str]:
+    """The dirs of ``known`` closest to the mistyped --dir ``names``, best first, at most
+    ``limit``. For each name in turn: the dirs it is the tail of (``7.6`` for
+    ``reference/7.6``), then those whose last part is its last part, shallowest first;
+    only when there are none, those difflib finds close (its default cutoff, 0.6) to the
+    name, or whose last part is close to its last part, closest first. A dir that ends as
+    the name does is the one meant, in the place the caller forgot; difflib's guesses
+    beside it would be noise (``7.4`` for ``7.6``), so they only catch typos."""
+    import difflib  # only a mistyped --dir pays for it
+
+    guesses: list[str] = []
+    for name in names:
+        tail, last = "/" + name, name.rpartition("/")[2]
+        ends = [dir_rel for dir_rel in known if dir_rel.endswith(tail)]
+        same_last = [dir_rel for dir_rel in known if dir_rel.rpartition("/")[2] == last and dir_rel not in ends]
+        found = sorted(ends, key=_depth_first) + sorted(same_last, key=_depth_first)
+        if not found:
+            whole, part = difflib.SequenceMatcher[str](), difflib.SequenceMatcher[str]()
+            whole.set_seq2(name)
+            part.set_seq2(last)
+            close = []
+            for dir_rel in known:
+                whole.set_seq1(dir_rel)
+                part.set_seq1(dir_rel.rpartition("/")[2])
+                ratio = max(_ratio(whole), _ratio(part))
+                if ratio >= _CUTOFF:
+                    close.append((-ratio, *_depth_first(dir_rel)))
+            found = [dir_rel for _, _, dir_rel in sorted(close)]
+        guesses += [guess for guess in found if guess not in guesses]
+    return guesses[:limit]
+
+
+#: difflib's own default cutoff (``get_close_matches``), as the flags' guesses use.
+_CUTOFF = 0.6
+
+
+def _depth_first(dir_rel: str) -> tuple[int, str]:
+    return (dir_rel.count("/"), dir_rel)
+
+
+def _ratio(matcher: difflib.SequenceMatcher[str]) -> float:
+    """The matcher's ratio, skipping its cost when the cheap upper bounds rule it out, as
+    ``difflib.get_close_matches`` does."""
+    if matcher.real_quick_ratio() < _CUTOFF or matcher.quick_ratio() < _CUTOFF:
+        return 0.0
+    return matcher.ratio()
 
 
 def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:

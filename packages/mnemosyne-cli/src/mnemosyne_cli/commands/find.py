@@ -14,11 +14,13 @@ from mnemosyne_cli.options import (
     command_line,
     flag,
     read_limit,
+    vault_error_code,
 )
 from mnemosyne_cli.output import counted, has_control_character, page_line, printable
 from mnemosyne_contract import ExitCode
 from mnemosyne_core import InvalidQueryError, VaultError
 from mnemosyne_core.backend import FindRequest
+from mnemosyne_core.pasted import page_keywords
 from mnemosyne_core.results import DEFAULT_LIMIT
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -72,7 +74,8 @@ COMMAND = Command(
     summary="list the pages that contain every keyword",
     description="List the pages whose title, vault-relative path or text contains every "
     "KEYWORD (case-insensitive, literal substrings, AND), so a path copied from this output "
-    "finds its page. Pages whose title (or an alias) or path holds every keyword come first: "
+    "finds its page (a whole output line and an --absolute path too). Pages whose title (or an alias) "
+    "or path holds every keyword come first: "
     "those where every keyword starts a word, then those whose title or an alias alone holds them, "
     "then the shortest title, then by path; the rest, which only mention the keywords, follow by "
     "how early their text holds them all, then by path. One line per page: <dir>/<file>.md — <title>.",
@@ -95,7 +98,7 @@ COMMAND = Command(
         (
             ExitCode.USAGE,
             "usage error (unknown flag, bad --limit, empty keyword, --cat, --json or --paths together, "
-            "-0 without --paths)",
+            "-0 without --paths, --dir naming no dir of the vault, a pasted path outside the vault)",
         ),
         (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
         (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
@@ -110,6 +113,9 @@ def run(args: FindArguments, console: Console, backend: Backend) -> int:
         console.error(contradiction)
         return ExitCode.USAGE
     try:
+        # A pasted path (an output line, an --absolute path, ./path) becomes the path find
+        # prints, and every message below names it so.
+        args.keywords = list(page_keywords(args.keywords, args.vault, args.dir, **console.env.vault_lookup()))
         result = backend.search(
             FindRequest(
                 args.vault,
@@ -126,7 +132,7 @@ def run(args: FindArguments, console: Console, backend: Backend) -> int:
     except VaultError as error:
         console.error(str(error))
         _say_options_taken_for_keywords(console, args.keywords)
-        return ExitCode.VAULT_ERROR
+        return vault_error_code(error)
     query = " ".join(args.keywords)
     if args.cat and result.total > 1 and result.named == 1:
         # Before --absolute rewrites the paths: the way out names the page as find matches it.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mnemosyne_cli import __version__
-from mnemosyne_cli.options import COLOR, DIR, VAULT, Arguments, Command, command_line, flag
+from mnemosyne_cli.options import COLOR, DIR, VAULT, Arguments, Command, command_line, flag, vault_error_code
 from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
 from mnemosyne_core import VaultError, config
@@ -50,7 +50,7 @@ COMMAND = Command(
             "no vault found, or a bad config file; or no scanned dir can be searched "
             "(described on stdout, the reason on stderr)",
         ),
-        (ExitCode.USAGE, "usage error (unknown flag or argument, a bad --dir name)"),
+        (ExitCode.USAGE, "usage error (unknown flag or argument, a bad --dir name, or none names a dir of the vault)"),
         (ExitCode.WRITE_FAILED, "stdout could not take the report (closed, disk full)"),
         (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
     ],
@@ -82,7 +82,7 @@ def run(args: InfoArguments, console: Console, backend: Backend) -> int:
             console.out(line)
     if info.error:
         console.error(info.error)
-        return ExitCode.VAULT_ERROR
+        return vault_error_code(info.failure) if info.failure is not None else ExitCode.VAULT_ERROR
     return ExitCode.OK
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemosyne_cli.options import COLOR, DIR, VAULT, Arguments, BadValue, Command, Option, flag
+from mnemosyne_cli.options import COLOR, DIR, VAULT, Arguments, BadValue, Command, Option, flag, vault_error_code
 from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
 from mnemosyne_core import VaultError
@@ -88,7 +88,11 @@ COMMAND = Command(
             ExitCode.VAULT_ERROR,
             "no vault found, or it is missing, not a directory, without scanned dirs, or a bad config file",
         ),
-        (ExitCode.USAGE, "usage error (unknown flag or argument, a flag without its value, an unknown code)"),
+        (
+            ExitCode.USAGE,
+            "usage error (unknown flag or argument, a flag without its value, an unknown code, "
+            "--dir naming no dir of the vault)",
+        ),
         (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
         (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
     ],
@@ -112,7 +116,7 @@ def run(args: LintArguments, console: Console, backend: Backend) -> int:
         )
     except VaultError as error:
         console.error(str(error))
-        return ExitCode.VAULT_ERROR
+        return vault_error_code(error)
     findings = report.findings
     if args.json:
         console.out_json([finding.to_dict() for finding in findings])

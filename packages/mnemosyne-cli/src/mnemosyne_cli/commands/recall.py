@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from mnemosyne_cli.options import COLOR, DIR, VAULT, Command, Option, PagesArguments, command_line, flag
+from mnemosyne_cli.options import (
+    COLOR,
+    DIR,
+    VAULT,
+    Command,
+    Option,
+    PagesArguments,
+    command_line,
+    flag,
+    vault_error_code,
+)
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
 from mnemosyne_core import InvalidQueryError, VaultError
@@ -63,7 +73,7 @@ COMMAND = Command(
             "no vault found, or it is missing or without scanned dirs, a bad config file, "
             "or a page could not be read and nothing matched",
         ),
-        (ExitCode.USAGE, "usage error (unknown flag, no or blank TOPIC)"),
+        (ExitCode.USAGE, "usage error (unknown flag, no or blank TOPIC, --dir naming no dir of the vault)"),
         (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
         (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
     ],
@@ -101,7 +111,7 @@ def run(args: RecallArguments, console: Console, backend: Backend) -> int:
     except (InvalidQueryError, VaultError) as error:
         console.error(str(error))
         log(False, 0, [], failure_observation(error), None)
-        return ExitCode.USAGE if isinstance(error, InvalidQueryError) else ExitCode.VAULT_ERROR
+        return ExitCode.USAGE if isinstance(error, InvalidQueryError) else vault_error_code(error)
     if not result.matches and result.incomplete:
         message = f"no wiki entry matched '{query}' among the pages that could be read"
         console.err(printable(message))
