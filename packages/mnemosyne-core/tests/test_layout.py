@@ -125,7 +125,7 @@ def test_the_root_itself_may_be_a_flat_dir(tmp_path: Path) -> None:
         ('exclude = ["a\\nb"]\n', "exclude has 'a\\nb', which holds a line break or NUL"),
         (
             'layout = "tree"\n',
-            "has unknown key(s) layout; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache]",
+            "has unknown key(s) layout; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache], [order]",
         ),
     ],
 )

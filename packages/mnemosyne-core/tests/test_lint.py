@@ -858,7 +858,7 @@ def test_unknown_code_is_checked_before_the_vault() -> None:
         ('lint = "x"\n', "lint must be a table"),
         (
             '[lints]\nignore = ["x"]\n',
-            "has unknown key(s) lints; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache]",
+            "has unknown key(s) lints; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache], [order]",
         ),
     ],
 )

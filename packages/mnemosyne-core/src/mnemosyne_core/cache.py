@@ -954,9 +954,10 @@ class CachedScan:
     ) -> FindResult | None:
         """find's answer over a fresh snapshot; None when the one page --cat prints changed
         since it was judged, or (``served``) when nothing matches."""
-        from mnemosyne_core.find import Tally, judge
+        from mnemosyne_core.find import Tally, judge, preferred_dirs
 
         pages, snapshot = pages_and_snapshot
+        prefer = preferred_dirs(pages)
         tally = Tally(len(folded), limit)
         for rel_path, error in snapshot.unreadable:
             tally.unreadable_page(rel_path, error)
@@ -976,6 +977,7 @@ class CachedScan:
                 partial(record_contains, page.record, page.text_start),
                 partial(record_position, page.record, page.text_start),
                 page.folded_aliases,
+                prefer,
             )
             if key is not None:
                 fields = {"constellation": page.constellation, "type": page.type}
