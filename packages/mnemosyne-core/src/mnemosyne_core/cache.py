@@ -954,7 +954,8 @@ class CachedScan:
     ) -> FindResult | None:
         """find's answer over a fresh snapshot; None when the one page --cat prints changed
         since it was judged, or (``served``) when nothing matches."""
-        from mnemosyne_core.find import Tally, judge, preferred_dirs
+        from mnemosyne_core.find import Tally, judge
+        from mnemosyne_core.vault import preferred_dirs
 
         pages, snapshot = pages_and_snapshot
         prefer = preferred_dirs(pages)
@@ -1029,7 +1030,7 @@ class CachedScan:
         """recall's answer over a fresh snapshot; None when a read entry changed since it
         was judged."""
         from mnemosyne_core.recall import RecallResult, fill_read_entries, fold_terms, rank, take_page
-        from mnemosyne_core.vault import PageRef
+        from mnemosyne_core.vault import PageRef, preferred_dirs
 
         pages, snapshot = pages_and_snapshot
         result = RecallResult(pages.vault, topic if isinstance(topic, str) else " ".join(topic), terms)
@@ -1045,7 +1046,7 @@ class CachedScan:
             fields = page.recall_of()
             identities[rel_path] = page.identity
             take_page(result, PageRef(dir_name, rel_path.rpartition("/")[2], ""), fields, folded_terms, b"")
-        rank(result)
+        rank(result, preferred_dirs(pages))
         if not result.matches and not result.incomplete:
             result.left_out = left_out_files(pages)
         if not fill_read_entries(result, [identities[entry.path] for entry in result.read]):

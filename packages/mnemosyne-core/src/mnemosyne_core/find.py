@@ -12,7 +12,7 @@ from __future__ import annotations
 import marshal
 import os
 
-from mnemosyne_core.config import CONSTELLATIONS, load_vault_config, stem_of
+from mnemosyne_core.config import CONSTELLATIONS, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.fold import WIDE_BOM_LEADS, TextMatcher, as_utf8, fold, is_text, wide_codec
 from mnemosyne_core.frontmatter import (
@@ -38,7 +38,14 @@ from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's A
     check_query,
 )
 from mnemosyne_core.split import can_fork, in_two
-from mnemosyne_core.vault import left_out_files, listed_vault, open_page, read_to_end, unreadable_warning
+from mnemosyne_core.vault import (  # preferred_dirs is find's API too (the page cache's)
+    left_out_files,
+    listed_vault,
+    open_page,
+    preferred_dirs,
+    read_to_end,
+    unreadable_warning,
+)
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -237,14 +244,6 @@ def search(
         # the miss note counts are among what it passed over, so none is listed again.
         result.left_out = left_out_files(pages)
     return result
-
-
-def preferred_dirs(pages: Scan) -> tuple[str, ...]:
-    """The vault's ``[order] prefer`` (``judge``), from the config the listing ``pages``
-    read (or, for a listing made another way, from the vault's file): the scan and the page
-    cache sort by the same preference."""
-    config = pages.config if pages.config is not None else load_vault_config(pages.vault)
-    return config.prefer
 
 
 #: Vaults this large are searched by two processes when the machine has two cores. The

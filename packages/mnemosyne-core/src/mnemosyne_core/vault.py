@@ -908,6 +908,14 @@ class TreeWalk:
         return data.decode("utf-8", "replace").splitlines()
 
 
+def preferred_dirs(pages: Scan) -> tuple[str, ...]:
+    """The vault's ``[order] prefer`` (``find.judge``, ``recall.rank``), from the config the
+    listing ``pages`` read (or, for a listing made another way, from the vault's file): the
+    scan and the page cache order by the same preference."""
+    config = pages.config if pages.config is not None else load_vault_config(pages.vault)
+    return config.prefer
+
+
 def left_out_files(pages: Scan) -> list[tuple[str, str]] | None:
     """The markdown files the layout leaves out in the searched dirs, as ``scan(left_out=...)``
     adds them (in another order), found among what the listing of ``pages`` passed over:

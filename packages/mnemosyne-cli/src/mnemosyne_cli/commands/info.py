@@ -104,6 +104,7 @@ def to_json(
         "source_file": location.source_file,
         "config_files": info.config_files,
         "layout": info.layout.to_dict() if info.layout is not None else None,
+        "prefer": list(info.prefer),
         "dirs_source": info.dirs_source,
         "dirs": [dir_info.to_dict() for dir_info in info.dirs],
         "pages": info.pages,
@@ -137,6 +138,11 @@ def report_lines(
     ]
     if info.layout is not None:
         lines.append(f"layout: {layout_summary(info.layout)}")
+    if info.prefer:
+        lines.append(
+            f"prefer: {printable(', '.join(info.prefer))} (their pages come first among the versions of a page; "
+            f"[order] prefer in {config.VAULT_CONFIG_FILE})"
+        )
     lines.append(f"scanned dirs ({_dirs_source(info.dirs_source)}):")
     for dir_info in info.dirs:
         lines.append(f"  {printable(dir_info.name)}/: {_dir_state(dir_info)}")

@@ -135,7 +135,8 @@ def _report(args: RecallArguments, console: Console, result: RecallResult, query
     from mnemosyne_core.fold import as_utf8
 
     for entry in result.matches:
-        console.out(printable(entry.path))
+        other = f" (another version of {entry.version_of}: not read)" if entry.version_of is not None else ""
+        console.out(printable(entry.path + other))
     for entry in result.read:
         console.out("")
         console.out(f"==> {printable(entry.path)} <==")
