@@ -181,6 +181,12 @@ QUERIES = [
     Query("versioned-copies-listed-current-first", ["installation", "--matched"], vault="docusaurus"),
     Query("versioned-copy-named-by-its-version", ["version-1.0", "installation"], vault="docusaurus"),
     Query("versioned-file-name-pasted", ["intro.md"], vault="docusaurus"),
+    # Releases and translations with [order] prefer: of the versions of a page, tied on every
+    # other key, the one under a preferred dir comes first; a release named in the keywords
+    # still names its own page.
+    Query("preferred-release-first", ["install"], vault="versioned"),
+    Query("preferred-language-first", ["getting", "started", "--matched"], vault="versioned"),
+    Query("named-release-before-the-preferred", ["7.9", "install"], vault="versioned"),
 ]
 
 
