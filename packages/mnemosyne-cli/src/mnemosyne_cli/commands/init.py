@@ -30,7 +30,10 @@ COMMAND = Command(
     "commands use there without it: the default dirs it has, flat, when it has any; else the whole tree "
     "of .md, .markdown and .mdx files. Afterwards every command run in PATH or below it finds the vault. "
     "Never overwrites an existing .mnemosyne.toml. Prints the file's path on stdout and the layout on "
-    "stderr, with the markdown files it leaves out and the setting that takes them in.",
+    "stderr, with the markdown files it leaves out and the setting that takes them in. A folder that keeps "
+    "a page per release or per language (the same path under sibling dirs such as 7.4/ and 7.6/, or en/ "
+    "and it/) also gets an [order] prefer of the highest release and the language the others copy, said "
+    "in one more stderr line.",
     examples=[
         "mnemosyne wiki init",
         "mnemosyne wiki init ~/notes --dry-run",
