@@ -185,7 +185,7 @@ def test_info_names_the_copies_and_offers_no_exclude_that_drops_other_pages(
     assert [line for line in out.splitlines() if line.startswith("copies: ")] == [
         "copies: versioned_docs/version-1.0/ copies 3 of its 4 pages from versioned_docs/version-2.0/ "
         "(guides/configuration.mdx, guides/deployment.md, intro.md), and an exclude of it would drop 1 page that "
-        "is no copy; find lists every copy: no exclude"
+        "is no copy; find lists every copy, and no dir is all copies: no exclude is suggested"
     ]
     # wiki init prefers the highest release, and find puts its page first among the copies.
     vault = tmp_path / "site"

@@ -259,3 +259,37 @@ def test_init_writes_no_order_without_versions(tmp_path: Path, capsys: pytest.Ca
     code, out, err = run(capsys, "wiki", "init", vault, "--dry-run")
     assert (code, "[order]" in out, err) == (ExitCode.OK, False, "")
     assert '"prefer": []' in run(capsys, "wiki", "info", "--vault", vault, "--json")[1]
+
+
+def test_info_offers_the_exclude_only_for_dirs_that_are_all_copies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it/ is en/ page for page; fr/ translated one page of two: only it/ may be left out.
+    english = {name: page(name.upper(), "2024-01-01", f"{name} in English") for name in ("a", "b")}
+    vault = write(
+        tmp_path,
+        {
+            ".mnemosyne.toml": TREE,
+            "site/en/a.md": english["a"],
+            "site/en/b.md": english["b"],
+            "site/it/a.md": english["a"],
+            "site/it/b.md": english["b"],
+            "site/fr/a.md": english["a"],
+            "site/fr/b.md": page("B", "2024-01-01", "b en français"),
+        },
+    )
+    code, out, _ = run(capsys, "wiki", "info", "--vault", vault)
+    assert code == ExitCode.OK
+    assert [line for line in out.splitlines() if line.startswith("copies: ")] == [
+        "copies: site/it/ copies site/en/ page for page; site/fr/ copies 1 of its 2 pages from site/en/ (a.md), "
+        "and an exclude of it would drop 1 page that is no copy; find lists every copy: to leave out the dirs that "
+        'are all copies, set exclude = ["site/it/"] in .mnemosyne.toml'
+    ]
+    # Done as it says, a miss counts what the exclude leaves out.
+    Path(vault, ".mnemosyne.toml").write_text(TREE + 'exclude = ["site/it/"]\n', encoding="utf-8")
+    assert run(capsys, "wiki", "find", "zzz", "--vault", vault) == (
+        ExitCode.NO_MATCH,
+        "",
+        "no wiki page matches 'zzz'\nnot searched: 2 markdown files in the searched dirs: 2 left out by exclude in "
+        ".mnemosyne.toml (remove a pattern there to search them)\n",
+    )

@@ -304,9 +304,10 @@ def _all_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[st
 
 def collapse_versions(findings: Iterable[Finding], prefer: Sequence[str] = ()) -> list[Finding]:
     """``findings`` with each finding that repeats, code and message alike, across versions
-    of one page (``versions.page_key``) said once: at the version recall would read
-    (``versions.chosen_version``), naming the dirs of the others. A docs site in 16
-    languages must not say one thing 16 times."""
+    of one page (``versions.page_key``) said once: at the version ``versions.chosen_version``
+    picks among them in path order (the preferred one, else the highest release, else the
+    first by path), naming the dirs of the others. A docs site in 16 languages must not say
+    one thing 16 times."""
     groups: dict[tuple[str, str, str], list[Finding]] = {}
     kept = []
     for finding in findings:

@@ -193,8 +193,10 @@ def copies_state(copies: Copies) -> str:
                 f"{printable(copy.of) or '.'}/ ({printable(shown_copies(copy))}), and an exclude of it would drop "
                 f"{counted(others, 'page')} that {'is' if others == 1 else 'are'} no copy"
             )
-    way_out = f"to leave out the dirs that are all copies, {printable(copies.way_out())}" if whole else "no exclude"
-    return f"{'; '.join(parts)}; find lists every copy: {way_out}"
+    if whole:
+        way_out = printable(copies.way_out())
+        return f"{'; '.join(parts)}; find lists every copy: to leave out the dirs that are all copies, {way_out}"
+    return f"{'; '.join(parts)}; find lists every copy, and no dir is all copies: no exclude is suggested"
 
 
 def cache_state(cache: CacheInfo, served: bool = False) -> str:
