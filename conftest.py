@@ -32,7 +32,7 @@ import mnemosyne_core.find
 import mnemosyne_core.info
 import mnemosyne_core.layout
 import mnemosyne_core.lint
-import mnemosyne_core.recall  # noqa: F401
+import mnemosyne_core.recall
 
 # No per-example deadline: a loaded CI machine must not turn a slow example into a failure.
 # In CI (CI=true, as .ci/run is run), the same examples every time: a red run is
@@ -71,3 +71,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("AION_VAULT", raising=False)
     monkeypatch.chdir(home)
     return home
+
+
+@pytest.fixture(autouse=True)
+def _no_detached_builder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call in this process that finds no whole index answers by the scan and would start
+    a detached builder: one still at work when the next test calls on the same vault (the
+    fixture vaults are shared) would change what that test reads, at a moment it cannot
+    know. The builder is tested where it is the subject (test_index.py, test_index_faults.py,
+    and every test that runs the CLI as a subprocess); a test that wants an index builds it
+    in the foreground (index_harness.build_index)."""
+    monkeypatch.setattr(mnemosyne_core.cache, "start_detached", lambda *args: None)

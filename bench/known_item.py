@@ -230,7 +230,8 @@ KEY_NAMES = (
     "a keyword is in the intended page's path, not its title (key 2)",
     "a shorter title holds every keyword (key 3)",
     "an alias of the intended page holds every keyword where the first page's title does (key 4)",
-    "an equal-length title holds every keyword; the path decides (key 5)",
+    "the first page lies under a dir [order] prefer puts first (key 5)",
+    "an equal-length title holds every keyword; the path decides (key 6)",
 )
 BOTH_IN_TEXT = "both match only in their text; the one holding every keyword sooner comes first (group 2)"
 

@@ -169,7 +169,7 @@ def test_why_behind_names_the_first_key_that_differs() -> None:
     assert "group 2" in known_item.why_behind(in_text, Page("docs/y.md", "Menus"), ["menus"])
     english, translation = Page("en/embed.md", "Embed"), Page("ar/x.md", "X", aliases=["Embed"])
     assert "key 4" in known_item.why_behind(translation, english, ["embed"])
-    assert "key 5" in known_item.why_behind(Page("b/ab.md", "ab"), Page("a/ab.md", "ab"), ["ab"])
+    assert "key 6" in known_item.why_behind(Page("b/ab.md", "ab"), Page("a/ab.md", "ab"), ["ab"])
     assert known_item.why_behind(Page("b/z.md", "Z"), Page("a/y.md", "Y"), ["menus"]) == known_item.BOTH_IN_TEXT
 
 

@@ -389,7 +389,8 @@ def test_a_server_started_by_hand_is_not_joined_by_another(
         ("[serve]\nautostart = true\n", "has unknown key(s) serve.autostart; allowed: serve.auto"),
         (
             "[serves]\nauto = true\n",
-            "has unknown key(s) serves; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache]",
+            "has unknown key(s) serves; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache], "
+            "[order]",
         ),
     ],
 )

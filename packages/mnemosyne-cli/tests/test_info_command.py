@@ -180,6 +180,7 @@ def test_info_json_is_the_report_and_matches_the_schema(vault: Path, capsys: pyt
             "exclude": [],
             "source": "default",
         },
+        "prefer": [],
         "dirs_source": "--dir",
         "dirs": [
             {"name": "atlas", "state": "present", "pages": 2, "reason": None, "subdirs": []},

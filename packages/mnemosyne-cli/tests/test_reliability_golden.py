@@ -197,6 +197,12 @@ QUERIES = [
     Query("headings-dotted-capitals-find-the-title", ["DEĞİŞTİRİLEMEZ"], vault="headings"),
     Query("headings-dotless-i-typed-as-i", ["ALTYAPI"], vault="headings"),
     Query("headings-markup-reduced-to-its-text", ["bold", "find", "guide", "--matched"], vault="headings"),
+    # Releases and translations with [order] prefer: of the versions of a page, tied on every
+    # other key, the one under a preferred dir comes first; a release named in the keywords
+    # still names its own page.
+    Query("preferred-release-first", ["install"], vault="versioned"),
+    Query("preferred-language-first", ["getting", "started", "--matched"], vault="versioned"),
+    Query("named-release-before-the-preferred", ["7.9", "install"], vault="versioned"),
 ]
 
 

@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from server_harness import run_cli, start_subprocess_server
+from server_harness import ensure_index, run_cli, start_subprocess_server
 
 from mnemosyne_cli import client
 from mnemosyne_cli.environment import Environment
@@ -35,6 +35,7 @@ def test_concurrent_calls_while_ingest_writes(
         (vault / "analyses" / f"agent-note-{number}.md").write_text(
             f"---\ntitle: Agent note {number}\n---\nbody\n", encoding="utf-8"
         )
+    ensure_index(vault)
     process = start_subprocess_server(vault)
     words = ["wiki", "find", "agent", "note", "--limit", "0", "--vault", str(vault)]
     answers: list[tuple[list[str], list[str]]] = []

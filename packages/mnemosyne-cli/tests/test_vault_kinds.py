@@ -130,48 +130,88 @@ def test_a_miss_counts_what_gitignore_excludes_and_info_says_so(
     assert note in run(capsys, "wiki", "info", "--vault", vault)[1]
 
 
-# --- docs repeated in versioned copies: lint says so once per copy, info names the line ---
+# --- docs repeated in versioned copies: only equal pages under sibling dirs are copies ---
 
 DOCUSAURUS = KNOWN_ITEM_VAULT.parent / "docusaurus"
-COPIES_LINE = "run 'mnemosyne wiki init', then set exclude = [\"versioned_docs/\"] in .mnemosyne.toml"
+WHERE = "(the same bytes, or the same text after the frontmatter)"
 
 
-def test_lint_says_once_per_versioned_copy_which_exclude_line_drops_the_copies(
+def test_lint_names_the_copies_of_a_release_that_also_holds_changed_pages(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    per_copy = (
-        "\tduplicate-title\t4 pages here have the title and file name of another page: a copy of docs/ (a "
-        f"versioned or copied tree); find lists every copy: to leave the copies out, {COPIES_LINE}\n"
-    )
+    # version-1.0/ repeats three pages of version-2.0/ byte for byte and changed its
+    # installation page: an exclude of it would drop that page, so none is offered. docs/
+    # (the next release) is no sibling of them: its titles are duplicates, said once for
+    # the two releases of each page.
+    def versions(title: str, others: str) -> str:
+        return (
+            f"title {title!r} is also the title of {others}; the same in its versions in versioned_docs/version-1.0/\n"
+        )
+
     assert run(capsys, "wiki", "lint", "--vault", str(DOCUSAURUS)) == (
         ExitCode.NO_MATCH,
-        "blog/2024-05-01-introduction.md\tduplicate-title\ttitle 'Introduction' is also the title of docs/intro.md\n"
-        "docs/intro.md\tduplicate-title\ttitle 'Introduction' is also the title of blog/2024-05-01-introduction.md\n"
-        f"versioned_docs/version-1.0{per_copy}versioned_docs/version-2.0{per_copy}",
-        "4 findings in 4 paths; 13 ignored (--select, --ignore, [lint] ignore, and zero config leaves out "
+        "blog/2024-05-01-introduction.md\tduplicate-title\ttitle 'Introduction' is also the title of docs/intro.md, "
+        "versioned_docs/version-1.0/intro.md, versioned_docs/version-2.0/intro.md\n"
+        "docs/guides/configuration.mdx\tduplicate-title\ttitle 'Configuration' is also the title of "
+        "versioned_docs/version-1.0/guides/configuration.mdx, versioned_docs/version-2.0/guides/configuration.mdx\n"
+        "docs/guides/deployment.md\tduplicate-title\ttitle 'Deployment' is also the title of "
+        "versioned_docs/version-1.0/guides/deployment.md, versioned_docs/version-2.0/guides/deployment.md\n"
+        "docs/installation.md\tduplicate-title\ttitle 'Installation' is also the title of "
+        "versioned_docs/version-1.0/installation.md, versioned_docs/version-2.0/installation.md\n"
+        "docs/intro.md\tduplicate-title\ttitle 'Introduction' is also the title of blog/2024-05-01-introduction.md, "
+        "versioned_docs/version-1.0/intro.md, versioned_docs/version-2.0/intro.md\n"
+        "versioned_docs/version-1.0\tduplicate-title\t3 of the 4 pages here are copies of the pages at the same "
+        f"path in versioned_docs/version-2.0/ {WHERE}: guides/configuration.mdx, guides/deployment.md, intro.md; "
+        "an exclude of versioned_docs/version-1.0/ would also drop the 1 that is no copy, so none is suggested: to "
+        "leave out the copies alone, exclude them by name\n"
+        "versioned_docs/version-2.0/guides/configuration.mdx\tduplicate-title\t"
+        + versions("Configuration", "docs/guides/configuration.mdx")
+        + "versioned_docs/version-2.0/guides/deployment.md\tduplicate-title\t"
+        + versions("Deployment", "docs/guides/deployment.md")
+        + "versioned_docs/version-2.0/installation.md\tduplicate-title\t"
+        + versions("Installation", "docs/installation.md")
+        + "versioned_docs/version-2.0/intro.md\tduplicate-title\t"
+        + versions("Introduction", "blog/2024-05-01-introduction.md, docs/intro.md"),
+        "10 findings in 10 paths; 9 ignored (--select, --ignore, [lint] ignore, and zero config leaves out "
         "no-frontmatter, missing-title, missing-updated)\n",
     )
 
 
-def test_info_names_the_copies_and_the_exclude_line_that_drops_them(
+def test_info_names_the_copies_and_offers_no_exclude_that_drops_other_pages(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, _ = run(capsys, "wiki", "info", "--vault", str(DOCUSAURUS))
     assert code == ExitCode.OK
     assert [line for line in out.splitlines() if line.startswith("copies: ")] == [
-        "copies: versioned_docs/version-1.0/ and versioned_docs/version-2.0/ repeat docs/ (8 pages with the title "
-        f"and file name of another page); find lists every copy: to leave them out, {COPIES_LINE}"
+        "copies: versioned_docs/version-1.0/ copies 3 of its 4 pages from versioned_docs/version-2.0/ "
+        "(guides/configuration.mdx, guides/deployment.md, intro.md), and an exclude of it would drop 1 page that "
+        "is no copy; find lists every copy, and no dir is all copies: no exclude is suggested"
     ]
-    # Done as it says, find lists the current docs alone, and neither info nor lint names copies.
+    # wiki init prefers the highest release, and find puts its page first among the copies.
     vault = tmp_path / "site"
     shutil.copytree(DOCUSAURUS, vault)
-    assert run(capsys, "wiki", "init", str(vault))[0] == ExitCode.OK
-    config = vault / ".mnemosyne.toml"
-    config.write_text(config.read_text().replace("exclude = []", 'exclude = ["versioned_docs/"]'))
+    assert run(capsys, "wiki", "init", str(vault)) == (
+        ExitCode.OK,
+        f"{vault}/.mnemosyne.toml\n",
+        "a tree layout of . (.md .markdown .mdx): 14 pages now; edit the file to change it\n"
+        "versions of a page found: find puts the one under versioned_docs/version-2.0/ first (the highest release, "
+        "the language the others repeat most); edit [order] prefer to change it\n",
+    )
     assert run(capsys, "wiki", "find", "installation", "--vault", str(vault)) == (
         ExitCode.OK,
-        "docs/installation.md — Installation\n",
+        "versioned_docs/version-2.0/installation.md — Installation\n"
+        "docs/installation.md — Installation\n"
+        "versioned_docs/version-1.0/installation.md — Installation\n",
         "",
     )
-    assert "copies: " not in run(capsys, "wiki", "info", "--vault", str(vault))[1]
-    assert "version" not in run(capsys, "wiki", "lint", "--vault", str(vault))[1]
+    prefer = "prefer: versioned_docs/version-2.0/ (their pages come first among the versions of a page; [order] "
+    assert prefer + "prefer in .mnemosyne.toml)" in run(capsys, "wiki", "info", "--vault", str(vault))[1]
+    # An exclude hides pages from a miss no more than an ignore file does: the miss counts them.
+    config = vault / ".mnemosyne.toml"
+    config.write_text(config.read_text().replace("exclude = []", 'exclude = ["versioned_docs/"]'))
+    assert run(capsys, "wiki", "find", "zzz", "--vault", str(vault)) == (
+        ExitCode.NO_MATCH,
+        "",
+        "no wiki page matches 'zzz'\nnot searched: 8 markdown files in the searched dirs: 8 left out by exclude in "
+        ".mnemosyne.toml (remove a pattern there to search them)\n",
+    )

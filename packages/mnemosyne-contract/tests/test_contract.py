@@ -83,6 +83,7 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
             "exclude": [],
             "source": ".mnemosyne.toml",
         },
+        "prefer": [],
         "dirs_source": ".mnemosyne.toml",
         "dirs": [
             {"name": "wiki", "state": "present", "pages": 3, "reason": None, "subdirs": []},
@@ -115,6 +116,9 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
     }
     assert validator.is_valid(good)
     assert validator.is_valid({**good, "server": None})  # reserved for wiki serve
+    assert validator.is_valid({**good, "prefer": ["reference/7.6/", "content/en/"]})
+    assert not validator.is_valid({**good, "prefer": ["reference/7.6"]})  # a dir, written with its '/'
+    assert not validator.is_valid({k: v for k, v in good.items() if k != "prefer"})
     assert validator.is_valid({**good, "packages": {**versions, "mnemosyne-wiki-core": None}})
     server = {"pid": 42, "watched_dirs": 10, "resident_bytes": 16 << 20, "auto_started": False}
     assert validator.is_valid({**good, "server": server})

@@ -22,26 +22,33 @@ def begins_a_word(keyword: str, text: str) -> bool:
 
 
 def reference_sort_key(
-    folded_keywords: list[str], title: str, rel_path: str, text: str = "", aliases: Sequence[str] = ()
+    folded_keywords: list[str],
+    title: str,
+    rel_path: str,
+    text: str = "",
+    aliases: Sequence[str] = (),
+    prefer: Sequence[str] = (),
 ) -> tuple[object, ...]:
     """The spec's keys in order; a smaller tuple sorts first. ``text`` is the page's decoded
-    text, ``aliases`` its frontmatter aliases (both only matter where the spec says)."""
+    text, ``aliases`` its frontmatter aliases, ``prefer`` the vault's ``[order] prefer``
+    (each only matters where the spec says)."""
     folded_title, folded_path = plain_fold(title), plain_fold(rel_path)
+    preferred = next((index for index, name in enumerate(prefer) if rel_path.startswith(name)), len(prefer))
     for_names = []
     names = [(0, folded_title)] + [(1, plain_fold(alias)) for alias in aliases]
     for is_alias, name in names:
         if all(keyword in name for keyword in folded_keywords):
             every_word_starts = all(begins_a_word(keyword, name) for keyword in folded_keywords)
-            for_names.append((0, 0 if every_word_starts else 1, 0, len(name), is_alias, rel_path))
+            for_names.append((0, 0 if every_word_starts else 1, 0, len(name), is_alias, preferred, rel_path))
     if for_names:
         return min(for_names)
     named = all(keyword in folded_title or keyword in folded_path for keyword in folded_keywords)
     if not named:
-        return (1, 0, 0, *mention_depth(folded_keywords, plain_fold(text)), rel_path)
+        return (1, 0, 0, *mention_depth(folded_keywords, plain_fold(text)), preferred, rel_path)
     every_word_starts = all(
         begins_a_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in folded_keywords
     )
-    return (0, 0 if every_word_starts else 1, 1, len(folded_title), 0, rel_path)
+    return (0, 0 if every_word_starts else 1, 1, len(folded_title), 0, preferred, rel_path)
 
 
 def mention_depth(folded_keywords: list[str], folded_text: str) -> tuple[int, int]:

@@ -50,7 +50,7 @@ def vault(tmp_path: Path) -> Path:
 def builders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The index paths a call started a detached builder for (none is started)."""
     started: list[str] = []
-    monkeypatch.setattr(cache, "start_detached", lambda path, vault_real, home, environ: started.append(path))
+    monkeypatch.setattr(cache, "start_detached", lambda path, *args: started.append(path))
     return started
 
 

@@ -283,85 +283,87 @@ def test_duplicate_title_folds_unicode(make_vault: MakeVault) -> None:
     assert findings(vault) == [("atlas/a.md", "duplicate-title"), ("atlas/b.md", "duplicate-title")]
 
 
-def _versioned_site(
-    copies: Sequence[str], pages: Sequence[str] = ("intro", "install", "guides/deploy")
-) -> dict[str, str | bytes]:
-    """A docs site whose ``docs/`` pages are repeated, title and path alike, under each of
-    ``copies``: the versioned copies of a Docusaurus site."""
-    files: dict[str, str | bytes] = {}
-    for root in ("docs", *copies):
-        for name in pages:
-            files[f"{root}/{name}.md"] = good(name.rpartition("/")[2].title())
-    return files
+TREE = 'dirs = ["."]\ndepth = "tree"\n'
+WHERE = "(the same bytes, or the same text after the frontmatter)"
 
 
-def test_copied_dirs_get_one_duplicate_title_each_with_the_exclude_line(make_vault: MakeVault) -> None:
-    files = _versioned_site(["versioned_docs/version-1.0", "versioned_docs/version-2.0"])
-    files["blog/intro-post.md"] = good("Intro")  # the same title under another file name: no copy
+def test_copies_are_equal_pages_at_one_path_under_sibling_dirs(make_vault: MakeVault) -> None:
+    # it/ repeats en/ page for page; the same bytes under dirs that are no siblings (docs/)
+    # or under another name are no copy.
+    files: dict[str, str | bytes] = {".mnemosyne.toml": TREE}
+    for name in ("a", "b", "c"):
+        files[f"site/en/{name}.md"] = good(name.upper()) + f"Text of {name}.\n"
+        files[f"site/it/{name}.md"] = good(name.upper()) + f"Text of {name}.\n"
+    files["docs/a.md"] = files["site/en/a.md"]
+    files["site/en/other.md"] = files["site/en/b.md"]
     vault = make_vault(files)
-    # Zero config: an exclude alone would end it, so wiki init writes the layout down first.
-    line = "run 'mnemosyne wiki init', then set exclude = [\"versioned_docs/\"] in .mnemosyne.toml"
     assert messages(vault) == {
-        ("blog/intro-post.md", "duplicate-title"): "title 'Intro' is also the title of docs/intro.md",
-        ("docs/intro.md", "duplicate-title"): "title 'Intro' is also the title of blog/intro-post.md",
-        **{
-            (f"versioned_docs/version-{version}", "duplicate-title"): (
-                "3 pages here have the title and file name of another page: a copy of docs/ (a versioned or "
-                f"copied tree); find lists every copy: to leave the copies out, {line}"
-            )
-            for version in ("1.0", "2.0")
-        },
+        ("site/it", "duplicate-title"): (
+            f"all 3 pages here are copies of the pages at the same path in site/en/ {WHERE}; find lists every "
+            'copy: to leave them out, set exclude = ["site/it/"] in .mnemosyne.toml'
+        ),
+        ("docs/a.md", "duplicate-title"): "title 'A' is also the title of site/en/a.md, site/it/a.md",
+        ("site/en/a.md", "duplicate-title"): (
+            "title 'A' is also the title of docs/a.md; the same in its versions in site/it/"
+        ),
+        ("site/en/b.md", "duplicate-title"): (
+            "title 'B' is also the title of site/en/other.md; the same in its versions in site/it/"
+        ),
+        ("site/en/other.md", "duplicate-title"): "title 'B' is also the title of site/en/b.md, site/it/b.md",
     }
 
 
-def test_copies_replace_exactly_the_per_page_findings_inside_them(make_vault: MakeVault) -> None:
-    # The plain rule, one finding per page sharing a title, stays for every page outside
-    # the copies; inside them one finding per dir stands for all of them.
-    files = _versioned_site(["old/v1", "old/v2"], pages=("a", "b", "c", "d"))
-    files["docs/sub/a.md"] = good("A")  # the same title and file name inside docs/ itself
+def test_a_dir_only_partly_copies_is_named_with_what_an_exclude_would_drop(make_vault: MakeVault) -> None:
+    # 7.4/ keeps two pages of 7.6/ as they are (one with other frontmatter: the text after
+    # it decides) and changed one: the highest release is the original, no exclude is offered.
+    files: dict[str, str | bytes] = {".mnemosyne.toml": TREE}
+    for name in ("install", "usage", "api"):
+        files[f"reference/7.6/{name}.md"] = good(name.title()) + f"About {name}.\n"
+    files["reference/7.4/install.md"] = files["reference/7.6/install.md"]
+    files["reference/7.4/usage.md"] = good("Usage (7.4)") + "About usage.\n"
+    files["reference/7.4/api.md"] = good("Api") + "About the old api.\n"
     vault = make_vault(files)
-    found = findings(vault)
-    assert found == [
-        ("docs/a.md", "duplicate-title"),
-        ("docs/sub/a.md", "duplicate-title"),
-        ("old/v1", "duplicate-title"),
-        ("old/v2", "duplicate-title"),
-    ]
-    titled = [(path, path.rpartition("/")[2][:-3].title()) for path in sorted(files)]
-    copies = lint_module.find_copies(titled)
-    plain = {
-        path for path, _ in titled if sum(title == path.rpartition("/")[2][:-3].title() for _, title in titled) > 1
+    assert messages(vault) == {
+        ("reference/7.4", "duplicate-title"): (
+            f"2 of the 3 pages here are copies of the pages at the same path in reference/7.6/ {WHERE}: "
+            "install.md, usage.md; an exclude of reference/7.4/ would also drop the 1 that is no copy, so none is "
+            "suggested: to leave out the copies alone, exclude them by name"
+        )
     }
-    assert {path for path in plain if copies.holds(path)} == {path for path in files if path.startswith("old/")}
-    assert copies.line == 'exclude = ["old/"]'
 
 
-def test_too_few_repeated_pages_are_no_copy(make_vault: MakeVault) -> None:
-    # Two pages, or fewer than half of a dir's pages, repeating another dir's are a
-    # coincidence of names (two sections' "Overview" and "FAQ"), said page by page.
-    two = make_vault(_versioned_site(["v1"], pages=("faq", "overview")))
-    assert findings(two) == [
-        (f"{root}/{name}.md", "duplicate-title") for root in ("docs", "v1") for name in ("faq", "overview")
-    ]
-    repeated = [(f"{root}/{name}.md", name) for root in ("docs", "v1") for name in ("a", "b", "c")]
-    assert [copy.dir for copy in lint_module.find_copies(repeated).dirs] == ["v1"]
-    own = [(f"v1/own-{number}.md", f"Own {number}") for number in range(4)]
-    assert lint_module.find_copies([*repeated, *own]).dirs == []
-
-
-def test_exclude_line_names_each_copy_anchors_a_bare_name_and_keeps_the_config(make_vault: MakeVault) -> None:
-    # One copy beside a page that is not one: only the copy is named. A one-part name is
-    # anchored when a dir of that name lies deeper (gitignore would match it there too).
-    files = _versioned_site(["archive/v1"])
-    files["archive/notes.md"] = good("Notes")
-    files.update(_versioned_site(["v1"], pages=("x", "y", "z")))
-    files["docs/v1/readme.md"] = good("Readme")
-    files[".mnemosyne.toml"] = 'dirs = ["."]\ndepth = "tree"\nexclude = ["drafts/"]\n'
+def test_the_preferred_dir_is_the_original_and_a_bare_name_is_anchored(make_vault: MakeVault) -> None:
+    files: dict[str, str | bytes] = {
+        ".mnemosyne.toml": TREE + 'exclude = ["drafts/"]\n[order]\nprefer = ["v1/"]\n',
+        "v1/a.md": good("A") + "x\n",
+        "v2/a.md": good("A") + "x\n",
+        "notes/v2/readme.md": good("Readme"),
+    }
     vault = make_vault(files)
-    assert messages(vault)[("v1", "duplicate-title")].endswith(
-        'to leave the copies out, set exclude = ["drafts/", "archive/v1/", "/v1/"] in .mnemosyne.toml'
-    )
-    assert lint_module.find_copies([("v1/a.md", "A")]).line is None
+    assert messages(vault) == {
+        ("v2", "duplicate-title"): (
+            f"the one page here is a copy of the page at the same path in v1/ {WHERE}; find lists every copy: to "
+            'leave them out, set exclude = ["drafts/", "/v2/"] in .mnemosyne.toml'
+        )
+    }
+
+
+def test_a_finding_repeated_across_versions_is_one_line_naming_the_dirs(make_vault: MakeVault) -> None:
+    # The same title in every translation is no duplicate, and one missing date is said once,
+    # at the preferred version.
+    files: dict[str, str | bytes] = {".mnemosyne.toml": TREE + '[order]\nprefer = ["content/it/"]\n'}
+    for language in ("en", "fr", "it"):
+        files[f"content/{language}/guide.md"] = page("Guide") + f"In {language}.\n"
+        files[f"content/{language}/faq.md"] = good("FAQ") + f"Asked in {language}.\n"
+    vault = make_vault(files)
+    assert [(finding.path, finding.code, finding.message) for finding in lint(vault)] == [
+        (
+            "content/it/guide.md",
+            "missing-updated",
+            "no updated, lastmod or date; recall ranks the page last; the same in its versions in content/en/, "
+            "content/fr/",
+        )
+    ]
 
 
 def test_unknown_constellation(make_vault: MakeVault) -> None:
@@ -890,7 +892,8 @@ def test_unknown_code_is_checked_before_the_vault() -> None:
         ('lint = "x"\n', "lint must be a table"),
         (
             '[lints]\nignore = ["x"]\n',
-            "has unknown key(s) lints; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache]",
+            "has unknown key(s) lints; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache], "
+            "[order]",
         ),
     ],
 )

@@ -17,7 +17,7 @@ from property_examples import examples
 from reference_order import plain_fold, reference_sort_key
 
 from mnemosyne_core import search
-from mnemosyne_core.frontmatter import title_of
+from mnemosyne_core.frontmatter import logseq_page_name, title_of
 
 #: Word parts that make every key of the order matter: words that start or sit inside
 #: other words ("tar", "setarch", "tar-split"), case and folding ("Straße", "STRASSE"),
@@ -58,8 +58,10 @@ def reference_order(vault: str, keywords: list[str]) -> list[str]:
                 text = handle.read()
             stem = name[: -len(".md")]
             title_line = text.split("\n")[1] if text.startswith("---\n") else None
-            # Rule 5: a frontmatter title has its whitespace collapsed; a stem is kept as it is.
-            title = title_of({"title": title_line[len("title: '") : -1]}, stem) if title_line else stem
+            # Rule 5: a frontmatter title has its whitespace collapsed; a stem is kept as it is,
+            # but for Logseq's ``A___B`` that names the page ``A/B``.
+            name_of_stem = logseq_page_name(stem)
+            title = title_of({"title": title_line[len("title: '") : -1]}, name_of_stem) if title_line else name_of_stem
             rel_path = f"{dir_name}/{name}"
             surface = plain_fold(title) + "\0" + plain_fold(rel_path) + "\0" + plain_fold(text)
             if all(keyword in surface for keyword in folded):

@@ -32,7 +32,14 @@ from mnemosyne_core.build import start_detached
 from mnemosyne_core.config import home_dir
 from mnemosyne_core.freshness import ListingChanged, fresh_listed, fresh_served, listing_fields, scan_from_fields
 from mnemosyne_core.index import FORMAT, IndexUnusable, NoteIndex, answerable, written_by
-from mnemosyne_core.vault import left_out_files, read_as_judged, resolve_vault, scan, unreadable_warning
+from mnemosyne_core.vault import (
+    left_out_files,
+    preferred_dirs,
+    read_as_judged,
+    resolve_vault,
+    scan,
+    unreadable_warning,
+)
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -253,6 +260,7 @@ class IndexedScan:
         from mnemosyne_core.fold import fold
 
         try:
+            prefer = preferred_dirs(pages)
             tally = Tally(len(folded), request.limit)
             for rel_path, error in fresh.unreadable:
                 tally.unreadable_page(rel_path, error)
@@ -268,6 +276,7 @@ class IndexedScan:
                     page.text_contains,
                     page.text_position,
                     page.folded_aliases,
+                    prefer,
                 )
                 if key is not None:
                     fields = {"constellation": page.constellation, "type": page.type}
@@ -348,7 +357,7 @@ class IndexedScan:
                     take_page(result, PageRef(dir_name, name, ""), fields, folded_terms, b"")
         except _INDEX_ERRORS:
             return None
-        rank(result)
+        rank(result, preferred_dirs(pages))
         if not result.matches and not result.incomplete:
             result.left_out = left_out_files(pages)
         if not fill_read_entries(result, [identities[entry.path] for entry in result.read]):

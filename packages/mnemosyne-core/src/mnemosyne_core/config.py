@@ -40,7 +40,17 @@ DEFAULT_SCANNED_DIRS: tuple[str, ...] = CONSTELLATIONS + CROSS_CUTTING_DIRS
 VAULT_CONFIG_FILE = ".mnemosyne.toml"
 #: The keys a vault config file may hold. ``dirs``, ``depth``, ``suffixes`` and ``exclude``
 #: make up its layout (``Layout``); docs/commands.md, "Layouts", describes each.
-VAULT_CONFIG_KEYS: tuple[str, ...] = ("dirs", "depth", "suffixes", "exclude", "memory_dir", "lint", "serve", "cache")
+VAULT_CONFIG_KEYS: tuple[str, ...] = (
+    "dirs",
+    "depth",
+    "suffixes",
+    "exclude",
+    "memory_dir",
+    "lint",
+    "serve",
+    "cache",
+    "order",
+)
 LAYOUT_KEYS: tuple[str, ...] = ("dirs", "depth", "suffixes", "exclude")
 
 # --- layouts: which files of a vault are its pages ---------------------------------------
@@ -87,6 +97,10 @@ class VaultConfig(Record):
 
     ``cache_enabled`` is ``[cache] enabled``: find and recall keep what they read of each
     page in the page cache on disk (mnemosyne_core.cache). On unless false.
+
+    ``prefer`` is ``[order] prefer``: the dirs (each ending in '/') whose pages come first
+    among pages that tie on every other key of find's order (docs/spec.md, rule 8), in the
+    list's order; empty when absent.
     """
 
     __slots__ = (
@@ -97,6 +111,7 @@ class VaultConfig(Record):
         "lint_ignore",
         "memory_dir",
         "path",
+        "prefer",
         "serve_auto",
         "suffixes",
     )
@@ -113,8 +128,10 @@ class VaultConfig(Record):
         suffixes: tuple[str, ...] | None = None,
         exclude: tuple[str, ...] | None = None,
         cache_enabled: bool = True,
+        prefer: tuple[str, ...] = (),
     ):
         self.dirs = dirs
+        self.prefer = prefer
         self.cache_enabled = cache_enabled
         self.memory_dir = memory_dir
         self.lint_ignore = lint_ignore
@@ -311,7 +328,9 @@ def load_vault_config(vault: str) -> VaultConfig:
     the wrong shape.
     """
     path = os.path.join(vault, VAULT_CONFIG_FILE)
-    data = _load_toml(path, VAULT_CONFIG_KEYS, "dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache]")
+    data = _load_toml(
+        path, VAULT_CONFIG_KEYS, "dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache], [order]"
+    )
     if data is None:
         return VaultConfig()
     dirs = data.get("dirs")
@@ -359,6 +378,7 @@ def load_vault_config(vault: str) -> VaultConfig:
         suffixes=suffixes,
         exclude=exclude,
         cache_enabled=_cache_enabled(path, data.get("cache")),
+        prefer=_order_prefer(path, data.get("order")),
     )
 
 
@@ -408,6 +428,33 @@ def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
     if not isinstance(ignore, list) or not all(isinstance(code, str) for code in ignore):
         raise VaultError(f'{path}: lint.ignore must be a list of lint codes, e.g. ignore = ["missing-updated"]')
     return tuple(dict.fromkeys(ignore))
+
+
+def _order_prefer(path: str, table: object) -> tuple[str, ...]:
+    """``[order] prefer``, checked: vault-relative dirs, each given back ending in '/'."""
+    example = 'e.g. [order] then prefer = ["reference/7.6/", "content/en/"]'
+    if table is None:
+        return ()
+    if not isinstance(table, dict):
+        raise VaultError(f"{path}: order must be a table, {example}")
+    unknown = sorted(set(table) - {"prefer"})
+    if unknown:
+        raise VaultError(
+            f"{path} has unknown key(s) {', '.join(f'order.{key}' for key in unknown)}; allowed: order.prefer"
+        )
+    prefer = table.get("prefer", [])
+    if not isinstance(prefer, list) or not all(isinstance(name, str) for name in prefer):
+        raise VaultError(f"{path}: order.prefer must be a list of vault-relative dirs, {example}")
+    dirs = []
+    for name in prefer:
+        bare = name[:-1] if name.endswith("/") else name
+        reason = check_dir_name(bare)
+        if bare == VAULT_ROOT_DIR:
+            reason = "is the vault root, which holds every page"
+        if reason:
+            raise VaultError(f"{path}: order.prefer has {name!r}, which {reason}; {example}")
+        dirs.append(bare + "/")
+    return tuple(dict.fromkeys(dirs))
 
 
 def _cache_enabled(path: str, table: object) -> bool:

@@ -33,7 +33,14 @@ from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's A
     Match,
     check_query,
 )
-from mnemosyne_core.vault import left_out_files, listed_vault, open_page, read_to_end, unreadable_warning
+from mnemosyne_core.vault import (  # preferred_dirs is find's API too (the index's)
+    left_out_files,
+    listed_vault,
+    open_page,
+    preferred_dirs,
+    read_to_end,
+    unreadable_warning,
+)
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -45,8 +52,9 @@ if TYPE_CHECKING:
     #: Where a matching page sorts: (group, a keyword starts no word, no name alone holds
     #: every keyword, name length (first group) or mention depth's line (second group),
     #: the name is an alias, not the title (first group) or mention depth's column (second
-    #: group), path); compared as a tuple, smallest first. See ``judge``.
-    SortKey = tuple[int, int, int, int, int, str]
+    #: group), the place of its preferred dir in ``[order] prefer``, path); compared as a
+    #: tuple, smallest first. See ``judge``.
+    SortKey = tuple[int, int, int, int, int, int, str]
 
 
 def starts_word(folded_keyword: str, folded_text: str) -> bool:
@@ -68,6 +76,7 @@ def judge(
     text_contains: Callable[[str], bool],
     text_position: Callable[[str], tuple[int, int] | None],
     folded_aliases: Sequence[str] = (),
+    prefer: Sequence[str] = (),
 ) -> tuple[list[bool], SortKey | None]:
     """Decide one page: whether each folded keyword is in it, and its sort key (None unless
     it holds every keyword). The only place find decides a match or an order.
@@ -77,7 +86,8 @@ def judge(
     where the keyword first occurs in that text, (line, column) with the column in
     characters (None: nowhere); it is asked only about a page that matches in its text
     alone.
-    ``folded_aliases`` are the page's other names (frontmatter ``aliases``).
+    ``folded_aliases`` are the page's other names (frontmatter ``aliases``); ``prefer``
+    the vault's preferred dirs (``[order] prefer``, each ending in '/').
 
     The order (docs/spec.md rule 8), smallest key first:
     0. group: title, an alias or the path holds every keyword (the page the caller named)
@@ -91,8 +101,11 @@ def judge(
        ("strings.contains" before "strings.containsany");
     4. the title before an alias: a page's own title names it more surely than another
        page's alias of equal weight (a translation carrying the English name as an alias);
-    5. the path, in code-point order: a stable tie-break.
-    The rest (first key 1) go by ``mention_depth``, then by path.
+    5. a page under a preferred dir, in the order of ``prefer`` (``preferred_rank``),
+       before the rest: of the versions or translations of a page, which tie on every
+       key above, the one the vault prefers;
+    6. the path, in code-point order: a stable tie-break.
+    The rest (first key 1) go by ``mention_depth``, then the preferred dir, then by path.
     """
     holds = [keyword in folded_title or keyword in folded_path for keyword in keywords]
     if folded_aliases:
@@ -101,25 +114,42 @@ def judge(
             for keyword, present in zip(keywords, holds, strict=True)
         ]
     if all(holds):
-        key = named_key(keywords, rel_path, folded_path, folded_title, folded_aliases)
+        key = named_key(keywords, rel_path, folded_path, folded_title, folded_aliases, prefer)
         if key is not None:
             return holds, key
     holds = [present or text_contains(keyword) for keyword, present in zip(keywords, holds, strict=True)]
     if not all(holds):
         return holds, None
-    return holds, (1, 0, 0, *mention_depth(keywords, text_position), rel_path)
+    line, column = mention_depth(keywords, text_position)
+    return holds, (1, 0, 0, line, column, preferred_rank(rel_path, prefer), rel_path)
+
+
+def preferred_rank(rel_path: str, prefer: Sequence[str]) -> int:
+    """Where the page at ``rel_path`` sorts among pages tied on every other key: the place
+    in ``prefer`` of the first preferred dir it lies under, ``len(prefer)`` under none (0
+    for every page when the vault prefers no dir, so its order is the path's alone)."""
+    for index, prefix in enumerate(prefer):
+        if rel_path.startswith(prefix):
+            return index
+    return len(prefer)
 
 
 def named_key(
-    keywords: tuple[str, ...], rel_path: str, folded_path: str, folded_title: str, folded_aliases: Sequence[str]
+    keywords: tuple[str, ...],
+    rel_path: str,
+    folded_path: str,
+    folded_title: str,
+    folded_aliases: Sequence[str],
+    prefer: Sequence[str] = (),
 ) -> SortKey | None:
     """The first-group key of a page (``judge``), or None when neither one of its names
     alone nor its title and path together hold every keyword."""
     best: SortKey | None = None
+    rank = preferred_rank(rel_path, prefer) if prefer else 0
     for is_alias, name in enumerate((folded_title, *folded_aliases)):
         if all(keyword in name for keyword in keywords):
             words_start = all(starts_word(keyword, name) for keyword in keywords)
-            key = (0, not words_start, 0, len(name), min(is_alias, 1), rel_path)
+            key = (0, not words_start, 0, len(name), min(is_alias, 1), rank, rel_path)
             if best is None or key < best:
                 best = key
     if best is not None:
@@ -129,7 +159,7 @@ def named_key(
     words_start = all(
         starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in keywords
     )
-    return (0, not words_start, 1, len(folded_title), 0, rel_path)
+    return (0, not words_start, 1, len(folded_title), 0, rank, rel_path)
 
 
 def mention_depth(keywords: tuple[str, ...], text_position: Callable[[str], tuple[int, int] | None]) -> tuple[int, int]:
@@ -196,7 +226,7 @@ def search(
     folded = prepare_query(keywords, limit)
     # ``listing``: resolved and listed by the caller already.
     pages = listing if listing is not None else listed_vault(vault, dirs, environ, cwd, home)
-    tally = _Task(pages, folded, limit, keep_content).run()
+    tally = _Task(pages, folded, limit, keep_content, preferred_dirs(pages)).run()
     result = tally.result(pages, keywords)
     if result.total == 0 and not result.incomplete:
         # The scan listed every searched dir, in this process: the files the miss note
@@ -299,8 +329,12 @@ def _shown(
 class _Task:
     """One search over the listed pages."""
 
-    def __init__(self, pages: Scan, keywords: tuple[str, ...], limit: int, keep_content: bool):
+    def __init__(
+        self, pages: Scan, keywords: tuple[str, ...], limit: int, keep_content: bool, prefer: tuple[str, ...] = ()
+    ):
         self.pages = pages
+        #: The vault's ``[order] prefer`` (``judge``).
+        self.prefer = prefer
         self.keywords = keywords
         self.limit = limit
         self.keep_content = keep_content
@@ -353,6 +387,7 @@ class _Task:
             text.__contains__,
             lambda keyword: position(text, keyword),
             tuple(map(fold, aliases)),
+            self.prefer,
         )
         tally.count(holds)
         if key is None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from mnemosyne_core.cache import describe_index
 from mnemosyne_core.config import VAULT_CONFIG_FILE, VAULT_ROOT_DIR, home_dir, scanned_dirs_and_source
 from mnemosyne_core.lint import UNREADABLE, unsearched_findings, vault_copies
-from mnemosyne_core.vault import scan
+from mnemosyne_core.vault import preferred_dirs, scan
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -77,6 +77,7 @@ class VaultInfo:
         "layout",
         "location",
         "pages",
+        "prefer",
         "unsearched",
     )
 
@@ -112,6 +113,8 @@ class VaultInfo:
         #: The dirs that repeat another dir's pages, and the exclude line that drops them
         #: (``lint.vault_copies``, the rule of lint's duplicate-title per dir).
         self.copies: Copies | None = None
+        #: The vault's ``[order] prefer`` (``vault.preferred_dirs``).
+        self.prefer: tuple[str, ...] = ()
 
 
 def describe_vault(
@@ -157,6 +160,7 @@ def describe_vault(
     described.dirs_given = dirs
     described.failure = pages.failure
     described.copies = vault_copies(pages)
+    described.prefer = preferred_dirs(pages)
     return described
 
 

@@ -22,11 +22,21 @@ from mnemosyne_core.config import (
     vault_layout,
 )
 from mnemosyne_core.errors import ConfigExistsError, ConfigWriteError, VaultError
-from mnemosyne_core.vault import LEFT_OUT_NESTED, LEFT_OUT_OUTSIDE, non_vault_reason, rule_file_of, scan
+from mnemosyne_core.vault import (
+    LEFT_OUT_EXCLUDED,
+    LEFT_OUT_NESTED,
+    LEFT_OUT_OUTSIDE,
+    non_vault_reason,
+    read_page_bytes,
+    rule_file_of,
+    scan,
+)
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
+
+    from mnemosyne_core.vault import Scan
 
 
 def miss_note(
@@ -76,7 +86,7 @@ def _left_out_note(vault_real: str, left_out: Sequence[tuple[str, str]], layout_
     them) under a layout searching ``layout_suffixes``; None when there are none."""
     if not left_out:
         return None
-    nested = outside = 0
+    nested = outside = excluded = 0
     outside_places: dict[str, None] = {}
     by_suffix: dict[str, int] = {}
     by_rule_file: dict[str, int] = {}
@@ -86,6 +96,8 @@ def _left_out_note(vault_real: str, left_out: Sequence[tuple[str, str]], layout_
             by_rule_file[rule_file] = by_rule_file.get(rule_file, 0) + 1
         elif kind == LEFT_OUT_NESTED:
             nested += 1
+        elif kind == LEFT_OUT_EXCLUDED:
+            excluded += 1
         elif kind == LEFT_OUT_OUTSIDE:
             outside += 1
             top, slash, _ = rel_path.partition("/")
@@ -105,9 +117,13 @@ def _left_out_note(vault_real: str, left_out: Sequence[tuple[str, str]], layout_
         parts.append(f"{outside} {outside_dirs_phrase(vault_real, outside_places)}")
     if by_rule_file:
         parts.append(f"{sum(by_rule_file.values())} {ignored_phrase(by_rule_file)}")
+    if excluded:
+        parts.append(f"{excluded} left out by exclude in {VAULT_CONFIG_FILE} (remove a pattern there to search them)")
     files = "file" if len(left_out) == 1 else "files"
     where = " in the searched dirs" if not outside else ""
-    listed = "; wiki lint lists them" if len(by_rule_file) < len(parts) or not by_rule_file else ""
+    # lint lists every kind of left-out file but those left out on purpose.
+    on_purpose = len(by_rule_file) + bool(excluded)
+    listed = "; wiki lint lists them" if on_purpose < len(parts) or not on_purpose else ""
     return f"not searched: {len(left_out)} markdown {files}{where}: {', '.join(parts)}{listed}"
 
 
@@ -168,10 +184,21 @@ ignore = {codes}
 """
 
 
-def init_text(layout: Layout) -> str:
+_ORDER = """
+[order]
+# Versions or translations of a page (the same path under sibling dirs such as 7.4/ and
+# 7.6/, or en/ and it/) tie in find's order but for their path: the pages under these dirs
+# come first, in this order. wiki init chose the highest release and the language the
+# others repeat most.
+prefer = {prefer}
+"""
+
+
+def init_text(layout: Layout, prefer: Sequence[str] = ()) -> str:
     """The commented ``.mnemosyne.toml`` that writes ``layout`` down. For a zero-config
     layout it also writes down what lint leaves out there (``lint.AION_CONVENTION_CODES``),
-    so the vault lints the same once the file exists."""
+    so the vault lints the same once the file exists; with ``prefer``, the ``[order]``
+    that puts the pages under those dirs first among their versions."""
     text = _HEADER + _KEYS.format(
         dirs=toml_array(layout.dirs),
         depth=layout.depth,
@@ -182,6 +209,8 @@ def init_text(layout: Layout) -> str:
         from mnemosyne_core.lint import AION_CONVENTION_CODES
 
         text += _LINT_CONVENTIONS.format(codes=toml_array(AION_CONVENTION_CODES))
+    if prefer:
+        text += _ORDER.format(prefer=toml_array(prefer))
     return text
 
 
@@ -208,10 +237,14 @@ class InitPlan:
     """What ``wiki init`` writes: the file's ``path``, its ``text``, the ``layout`` it
     writes down and how many ``pages`` that layout finds in the dir now."""
 
-    __slots__ = ("layout", "note", "pages", "path", "text")
+    __slots__ = ("layout", "note", "pages", "path", "prefer", "text")
 
-    def __init__(self, path: str, text: str, layout: Layout, pages: int, note: str | None = None):
+    def __init__(
+        self, path: str, text: str, layout: Layout, pages: int, note: str | None = None, prefer: Sequence[str] = ()
+    ):
         self.path = path
+        #: The ``[order] prefer`` written (``versions.preferred_dirs_of``); empty: none.
+        self.prefer = prefer
         self.text = text
         self.layout = layout
         self.pages = pages
@@ -238,9 +271,28 @@ def plan_init(path: str, environ: Mapping[str, str], home: str) -> InitPlan:
     left_out: list[tuple[str, str]] = []
     pages = scan(vault_real, left_out=left_out, home=home)
     # What ignore files exclude stays out on purpose, as rg leaves it out: not init's news.
-    settable = [(kind, rel_path) for kind, rel_path in left_out if rule_file_of(kind) is None]
+    settable = [
+        (kind, rel_path) for kind, rel_path in left_out if rule_file_of(kind) is None and kind != LEFT_OUT_EXCLUDED
+    ]
     note = _left_out_note(vault_real, settable, layout.suffixes)
-    return InitPlan(target, init_text(layout), layout, len(pages), note)
+    prefer = _preferred_dirs(pages)
+    return InitPlan(target, init_text(layout, prefer), layout, len(pages), note, prefer)
+
+
+def _preferred_dirs(pages: Scan) -> list[str]:
+    """The ``[order] prefer`` for the pages of ``pages`` (``versions.preferred_dirs_of``),
+    a translation's page read only when its language's choice needs it."""
+    from mnemosyne_core.versions import content_digests, preferred_dirs_of
+
+    refs = {page.rel_path: page for page in pages.pages}
+
+    def digests_of(rel_path: str) -> tuple[bytes | None, bytes | None]:
+        try:
+            return content_digests(read_page_bytes(refs[rel_path]))
+        except OSError:
+            return None, None
+
+    return preferred_dirs_of(refs, digests_of)
 
 
 def write_init(plan: InitPlan) -> None:

@@ -66,6 +66,14 @@ from mnemosyne_core.vault import (
     resolve_vault,
     scan,
 )
+from mnemosyne_core.versions import (
+    CopyDir,
+    chosen_version,
+    content_digests,
+    find_copies,
+    page_key,
+    version_dirs,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -275,6 +283,7 @@ def lint_report(
 def _all_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[str, str]) -> list[Finding]:
     findings = set(_listing_findings(pages, config_dirs, environ))
     titled: list[tuple[PageRef, str]] = []
+    digests = {}
     for page in pages.pages:
         try:
             data = read_page_bytes(page)
@@ -284,12 +293,46 @@ def _all_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[st
             continue
         title, page_findings = check_page(page.rel_path, data, pages.heading_titles)
         findings.update(page_findings)
+        digests[page.rel_path] = content_digests(data)
         if title is not None:
             titled.append((page, title))
-    copies = _copies_of(pages, [(page.rel_path, title) for page, title in titled])
+    copies = _copies_of(pages, digests)
     findings.update(copies.findings())
-    findings.update(_duplicate_titles(pair for pair in titled if not copies.holds(pair[0].rel_path)))
-    return sorted(findings, key=Finding.sort_key)
+    # A copy and its original, or two versions of one page, are one page: their shared
+    # title is no duplicate.
+    same_page = {page.rel_path: page_key(page.rel_path) for page, _ in titled}
+    for copy_path, original in copies.copy_paths().items():
+        if copy_path in same_page and original in same_page:
+            same_page[copy_path] = same_page[original]
+    findings.update(_duplicate_titles(titled, same_page))
+    prefer = pages.config.prefer if pages.config is not None else ()
+    return sorted(collapse_versions(findings, prefer), key=Finding.sort_key)
+
+
+def collapse_versions(findings: Iterable[Finding], prefer: Sequence[str] = ()) -> list[Finding]:
+    """``findings`` with each finding that repeats, code and message alike, across versions
+    of one page (``versions.page_key``) said once: at the version ``versions.chosen_version``
+    picks among them in path order (the preferred one, else the highest release, else the
+    first by path), naming the dirs of the others. A docs site in 16 languages must not say
+    one thing 16 times."""
+    groups: dict[tuple[str, str, str], list[Finding]] = {}
+    kept = []
+    for finding in findings:
+        key = page_key(finding.path)
+        if key == finding.path:
+            kept.append(finding)
+        else:
+            groups.setdefault((finding.code, finding.message, key), []).append(finding)
+    for (code, message, _), group in groups.items():
+        if len(group) == 1:
+            kept += group
+            continue
+        paths = sorted(finding.path for finding in group)
+        chosen = chosen_version(paths, prefer)
+        dirs = version_dirs(paths)
+        others = ", ".join(place for index, place in enumerate(dirs) if index != chosen)
+        kept.append(Finding(paths[chosen], code, f"{message}; the same in its versions in {others}"))
+    return kept
 
 
 def unsearched_findings(pages: Scan, environ: Mapping[str, str]) -> list[Finding]:
@@ -426,7 +469,9 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _duplicate_titles(titled: Iterable[tuple[PageRef, str]]) -> list[Finding]:
+def _duplicate_titles(titled: Iterable[tuple[PageRef, str]], same_page: Mapping[str, str]) -> list[Finding]:
+    """One finding per page whose title another page has too; pages of one ``same_page``
+    key (a copy and its original, versions of one page) are not such other pages."""
     by_title: dict[str, list[tuple[PageRef, str]]] = {}
     for page, title in titled:
         by_title.setdefault(fold(title), []).append((page, title))
@@ -436,35 +481,19 @@ def _duplicate_titles(titled: Iterable[tuple[PageRef, str]]) -> list[Finding]:
             continue
         paths = sorted(page.rel_path for page, _ in group)
         for page, title in group:
-            others = ", ".join(path for path in paths if path != page.rel_path)
-            findings.append(Finding(page.rel_path, DUPLICATE_TITLE, f"title {title!r} is also the title of {others}"))
+            own = same_page[page.rel_path]
+            others = ", ".join(path for path in paths if same_page[path] != own)
+            if others:
+                findings.append(
+                    Finding(page.rel_path, DUPLICATE_TITLE, f"title {title!r} is also the title of {others}")
+                )
     return findings
 
 
-#: How many pages of a dir must repeat another dir's, title and path below it alike, for
-#: the dir to count as its copy: fewer is a coincidence of two "Introduction" pages.
-MIN_COPIED_PAGES = 3
-
-
-class CopyDir:
-    """A dir whose pages repeat another's (``of``), as a docs site's ``versioned_docs/version-1.0/``
-    repeats ``docs/``: ``copied`` of its pages share their title and file name with another
-    page. Both vault-relative, without a trailing ``/`` ("" for the root)."""
-
-    __slots__ = ("copied", "dir", "of")
-
-    def __init__(self, dir_name: str, of: str, copied: int):
-        self.dir = dir_name
-        self.of = of
-        self.copied = copied
-
-    def __repr__(self) -> str:
-        return f"CopyDir({self.dir!r}, of={self.of!r}, copied={self.copied})"
-
-
 class Copies:
-    """The copied dirs of a vault (``find_copies``) and the ``exclude`` line of
-    ``.mnemosyne.toml`` that leaves them all out (None when there are none)."""
+    """The dirs of a vault some of whose pages are copies (``versions.find_copies``), and the
+    ``exclude`` line of ``.mnemosyne.toml`` that leaves out the dirs whose every page is one
+    (None when no dir is all copies)."""
 
     __slots__ = ("dirs", "line", "zero_config")
 
@@ -476,133 +505,82 @@ class Copies:
         self.zero_config = False
 
     def way_out(self) -> str:
-        """What to do to leave the copies out: the line to set, and where."""
+        """What to do to leave the whole copies out: the line to set, and where."""
         first = "run 'mnemosyne wiki init', then " if self.zero_config else ""
         return f"{first}set {self.line} in {VAULT_CONFIG_FILE}"
 
-    def holds(self, rel_path: str) -> bool:
-        """Whether the page at ``rel_path`` lies in one of the copied dirs."""
-        return any(rel_path.startswith(copy.dir + "/") for copy in self.dirs)
+    def copy_paths(self) -> dict[str, str]:
+        """Each copy's vault-relative path, and the path of the page it copies."""
+        return {
+            f"{copy.dir}/{tail}": f"{copy.of}/{tail}" if copy.of else tail for copy in self.dirs for tail in copy.copies
+        }
 
     def findings(self) -> list[Finding]:
-        """One duplicate-title finding per copied dir, in place of one per page in it."""
-        return [
-            Finding(
-                copy.dir,
-                DUPLICATE_TITLE,
-                f"{copy.copied} pages here have the title and file name of another page: a copy of "
-                f"{copy.of or '.'}/ (a versioned or copied tree); find lists every copy: to leave the copies out, "
-                f"{self.way_out()}",
+        """One duplicate-title finding per dir holding copies, in place of one per page in it."""
+        return [Finding(copy.dir, DUPLICATE_TITLE, self.message(copy)) for copy in self.dirs]
+
+    def message(self, copy: CopyDir) -> str:
+        """What lint says of the dir ``copy``: how many of its pages are copies of which dir's,
+        and either the exclude that drops them or, when some are no copy, how many such an
+        exclude would drop as well."""
+        where = f"the same path in {copy.of or '.'}/ (the same bytes, or the same text after the frontmatter)"
+        if copy.whole:
+            what = (
+                f"the one page here is a copy of the page at {where}"
+                if copy.pages == 1
+                else f"all {copy.pages} pages here are copies of the pages at {where}"
             )
-            for copy in self.dirs
-        ]
+            return f"{what}; find lists every copy: to leave them out, {self.way_out()}"
+        count = len(copy.copies)
+        are = "is a copy of the page" if count == 1 else "are copies of the pages"
+        return (
+            f"{count} of the {copy.pages} pages here {are} at {where}: {shown_copies(copy)}; an exclude of "
+            f"{copy.dir}/ would also drop the {copy.pages - count} that {'is' if copy.pages - count == 1 else 'are'} "
+            "no copy, so none is suggested: to leave out the copies alone, exclude them by name"
+        )
 
 
-def find_copies(titled: Sequence[tuple[str, str]], exclude: Sequence[str] | None = None) -> Copies:
-    """The dirs whose pages repeat another dir's, judged from the pages' paths and
-    frontmatter titles ``titled`` (vault-relative path, title): a page repeats another when
-    both have the same title (folded) and the same file name, and the dirs above their
-    common tail (``docs/`` and ``versioned_docs/version-1.0/`` above ``guides/intro.md``)
-    are the pair it counts for. A pair counts when at least MIN_COPIED_PAGES pages, and at
-    least half of the titled pages below the deeper dir of the two (then the later by
-    path: the copy), repeat this way; of the dirs a chain of
-    such pairs links, the shallowest (then the first by path) is the original, the rest
-    copies. ``exclude``: the config's patterns, kept first in the line."""
-    by_name: dict[tuple[str, str], list[tuple[str, ...]]] = {}
-    for rel_path, title in titled:
-        parts = tuple(rel_path.split("/"))
-        by_name.setdefault((fold(title), parts[-1]), []).append(parts)
-    pairs: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = {}
-    for group in by_name.values():
-        for index, first in enumerate(group):
-            for second in group[index + 1 :]:
-                tail = 1
-                while tail < min(len(first), len(second)) and first[-1 - tail] == second[-1 - tail]:
-                    tail += 1
-                pair = (first[:-tail], second[:-tail]) if first < second else (second[:-tail], first[:-tail])
-                pairs[pair] = pairs.get(pair, 0) + 1
-    below: dict[tuple[str, ...], int] = {}
-    for rel_path, _ in titled:
-        parts = tuple(rel_path.split("/"))
-        for depth in range(len(parts)):
-            below[parts[:depth]] = below.get(parts[:depth], 0) + 1
-    linked: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
-    for (first, second), count in pairs.items():
-        copy = max(first, second, key=lambda root: (len(root), root))  # the original is the other
-        if count < MIN_COPIED_PAGES or 2 * count < below[copy]:
-            continue
-        linked.setdefault(first, set()).add(second)
-        linked.setdefault(second, set()).add(first)
-    originals: dict[tuple[str, ...], tuple[str, ...]] = {}
-    for start in sorted(linked):
-        if start in originals:
-            continue
-        chain, todo = {start}, [start]
-        while todo:
-            for other in linked[todo.pop()]:
-                if other not in chain:
-                    chain.add(other)
-                    todo.append(other)
-        original = min(chain, key=lambda root: (len(root), root))
-        originals.update(dict.fromkeys(chain, original))
-    kept = set(originals.values())
-    copy_roots = [root for root, original in sorted(originals.items()) if root != original]
-    # A copy holding an original (or inside another copy) is no dir to leave out as a whole.
-    copy_roots = [
-        root
-        for root in copy_roots
-        if not any(other[: len(root)] == root for other in kept)
-        and not any(other != root and root[: len(other)] == other for other in copy_roots)
-    ]
-    if not copy_roots:
-        return Copies([], None)
-    repeated = [parts for group in by_name.values() if len(group) > 1 for parts in group]
-    dirs = [
-        CopyDir("/".join(root), "/".join(originals[root]), sum(parts[: len(root)] == root for parts in repeated))
-        for root in copy_roots
-    ]
-    patterns = _copy_patterns(copy_roots, below, [tuple(rel_path.split("/")) for rel_path, _ in titled])
-    return Copies(dirs, "exclude = " + toml_array((*(exclude or ()), *patterns)))
+#: How many copies of a dir that holds other pages too its finding names; the rest are counted.
+SHOWN_COPIES = 5
+
+
+def shown_copies(copy: CopyDir) -> str:
+    """The copies of the dir ``copy``, relative to it: the first SHOWN_COPIES, and how many more."""
+    names = ", ".join(copy.copies[:SHOWN_COPIES])
+    more = len(copy.copies) - SHOWN_COPIES
+    return f"{names} and {more} more" if more > 0 else names
 
 
 def vault_copies(pages: Scan) -> Copies:
-    """``find_copies`` of the pages of the scan ``pages``, each read for the title it gives
-    itself as lint reads it (``check_page``; a page that cannot be read, or has no title of
-    its own, counts for none)."""
-    titled = []
+    """The copies among the pages of the scan ``pages`` (``versions.find_copies``), each page
+    read as lint reads it (a page that cannot be read counts for none)."""
+    digests = {}
     for page in pages.pages:
         try:
             data = read_page_bytes(page)
         except OSError:
             continue
-        title, _findings = check_page(page.rel_path, data, pages.heading_titles)
-        if title is not None:
-            titled.append((page.rel_path, title))
-    return _copies_of(pages, titled)
+        digests[page.rel_path] = content_digests(data)
+    return _copies_of(pages, digests)
 
 
-def _copies_of(pages: Scan, titled: Sequence[tuple[str, str]]) -> Copies:
-    copies = find_copies(titled, load_vault_config(pages.vault).exclude)
+def _copies_of(pages: Scan, digests: Mapping[str, tuple[bytes | None, bytes | None]]) -> Copies:
+    config = pages.config if pages.config is not None else load_vault_config(pages.vault)
+    found = find_copies(digests, config.prefer)
+    whole = [tuple(copy.dir.split("/")) for copy in found if copy.whole]
+    patterns = _copy_patterns(whole, [tuple(rel_path.split("/")) for rel_path in digests])
+    line = "exclude = " + toml_array((*(config.exclude or ()), *patterns)) if patterns else None
+    copies = Copies(found, line)
     copies.zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
     return copies
 
 
-def _copy_patterns(
-    copy_roots: Sequence[tuple[str, ...]], below: Mapping[tuple[str, ...], int], paths: Sequence[tuple[str, ...]]
-) -> list[str]:
-    """The exclude patterns that leave out exactly the dirs ``copy_roots``: their common
-    parent when two or more share one that holds nothing else (``versioned_docs/``), else
-    each dir. A one-part pattern matches that name at any depth in gitignore's rules, so
-    it is anchored (``/name/``) when another page lies below a dir of that name."""
-    by_parent: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
-    for root in copy_roots:
-        by_parent.setdefault(root[:-1], []).append(root)
-    roots: list[tuple[str, ...]] = []
-    for parent, children in by_parent.items():
-        held = sum(below[child] for child in children)
-        roots += [parent] if parent and len(children) > 1 and held == below[parent] else children
+def _copy_patterns(copy_roots: Sequence[tuple[str, ...]], paths: Sequence[tuple[str, ...]]) -> list[str]:
+    """The exclude patterns that leave out exactly the dirs ``copy_roots``, each one. A
+    one-part pattern matches that name at any depth in gitignore's rules, so it is anchored
+    (``/name/``) when another page lies below a dir of that name."""
     patterns = []
-    for root in sorted(roots):
+    for root in sorted(copy_roots):
         elsewhere = len(root) == 1 and any(root[0] in path[1:-1] for path in paths)
         patterns.append(("/" if elsewhere else "") + "/".join(root) + "/")
     return patterns

@@ -35,6 +35,7 @@ from mnemosyne_core.record import Record
 from mnemosyne_core.vault import (
     left_out_files,
     listed_vault,
+    preferred_dirs,
     read_as_judged,
     read_page_bytes,
     resolve_vault,
@@ -69,7 +70,7 @@ class MemoryLogError(MnemosyneError):
 class Entry(Record):
     """A wiki entry that matched: its path and the frontmatter fields recall reads."""
 
-    __slots__ = ("content", "page", "slug", "tags", "title", "updated")
+    __slots__ = ("content", "page", "slug", "tags", "title", "updated", "version_of")
 
     def __init__(
         self,
@@ -91,6 +92,9 @@ class Entry(Record):
         self.updated = updated
         #: The whole file, as bytes; dropped for entries below the read cap.
         self.content: bytes | None = content
+        #: The path of the version of this page that is read in its stead (``rank``), or
+        #: None: this entry is no other version of a page read.
+        self.version_of: str | None = None
 
     @property
     def path(self) -> str:
@@ -104,8 +108,9 @@ class Entry(Record):
         return self.page.stem
 
     def to_dict(self) -> dict[str, Any]:
-        """The entry as ``recall --json`` reports it (content included when it was read)."""
-        return {
+        """The entry as ``recall --json`` reports it (content included when it was read;
+        ``version_of`` only on another version of a page read)."""
+        fields = {
             "path": self.path,
             "title": self.title,
             "slug": self.slug,
@@ -113,6 +118,9 @@ class Entry(Record):
             "updated": self.updated.isoformat() if self.updated is not None else None,
             "content": decode(self.content) if self.content is not None else None,
         }
+        if self.version_of is not None:
+            fields["version_of"] = self.version_of
+        return fields
 
 
 class RecallResult:
@@ -154,8 +162,9 @@ class RecallResult:
 
     @property
     def read(self) -> list[Entry]:
-        """The top min(READ_CAP, matches): the entries whose full text was kept."""
-        return self.matches[:READ_CAP]
+        """The first READ_CAP matches that are no other version of a page read (``rank``):
+        the entries whose full text was kept."""
+        return [entry for entry in self.matches if entry.version_of is None][:READ_CAP]
 
     @property
     def read_slugs(self) -> list[str]:
@@ -286,19 +295,48 @@ def recall(
             result.warnings.append(unreadable_warning(page.rel_path, error))
             continue
         take_page(result, page, recall_fields(data), folded_terms, data)
-    rank(result)
+    rank(result, preferred_dirs(pages))
     if not result.matches and not result.incomplete:
         result.left_out = left_out_files(pages)
     return result
 
 
-def rank(result: RecallResult) -> None:
-    """Put the matches in rank order, drop the text of those below the read cap, and sort
-    the warnings so no file system's listing order shows."""
+def rank(result: RecallResult, prefer: Sequence[str] = ()) -> None:
+    """Put the matches in rank order, the versions of one page together (``one_version``),
+    drop the text of those not read, and sort the warnings so no file system's listing
+    order shows. ``prefer``: the vault's ``[order] prefer``."""
     result.warnings.sort(key=Diagnostic.sort_key)
     result.matches.sort(key=rank_key)
-    for entry in result.matches[READ_CAP:]:
-        entry.content = None
+    result.matches = one_version(result.matches, prefer)
+    read = {id(entry) for entry in result.read}
+    for entry in result.matches:
+        if id(entry) not in read:
+            entry.content = None
+
+
+def one_version(matches: Sequence[Entry], prefer: Sequence[str]) -> list[Entry]:
+    """``matches`` (in rank order) with the versions of each page (``versions.page_key``:
+    the same path under sibling release or language dirs) together at the place of the
+    first of them: the version ``versions.chosen_version`` picks first (the one under a
+    preferred dir; else the highest release; else the first in rank order), to be read,
+    then the others, each marked as another version of it (never read: one page's
+    versions must not fill the read cap)."""
+    from mnemosyne_core.versions import chosen_version, page_key
+
+    groups: dict[str, list[Entry]] = {}
+    for entry in matches:
+        groups.setdefault(page_key(entry.path), []).append(entry)
+    if all(len(group) == 1 for group in groups.values()):
+        return list(matches)
+    ordered: list[Entry] = []
+    for group in groups.values():
+        chosen = group[chosen_version([entry.path for entry in group], prefer)]
+        ordered.append(chosen)
+        for entry in group:
+            if entry is not chosen:
+                entry.version_of = chosen.path
+                ordered.append(entry)
+    return ordered
 
 
 def fill_read_entries(result: RecallResult, identities: Sequence[Identity]) -> bool:

@@ -772,6 +772,9 @@ def _take_symlink(result: Scan, dir_rel: str, name: str, link_path: str, names: 
 LEFT_OUT_NESTED = "nested"
 LEFT_OUT_SUFFIX = "suffix"
 LEFT_OUT_OUTSIDE = "outside"
+#: A markdown file the config's ``exclude`` leaves out: on purpose, but a miss still says
+#: how many, as a versioned copy excluded may be the very page asked for.
+LEFT_OUT_EXCLUDED = "excluded"
 _IGNORED_BY = "ignored:"
 
 
@@ -929,6 +932,10 @@ class TreeWalk:
                 if filtering:
                     rule = self.deciding_rule(child + "/", rules)
                     if rule == EXCLUDED_BY_CONFIG:
+                        if left_out is not None:
+                            stack.append((child, entry.path, (), LEFT_OUT_EXCLUDED))
+                        elif passed is not None:
+                            passed.append(entry)
                         continue
                     if rule is not None:
                         if left_out is not None:
@@ -942,11 +949,11 @@ class TreeWalk:
             elif where is None and name.endswith(suffixes):
                 rule = self.deciding_rule(child, rules) if filtering else None
                 if rule is not None:
-                    if rule != EXCLUDED_BY_CONFIG:
-                        if left_out is not None:
-                            left_out.append((ignored_kind(rule), child))
-                        elif passed is not None:
-                            passed.append(entry)
+                    if left_out is not None:
+                        kind = LEFT_OUT_EXCLUDED if rule == EXCLUDED_BY_CONFIG else ignored_kind(rule)
+                        left_out.append((kind, child))
+                    elif passed is not None:
+                        passed.append(entry)
                     continue
                 if entry.is_symlink():
                     _take_symlink(self.result, rel, name, entry.path, names)
@@ -957,7 +964,9 @@ class TreeWalk:
                     rule = self.deciding_rule(child, rules) if filtering else None
                     if rule is None:
                         left_out.append((where or LEFT_OUT_SUFFIX, child))
-                    elif rule != EXCLUDED_BY_CONFIG:
+                    elif rule == EXCLUDED_BY_CONFIG:
+                        left_out.append((LEFT_OUT_EXCLUDED, child))
+                    else:
                         left_out.append((ignored_kind(rule), child))
             elif passed is not None:
                 passed.append(entry)
@@ -1048,6 +1057,14 @@ class TreeWalk:
             self.result.warnings.append(Diagnostic(rel_path, IGNORE_FILE_UNUSED, detail))
             return []
         return data.decode("utf-8", "replace").splitlines()
+
+
+def preferred_dirs(pages: Scan) -> tuple[str, ...]:
+    """The vault's ``[order] prefer`` (``find.judge``, ``recall.rank``), from the config the
+    listing ``pages`` read (or, for a listing made another way, from the vault's file): the
+    scan and the page cache order by the same preference."""
+    config = pages.config if pages.config is not None else load_vault_config(pages.vault)
+    return config.prefer
 
 
 def left_out_files(pages: Scan) -> list[tuple[str, str]] | None:

@@ -104,6 +104,7 @@ def to_json(
         "source_file": location.source_file,
         "config_files": info.config_files,
         "layout": info.layout.to_dict() if info.layout is not None else None,
+        "prefer": list(info.prefer),
         "dirs_source": info.dirs_source,
         "dirs": [dir_info.to_dict() for dir_info in info.dirs],
         "pages": info.pages,
@@ -137,6 +138,11 @@ def report_lines(
     ]
     if info.layout is not None:
         lines.append(f"layout: {layout_summary(info.layout)}")
+    if info.prefer:
+        lines.append(
+            f"prefer: {printable(', '.join(info.prefer))} (their pages come first among the versions of a page; "
+            f"[order] prefer in {config.VAULT_CONFIG_FILE})"
+        )
     lines.append(f"scanned dirs ({_dirs_source(info.dirs_source)}):")
     for dir_info in info.dirs:
         lines.append(f"  {printable(dir_info.name)}/: {_dir_state(dir_info)}")
@@ -166,20 +172,31 @@ def report_lines(
 
 
 def copies_state(copies: Copies) -> str:
-    """The ``copies:`` line's value: which dirs repeat which, how many pages they hold that
-    repeat another's, and the exclude line that leaves them out (lint's duplicate-title)."""
-    by_original: dict[str, list[str]] = {}
+    """The ``copies:`` line's value: which dirs repeat which dir's pages, all of them or
+    some (those named, and how many others an exclude would drop), and the exclude line that
+    leaves out the dirs that are all copies (lint's duplicate-title)."""
+    from mnemosyne_core.lint import shown_copies
+
+    whole: dict[str, list[str]] = {}
+    parts = []
     for copy in copies.dirs:
-        by_original.setdefault(copy.of, []).append(f"{printable(copy.dir)}/")
-    groups = []
-    for original, dirs in by_original.items():
+        if copy.whole:
+            whole.setdefault(copy.of, []).append(f"{printable(copy.dir)}/")
+    for original, dirs in whole.items():
         shown = ", ".join(dirs[:-1]) + f" and {dirs[-1]}" if len(dirs) > 1 else dirs[0]
-        groups.append(f"{shown} {'repeat' if len(dirs) > 1 else 'repeats'} {printable(original) or '.'}/")
-    copied = sum(copy.copied for copy in copies.dirs)
-    return (
-        f"{'; '.join(groups)} ({counted(copied, 'page')} with the title and file name of another page); "
-        f"find lists every copy: to leave them out, {printable(copies.way_out())}"
-    )
+        parts.append(f"{shown} {'copy' if len(dirs) > 1 else 'copies'} {printable(original) or '.'}/ page for page")
+    for copy in copies.dirs:
+        if not copy.whole:
+            others = copy.pages - len(copy.copies)
+            parts.append(
+                f"{printable(copy.dir)}/ copies {len(copy.copies)} of its {counted(copy.pages, 'page')} from "
+                f"{printable(copy.of) or '.'}/ ({printable(shown_copies(copy))}), and an exclude of it would drop "
+                f"{counted(others, 'page')} that {'is' if others == 1 else 'are'} no copy"
+            )
+    if whole:
+        way_out = printable(copies.way_out())
+        return f"{'; '.join(parts)}; find lists every copy: to leave out the dirs that are all copies, {way_out}"
+    return f"{'; '.join(parts)}; find lists every copy, and no dir is all copies: no exclude is suggested"
 
 
 def cache_state(cache: IndexInfo, served: bool = False) -> str:

@@ -8,6 +8,8 @@ from mnemosyne_contract import ExitCode
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
 
@@ -28,7 +30,10 @@ COMMAND = Command(
     "commands use there without it: the default dirs it has, flat, when it has any; else the whole tree "
     "of .md, .markdown and .mdx files. Afterwards every command run in PATH or below it finds the vault. "
     "Never overwrites an existing .mnemosyne.toml. Prints the file's path on stdout and the layout on "
-    "stderr, with the markdown files it leaves out and the setting that takes them in.",
+    "stderr, with the markdown files it leaves out and the setting that takes them in. A folder that keeps "
+    "a page per release or per language (the same path under sibling dirs such as 7.4/ and 7.6/, or en/ "
+    "and it/) also gets an [order] prefer of the highest release and the language the others copy, said "
+    "in one more stderr line.",
     examples=[
         "mnemosyne wiki init",
         "mnemosyne wiki init ~/notes --dry-run",
@@ -57,6 +62,7 @@ def run(args: InitArguments, console: Console, backend: Backend) -> int:
         if args.dry_run:
             console.out_bytes(plan.text.encode("utf-8"))
             _say_left_out(console, plan.note)
+            _say_prefer(console, plan.prefer)
             return ExitCode.OK
         write_init(plan)
     except VaultError as error:
@@ -77,7 +83,21 @@ def run(args: InitArguments, console: Console, backend: Backend) -> int:
         )
     )
     _say_left_out(console, plan.note)
+    _say_prefer(console, plan.prefer)
     return ExitCode.OK
+
+
+def _say_prefer(console: Console, prefer: Sequence[str]) -> None:
+    """The versions or translations the written file prefers, so that a vault is never
+    ordered by a choice nobody was told of."""
+    if prefer:
+        dirs = ", ".join(prefer)
+        console.err(
+            printable(
+                f"versions of a page found: find puts the one under {dirs} first (the highest release, the language "
+                "the others repeat most); edit [order] prefer to change it"
+            )
+        )
 
 
 def _say_left_out(console: Console, note: str | None) -> None:

@@ -58,7 +58,9 @@ COMMAND = Command(
     "Prints every matching path, newest `updated` first (entries without a valid one last,\n"
     "ties by path); then the full text of the top 3, each after a line '==> PATH <=='; then\n"
     "a summary line: '<N> matches; read <K>: <slugs>; <M> not read'. No match prints\n"
-    "'No wiki entries matched TOPIC' and exits 0.\n\n"
+    "'No wiki entries matched TOPIC' and exits 0. Versions of a page (the same path under\n"
+    "sibling release or language dirs) are read once: the preferred one ([order] prefer,\n"
+    "else the highest release), the others listed after it and marked, never read.\n\n"
     "With a memory dir configured (--memory-dir, $MNEMOSYNE_MEMORY_DIR or memory_dir in the\n"
     "vault's .mnemosyne.toml), every call appends an entry to <memory-dir>/<UTC-date>/log.md.",
     examples=[
@@ -145,7 +147,8 @@ def _report(args: RecallArguments, console: Console, result: RecallResult, query
     from mnemosyne_core.fold import as_utf8
 
     for entry in result.matches:
-        console.out(printable(entry.path))
+        other = f" (another version of {entry.version_of}: not read)" if entry.version_of is not None else ""
+        console.out(printable(entry.path + other))
     for entry in result.read:
         console.out("")
         console.out(f"==> {printable(entry.path)} <==")

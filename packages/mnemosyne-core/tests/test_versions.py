@@ -1,0 +1,76 @@
+"""What makes pages versions of one page, and copies of one another (mnemosyne_core.versions)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemosyne_core.versions import (
+    LANGUAGE,
+    VERSION,
+    chosen_version,
+    content_digests,
+    dir_kind,
+    find_copies,
+    natural_key,
+    page_key,
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("7.4", VERSION),
+        ("1.x", VERSION),
+        ("v2", VERSION),
+        ("version-30.4", VERSION),
+        ("release_2.1", VERSION),
+        ("2024", None),  # a blog's year, not a release
+        ("en", LANGUAGE),
+        ("pt-br", LANGUAGE),
+        ("zh_TW", LANGUAGE),
+        ("zh-Hans", LANGUAGE),
+        ("js", None),  # no language's code
+        ("docs", None),
+    ],
+)
+def test_dir_kind(name: str, kind: str | None) -> None:
+    assert dir_kind(name) == kind
+
+
+def test_releases_sort_as_people_count() -> None:
+    assert sorted(["7.10", "5.1", "7.9", "version-10.0", "version-9.2"], key=natural_key) == [
+        "5.1",
+        "7.9",
+        "7.10",
+        "version-9.2",
+        "version-10.0",
+    ]
+
+
+def test_versions_of_a_page_share_a_key_and_other_dirs_do_not() -> None:
+    assert page_key("reference/7.4/a/b.md") == page_key("reference/7.10/a/b.md")
+    assert page_key("content/en/x.md") == page_key("content/pt-br/x.md")
+    assert page_key("content/en/x.md") != page_key("content/7.4/x.md")
+    assert page_key("blog/2023/x.md") != page_key("blog/2024/x.md")
+    assert page_key("guides/x.md") == "guides/x.md"
+
+
+def test_the_chosen_version_is_the_preferred_then_the_highest_release_then_the_first() -> None:
+    releases = ["r/7.9/a.md", "r/7.10/a.md", "r/5.1/a.md"]
+    assert chosen_version(releases, ()) == 1
+    assert chosen_version(releases, ("r/5.1/",)) == 2
+    assert chosen_version(["c/it/a.md", "c/en/a.md"], ()) == 0
+    assert chosen_version(["c/it/a.md", "c/en/a.md"], ("other/", "c/en/")) == 1
+
+
+def test_a_copy_has_the_same_bytes_or_the_same_text_after_its_frontmatter() -> None:
+    digests = {
+        "v/1.0/a.md": content_digests(b"---\ntitle: A\n---\nbody\n"),
+        "v/2.0/a.md": content_digests(b"---\ntitle: A (2.0)\n---\nbody\n"),  # the same text after it
+        "v/1.0/b.md": content_digests(b"---\ntitle: B\n---\n"),  # only frontmatter: no text to copy
+        "v/2.0/b.md": content_digests(b"---\ntitle: B, new\n---\n"),
+        "w/a.md": content_digests(b"---\ntitle: A\n---\nbody\n"),  # not under a sibling of v/1.0/
+    }
+    [copy] = find_copies(digests)
+    assert (copy.dir, copy.of, copy.copies, copy.pages, copy.whole) == ("v/1.0", "v/2.0", ["a.md"], 2, False)
+    assert [copy.dir for copy in find_copies(digests, ("v/1.0/",))] == ["v/2.0"]
