@@ -4,10 +4,12 @@ every command, and ``wiki init``."""
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
 import pytest
+from index_harness import index_file, index_is_complete
 
 import mnemosyne_core.cache
 from mnemosyne_cli.app import main
@@ -356,6 +358,7 @@ def test_init_writes_the_tree_and_every_command_inside_finds_it(
     )
     assert (docs / ".mnemosyne.toml").read_text(encoding="utf-8") == TREE_TOML
     assert [name for name in os.listdir(docs) if name.startswith(".mnemosyne-init")] == []
+    assert index_is_complete(docs)  # built in the foreground: the first find reads it
     monkeypatch.chdir(docs / "src" / "content" / "docs" / "fr")
     assert run(capsys, "wiki", "find", "images", "--paths") == (
         0,
@@ -497,3 +500,26 @@ def test_recall_on_the_harness_tree_reads_sub_articles(tmp_path: Path, capsys: p
     assert (code, err) == (0, "")
     assert out.splitlines()[:3] == ["wiki/auth/oauth-device-flow.md", "wiki/auth.md", "wiki/auth/github-token-scope.md"]
     assert out.splitlines()[-1] == "3 matches; read 3: oauth-device-flow, auth, github-token-scope; 0 not read"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_init_draws_the_index_build_on_a_terminal_and_names_the_index(docs: Path) -> None:
+    from mnemosyne_cli.environment import Environment
+
+    out, err = io.StringIO(), _Terminal()
+    assert main(["wiki", "init", str(docs)], Environment(stdout=out, stderr=err)) == 0
+    lines = err.getvalue().split("\n")
+    assert lines[:2] == [
+        "a tree layout of . (.md .markdown .mdx): 3 pages now; edit the file to change it",
+        *TREE_PREFER.splitlines(),
+    ]
+    bar = lines[2]
+    assert bar.startswith("\rindexing [..............................] 0/3 pages\x1b[K")
+    assert bar.endswith(f"\r\x1b[Kindex: 3 pages in {index_file(docs)}")
+    assert "\rindexing [##############################] 3/3 pages\x1b[K" in bar
+    assert lines[3:] == [""]
+    assert index_is_complete(docs)

@@ -181,6 +181,24 @@ class Console:
         terminal decides, not stdout's."""
         return wants_color(self.color_mode, self._stderr, self.env.environ)
 
+    def stderr_is_terminal(self) -> bool:
+        """Whether stderr is a terminal (a progress bar is drawn only there)."""
+        isatty = getattr(self._stderr, "isatty", None)
+        try:
+            return bool(isatty is not None and isatty())
+        except (OSError, ValueError):  # a closed stream
+            return False
+
+    def redraw(self, text: str) -> None:
+        """``text`` over the current stderr line (a progress bar; a terminal's only)."""
+        if self._stderr is None:
+            return
+        try:
+            self._stderr.write(f"\r{text}\x1b[K")
+            self._stderr.flush()
+        except (OSError, ValueError):
+            pass
+
     def err(self, text: str) -> None:
         """One line on stderr, as given."""
         if self._stderr is None:  # started with stderr closed (2>&-)

@@ -25,7 +25,7 @@ class InitArguments(Arguments):
 COMMAND = Command(
     "init",
     InitArguments,
-    summary="make a folder a vault: write a commented .mnemosyne.toml for the layout it has",
+    summary="make a folder a vault: write a commented .mnemosyne.toml for the layout it has, and build its index",
     description="Write PATH/.mnemosyne.toml (default: the current dir), commented, for the layout the "
     "commands use there without it: the default dirs it has, flat, when it has any; else the whole tree "
     "of .md, .markdown and .mdx files. Afterwards every command run in PATH or below it finds the vault. "
@@ -33,7 +33,8 @@ COMMAND = Command(
     "stderr, with the markdown files it leaves out and the setting that takes them in. A folder that keeps "
     "a page per release or per language (the same path under sibling dirs such as 7.4/ and 7.6/, or en/ "
     "and it/) also gets an [order] prefer of the highest release and the language the others copy, said "
-    "in one more stderr line.",
+    "in one more stderr line. Then it builds the vault's index, which find and recall read (on a terminal "
+    "with a progress bar on stderr; nothing about it is printed when stderr is not one).",
     examples=[
         "mnemosyne wiki init",
         "mnemosyne wiki init ~/notes --dry-run",
@@ -84,7 +85,46 @@ def run(args: InitArguments, console: Console, backend: Backend) -> int:
     )
     _say_left_out(console, plan.note)
     _say_prefer(console, plan.prefer)
+    _build_index(console, plan.path)
     return ExitCode.OK
+
+
+def _build_index(console: Console, config_path: str) -> None:
+    """Build the vault's whole index now, in the foreground, so the first find reads it
+    (a find that finds none answers by the scan and leaves the build to a detached builder).
+    A bar on a terminal's stderr; nothing when stderr is not one. An index that cannot be
+    built is no failure of init: the file is written, and find and recall scan meanwhile."""
+    import os
+
+    from mnemosyne_core.build import build
+    from mnemosyne_core.cache import index_path, usable_cache_dir
+
+    vault_real = os.path.dirname(config_path)
+    terminal = console.stderr_is_terminal()
+    cache_dir, why_not = usable_cache_dir(console.env.environ, create=True)
+    if cache_dir is None:
+        if terminal:
+            console.err(printable(f"no index built: {why_not}"))
+        return
+
+    def draw(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // total if total else width
+        console.redraw(f"indexing [{'#' * filled}{'.' * (width - filled)}] {done}/{counted(total, 'page')}")
+
+    path = index_path(cache_dir, vault_real)
+    try:
+        pages = build(path, vault_real, console.env.home, wait=True, progress=draw if terminal else None)
+    except Exception as error:
+        # The vault unlistable after all, the index unwritable (SQLite's own errors among
+        # them): the config is written, and find and recall scan until a call builds it.
+        if terminal:
+            console.redraw("")
+            console.warning(f"the index was not built ({error}): find and recall scan until a call builds it")
+        return
+    if terminal:
+        console.redraw("")
+        console.err(printable(f"index: {counted(pages or 0, 'page')} in {path}"))
 
 
 def _say_prefer(console: Console, prefer: Sequence[str]) -> None:
