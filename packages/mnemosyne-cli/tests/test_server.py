@@ -98,7 +98,7 @@ def test_info_names_the_running_server(tmp_path: Path, capsys: pytest.CaptureFix
         pages = len(list(vault.rglob("*.md")))
         # Pages written a moment ago are racy, read again by the next call: not yet fresh.
         assert re.fullmatch(
-            rf"index: .*\.sqlite, \d+\.\d MiB, 0 of {pages} pages fresh, written \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
+            rf"index: .*\.sqlite, \d+ KiB, 0 of {pages} pages fresh, written \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
             "; the server below tells each call what changed",
             index_line,
         ), index_line

@@ -1,4 +1,4 @@
-"""Asking a running ``wiki serve`` what changed: ``ServerChanges``, which the page cache
+"""Asking a running ``wiki serve`` what changed: ``ServerChanges``, which the indexed scan
 (``mnemosyne_core.cache.IndexedScan``) calls instead of listing the vault.
 
 Everything runs here, in the caller's process, with its rights: argument parsing, vault

@@ -378,11 +378,11 @@ COLOR: Option[str] = Option(
 )
 NO_SERVER = flag(
     "--no-server",
-    help="ask no 'wiki serve': list the vault and check every page through the page cache (the answer is the same)",
+    help="ask no 'wiki serve': list the vault and check every page through its index (the answer is the same)",
 )
 NO_CACHE = flag(
     "--no-cache",
-    help="read every page from disk, without the page cache or a 'wiki serve' (the answer is the same)",
+    help="read every page from disk, without the index or a 'wiki serve' (the answer is the same)",
 )
 
 
@@ -397,7 +397,7 @@ def vault_error_code(error: Exception) -> int:
 
 
 class PagesArguments(Arguments):
-    """The arguments of the commands the page cache and a ``wiki serve`` answer (find,
+    """The arguments of the commands the index and a ``wiki serve`` answer (find,
     recall): where their pages come from."""
 
     no_server = NO_SERVER

@@ -139,5 +139,5 @@ SCAN = Scanner()
 if TYPE_CHECKING:
 
     def _scan_is_a_backend(scanner: Scanner) -> Backend:
-        """mypy --strict holds the scan to the interface here (the page cache: in cache.py)."""
+        """mypy --strict holds the scan to the interface here (the indexed scan: in cache.py)."""
         return scanner

@@ -96,7 +96,7 @@ class VaultConfig(Record):
     starts ``wiki serve`` for the vault (mnemosyne_cli.autostart). Off unless true.
 
     ``cache_enabled`` is ``[cache] enabled``: find and recall keep what they read of each
-    page in the page cache on disk (mnemosyne_core.cache). On unless false.
+    page in the vault's index on disk (mnemosyne_core.index). On unless false.
 
     ``prefer`` is ``[order] prefer``: the dirs (each ending in '/') whose pages come first
     among pages that tie on every other key of find's order (docs/spec.md, rule 8), in the

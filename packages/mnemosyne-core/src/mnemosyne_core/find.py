@@ -396,7 +396,7 @@ class _Task:
 
 
 def page_fields(data: bytes) -> dict[Any, Any] | None:
-    """The frontmatter mapping of a page read whole, for the scan and the page cache alike (None
+    """The frontmatter mapping of a page read whole, for the scan and the index alike (None
     when it has none or it is unusable). A page without frontmatter gives the title and
     aliases of its Logseq properties, if it opens with them (``frontmatter.logseq_properties``)."""
     span = locate(data)
@@ -404,7 +404,7 @@ def page_fields(data: bytes) -> dict[Any, Any] | None:
 
 
 def page_title(data: bytes, fields: Mapping[Any, Any] | None, stem: str, heading_titles: bool) -> str:
-    """A page's title (docs/spec.md, rule 5), for the scan and the page cache alike: the
+    """A page's title (docs/spec.md, rule 5), for the scan and the index alike: the
     title its ``fields`` (``page_fields(data)``) give, else, when ``heading_titles``
     (``vault.Scan.heading_titles``: the layout's word), the title of its opening ``# ``
     heading (``frontmatter.heading_title``), else the name its file name ``stem`` stands
@@ -423,7 +423,7 @@ def page_title(data: bytes, fields: Mapping[Any, Any] | None, stem: str, heading
 def fallback_title(stem: str) -> str:
     """The title of a page whose fields name none: the page name its file name stands for
     (``frontmatter.logseq_page_name``: Logseq's ``A___B`` is ``A/B``), for the scan and the
-    page cache alike."""
+    index alike."""
     return logseq_page_name(stem)
 
 

@@ -103,7 +103,7 @@ class VaultInfo:
         self.layout = layout
         #: The pages find searches (a tree's dir inside another searched dir counts once).
         self.pages = sum(info.pages for info in dirs) if pages is None else pages
-        #: The vault's page cache (``cache.describe_index``).
+        #: The vault's index (``cache.describe_index``).
         self.cache = cache
         #: ``error`` as the error find raises for it (``vault.Scan.failure``): an
         #: UnknownDirError says the --dir given named no dir of the vault.

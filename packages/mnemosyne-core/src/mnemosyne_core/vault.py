@@ -317,7 +317,7 @@ class Scan:
         self.walk: TreeWalk | None = None
         #: The config's memory dir (recall's logs), which no walk enters.
         self.memory_dir: str | None = None
-        #: The config's ``[cache] enabled``: whether find and recall may use the page cache.
+        #: The config's ``[cache] enabled``: whether find and recall may use the index.
         self.cache_enabled = True
         #: The vault's config as the listing read it (None for a listing made another way):
         #: a call reads ``.mnemosyne.toml`` once.
@@ -1062,7 +1062,7 @@ class TreeWalk:
 def preferred_dirs(pages: Scan) -> tuple[str, ...]:
     """The vault's ``[order] prefer`` (``find.judge``, ``recall.rank``), from the config the
     listing ``pages`` read (or, for a listing made another way, from the vault's file): the
-    scan and the page cache order by the same preference."""
+    scan and the index order by the same preference."""
     config = pages.config if pages.config is not None else load_vault_config(pages.vault)
     return config.prefer
 

@@ -214,7 +214,7 @@ def cache_state(cache: IndexInfo, served: bool = False) -> str:
     if not cache.complete:
         state = building or "not built yet (the next find, recall or wiki init builds it)"
         return f"{printable(cache.path)}, {state}"
-    size = f"{cache.bytes / (1 << 20):.1f} MiB"
+    size = f"{cache.bytes / (1 << 20):.1f} MiB" if cache.bytes >= 1 << 20 else f"{cache.bytes >> 10} KiB"
     written = ""
     if cache.written is not None:
         import time
