@@ -560,10 +560,12 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
             prefix = f"{dir_name}/" if dir_name else ""
             for name in names:
                 row = held.get(prefix + name)
-                if row is None or row[2]:
+                if row is None:
                     continue
+                _page_id, key, racy, _not_text = row
                 with contextlib.suppress(OSError):
-                    info.fresh += stat_key(os.lstat(pages.links.get(prefix + name) or f"{dir_path}/{name}")) == row[1]
+                    read_path = pages.links.get(prefix + name) or f"{dir_path}/{name}"
+                    info.fresh += not racy and stat_key(os.lstat(read_path)) == key
     except sqlite3.Error:
         info.complete = False
     finally:

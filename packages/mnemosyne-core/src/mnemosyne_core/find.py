@@ -243,9 +243,9 @@ class Tally:
 
     def __init__(self, keywords: int, limit: int):
         self.limit = limit
-        #: Match fields (path, title, constellation, type, matched, content) and the sort key
-        #: last; only the best ``limit`` are kept once there are many (0: all).
-        self.kept: list[tuple[Any, ...]] = []
+        #: Each match with its sort key (``judge``); only the best ``limit`` are kept once
+        #: there are many (0: all).
+        self.kept: list[tuple[SortKey, Match]] = []
         self.total = 0
         self.named = 0
         self.searched = 0
@@ -277,8 +277,9 @@ class Tally:
         if self.total > 1:
             content = None
             if self.total == 2:
-                self.kept = [(*kept[:5], None, kept[6]) for kept in self.kept]
-        self.kept.append(_shown(rel_path, dir_name, title, fields, key, content))
+                for _key, match in self.kept:
+                    match.content = None
+        self.kept.append((key, _shown(rel_path, dir_name, title, fields, key, content)))
         if self.limit and len(self.kept) >= 2 * self.limit + 256:
             self.kept = self.best()
 
@@ -299,31 +300,29 @@ class Tally:
         result.pages_searched = self.searched
         result.total = self.total
         result.named = self.named
-        result.matches = [Match(*fields[:-1]) for fields in self.best()]
+        result.matches = [match for _key, match in self.best()]
         folded = dict.fromkeys(fold(keyword) for keyword in keywords)
         pages_with = dict(zip(folded, self.counts, strict=True))
         result.keyword_counts = {keyword: pages_with[fold(keyword)] for keyword in keywords}
         return result
 
-    def best(self) -> list[tuple[Any, ...]]:
-        """The kept matches in find's order (their sort key, the last field), capped at
-        the limit."""
-        ordered = sorted(self.kept, key=lambda fields: fields[-1])
+    def best(self) -> list[tuple[SortKey, Match]]:
+        """The kept matches in find's order (their sort keys), capped at the limit."""
+        ordered = sorted(self.kept, key=lambda kept: kept[0])
         return ordered[: self.limit] if self.limit else ordered
 
 
 def _shown(
     rel_path: str, dir_name: str, title: str, fields: Mapping[Any, Any] | None, key: SortKey, content: bytes | None
-) -> tuple[Any, ...]:
-    """A kept match as Match takes it (path, title, constellation, type, matched,
-    content), its sort key last."""
+) -> Match:
+    """The match find shows for a page ``judge`` matched with ``key``."""
     constellation = string_field(fields, "constellation")
     if constellation is None:
         # The page's top-level dir, when that is a constellation's (a nested page's too).
         top = dir_name.partition("/")[0]
         if top in CONSTELLATIONS:
             constellation = top
-    return (rel_path, title, constellation, string_field(fields, "type"), matched_by(key), content, key)
+    return Match(rel_path, title, constellation, string_field(fields, "type"), matched_by(key), content)
 
 
 class _Task:

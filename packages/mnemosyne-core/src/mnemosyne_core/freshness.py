@@ -70,15 +70,16 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool) -> Fresh:
             rel_path = prefix + name
             read_path = links.get(rel_path) or f"{dir_path}/{name}"
             row = held.pop(rel_path, None)
-            if row is not None and not row[2]:
+            if row is not None:
+                page_id, key, racy, not_text = row
                 try:
                     # Not followed: a page swapped for a symlink is read, and refused, anew.
-                    info = lstat(read_path)
+                    info = None if racy else lstat(read_path)
                 except OSError:
                     info = None
-                if info is not None and is_regular(info.st_mode) and stat_key(info) == row[1]:
-                    fresh.ids.add(row[0])
-                    fresh.not_text += row[3]
+                if info is not None and is_regular(info.st_mode) and stat_key(info) == key:
+                    fresh.ids.add(page_id)
+                    fresh.not_text += not_text
                     continue
             to_read.append((read_path, rel_path))
     gone = [] if part else list(held)
@@ -128,8 +129,12 @@ def fresh_served(index: NoteIndex, pages: Scan, changed: Iterable[str]) -> Fresh
             raise ListingChanged(rel_path) from None
         if not stat.S_ISREG(info.st_mode):
             raise ListingChanged(rel_path)
-        row = check.get(rel_path)
-        if row is None or row[2] or stat_key(info) != row[1]:
+        held = check.get(rel_path)
+        if held is None:
+            to_read.append((read_path, rel_path))
+            continue
+        _page_id, key, racy = held
+        if racy or stat_key(info) != key:
             to_read.append((read_path, rel_path))
     read = _read(to_read, fresh, pages.heading_titles)
     if any(isinstance(error, FileNotFoundError) for _, error in fresh.unreadable):
