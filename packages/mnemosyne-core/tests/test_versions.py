@@ -13,6 +13,7 @@ from mnemosyne_core.versions import (
     find_copies,
     natural_key,
     page_key,
+    version_dirs,
 )
 
 
@@ -53,6 +54,29 @@ def test_versions_of_a_page_share_a_key_and_other_dirs_do_not() -> None:
     assert page_key("content/en/x.md") != page_key("content/7.4/x.md")
     assert page_key("blog/2023/x.md") != page_key("blog/2024/x.md")
     assert page_key("guides/x.md") == "guides/x.md"
+
+
+def test_docusaurus_docs_and_its_versioned_docs_are_versions_of_one_page() -> None:
+    """Docusaurus keeps the next release in docs/ (at the root, as Jest does, or in
+    website/) and each published one in versioned_docs/version-X/: not siblings, one page."""
+    key = page_key("docs/GettingStarted.md")
+    assert page_key("website/versioned_docs/version-30.4/GettingStarted.md") == key
+    assert page_key("website/docs/GettingStarted.md") == key
+    assert page_key("website/versioned_docs/version-29.7/GettingStarted.md") == key
+    assert page_key("website/blog/GettingStarted.md") != key
+    paths = [
+        "docs/GettingStarted.md",
+        "website/versioned_docs/version-29.7/GettingStarted.md",
+        "website/versioned_docs/version-30.4/GettingStarted.md",
+        "website/versioned_docs/version-30.0/GettingStarted.md",
+    ]
+    assert version_dirs(paths) == [
+        "docs/",
+        "website/versioned_docs/version-29.7/",
+        "website/versioned_docs/version-30.4/",
+        "website/versioned_docs/version-30.0/",
+    ]
+    assert chosen_version(paths, ()) == 2  # the highest published release, as the site shows
 
 
 def test_the_chosen_version_is_the_preferred_then_the_highest_release_then_the_first() -> None:

@@ -60,8 +60,14 @@ def page_key(rel_path: str) -> str:
     """What the versions of one page share: ``rel_path`` with each dir named as a release
     or a language (``dir_kind``) replaced by its kind. Two pages with one key lie at the
     same relative path under sibling dirs of one kind (or under such dirs at several
-    depths: a translation of a release)."""
+    depths: a translation of a release). Docusaurus keeps its next release in ``docs/``
+    (at the root, or in ``website/``) and each published one in
+    ``versioned_docs/version-X/``, not a sibling of it: a page of either is a version of
+    the page at the same path below the other (``_docusaurus_page``)."""
     parts = rel_path.split("/")
+    docusaurus = _docusaurus_page(parts)
+    if docusaurus is not None:
+        return "\0docusaurus/" + "/".join(docusaurus)
     for index, part in enumerate(parts[:-1]):
         kind = dir_kind(part)
         if kind is not None:
@@ -69,15 +75,27 @@ def page_key(rel_path: str) -> str:
     return "/".join(parts)
 
 
+def _docusaurus_page(parts: Sequence[str]) -> Sequence[str] | None:
+    """The path below a Docusaurus docs dir (``docs/``, ``website/docs/`` or
+    ``…/versioned_docs/version-X/``) of the page whose path is ``parts``, else None."""
+    for index in range(len(parts) - 2):
+        if parts[index] == "versioned_docs" and dir_kind(parts[index + 1]) == VERSION:
+            return parts[index + 2 :]
+    if len(parts) > 1 and parts[0] == "docs":
+        return parts[1:]
+    if len(parts) > 2 and parts[0] == "website" and parts[1] == "docs":
+        return parts[2:]
+    return None
+
+
 def version_dirs(paths: Sequence[str]) -> list[str]:
     """The version dir of each of ``paths`` (versions of one page, ``page_key``): its path
-    down to the first dir in which the versions differ, with a trailing '/'."""
+    without the dirs and name all of them end with, with a trailing '/'."""
     split = [path.split("/") for path in paths]
-    depth = next(
-        (index for index in range(len(split[0]) - 1) if len({parts[index] for parts in split}) > 1),
-        len(split[0]) - 2,
-    )
-    return ["/".join(parts[: depth + 1]) + "/" for parts in split]
+    shared = 1
+    while shared < min(map(len, split)) and len({tuple(parts[-shared - 1 :]) for parts in split}) == 1:
+        shared += 1
+    return ["/".join(parts[:-shared]) + "/" for parts in split]
 
 
 def chosen_version(paths: Sequence[str], prefer: Sequence[str]) -> int:
@@ -91,8 +109,11 @@ def chosen_version(paths: Sequence[str], prefer: Sequence[str]) -> int:
                 return index
     dirs = version_dirs(paths)
     names = [path.rstrip("/").rpartition("/")[2] for path in dirs]
-    if all(dir_kind(name) == VERSION for name in names):
-        return max(range(len(paths)), key=lambda index: natural_key(names[index]))
+    releases = [index for index, name in enumerate(names) if dir_kind(name) == VERSION]
+    # Docusaurus's docs/ is its next, unpublished release: the highest published one stands
+    # for the page, as the site shows it by default.
+    if releases and all(dir_kind(name) == VERSION or name == "docs" for name in names):
+        return max(releases, key=lambda index: natural_key(names[index]))
     return 0
 
 
