@@ -218,6 +218,11 @@ def test_locate_equals_its_definition(data: bytes) -> None:
         (b"# Ends In#\n", "Ends In#"),  # no space before it: no closing sequence
         (b"#\tTabbed\n", "Tabbed"),
         (b"#   Many    spaces  \n", "Many spaces"),
+        # An attribute block at the end (VitePress, Hugo, Pandoc) is the anchor, not the title.
+        (b"# Computed Properties {#computed-properties}\n", "Computed Properties"),
+        (b"# Lead {.lead #top data-x=1}\n", "Lead"),
+        (b"# Sets {a, b}\n", "Sets {a, b}"),  # braces holding words are text
+        (b"# Template {{ name }}\n", "Template {{ name }}"),
         # Not a level-1 heading as the first non-blank line: no title.
         (b"text first\n# Too Late\n", None),
         (b"## Second Level\n", None),

@@ -217,9 +217,10 @@ def heading_title(data: bytes) -> str | None:
     """The title a page's opening heading gives it (docs/spec.md, rule 5), or None: its
     first non-blank line after the frontmatter (after a closed block, whatever its YAML;
     the page's first line when it has none), when that line is an ATX heading of level 1
-    (``# Title``, up to three spaces before it). A closed heading's closing ``#`` run is
-    dropped, inline markup is reduced to its text (``inline_text``) and whitespace runs
-    collapsed; an empty heading gives None."""
+    (``# Title``, up to three spaces before it). A closed heading's closing ``#`` run and a
+    trailing attribute block (``{#id}``, ``_without_attributes``) are dropped, inline markup
+    is reduced to its text (``inline_text``) and whitespace runs collapsed; an empty heading
+    gives None."""
     span = locate(data)
     start = span[2] if span is not None else (3 if data.startswith(BOM) else 0)
     while True:
@@ -238,7 +239,20 @@ def heading_title(data: bytes) -> str | None:
     without = content.rstrip("#")
     if without != content and (not without or without[-1] in " \t"):
         content = without
-    return collapse_whitespace(inline_text(content)) or None
+    return collapse_whitespace(inline_text(_without_attributes(content))) or None
+
+
+def _without_attributes(content: str) -> str:
+    """A heading without the attribute block that markdown-it-attrs, VitePress, Hugo and
+    Pandoc read at its end (``## Props {#props}``, ``{.lead}``): the page's id for its
+    anchor, not a word of its title."""
+    if not content.endswith("}"):
+        return content
+    start = content.rfind(" {")
+    attributes = content[start + 2 : -1].split() if start >= 0 else []
+    if attributes and all(attribute[:1] in "#." or "=" in attribute for attribute in attributes):
+        return content[:start].rstrip()
+    return content
 
 
 #: What may follow the ``#`` of a level-1 heading: a space or tab, or the line's end.
