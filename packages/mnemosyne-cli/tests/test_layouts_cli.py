@@ -338,8 +338,8 @@ prefer = ["src/content/docs/en/"]
 """
 #: What wiki init says of the [order] it writes for the docs tree.
 TREE_PREFER = (
-    "versions of a page found: find puts the one under src/content/docs/en/ first (the highest release, the "
-    "language the others repeat most); edit [order] prefer to change it\n"
+    "versions of a page found: find puts the one under src/content/docs/en/ first (the language the others repeat "
+    "most); edit [order] prefer to change it\n"
 )
 
 

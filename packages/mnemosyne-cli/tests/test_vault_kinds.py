@@ -176,8 +176,8 @@ def test_info_names_the_copies_and_offers_no_exclude_that_drops_other_pages(
         ExitCode.OK,
         f"{vault}/.mnemosyne.toml\n",
         "a tree layout of . (.md .markdown .mdx): 14 pages now; edit the file to change it\n"
-        "versions of a page found: find puts the one under versioned_docs/version-2.0/ first (the highest release, "
-        "the language the others repeat most); edit [order] prefer to change it\n",
+        "versions of a page found: find puts the one under versioned_docs/version-2.0/ first (the highest release); "
+        "edit [order] prefer to change it\n",
     )
     assert run(capsys, "wiki", "find", "installation", "--vault", str(vault)) == (
         ExitCode.OK,

@@ -240,8 +240,8 @@ def test_init_prefers_the_highest_release_and_the_language_the_others_copy(
     assert (code, out.endswith(INIT_ORDER), err) == (
         ExitCode.OK,
         True,
-        "versions of a page found: find puts the one under content/en/, reference/7.10/ first (the highest "
-        "release, the language the others repeat most); edit [order] prefer to change it\n",
+        "versions of a page found: find puts the one under content/en/, reference/7.10/ first (the language the "
+        "others repeat most and the highest release); edit [order] prefer to change it\n",
     )
     assert run(capsys, "wiki", "init", vault)[0] == ExitCode.OK
     code, out, _ = run(capsys, "wiki", "info", "--vault", vault)

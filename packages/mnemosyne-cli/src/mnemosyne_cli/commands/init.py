@@ -129,13 +129,20 @@ def _build_index(console: Console, config_path: str) -> None:
 
 def _say_prefer(console: Console, prefer: Sequence[str]) -> None:
     """The versions or translations the written file prefers, so that a vault is never
-    ordered by a choice nobody was told of."""
+    ordered by a choice nobody was told of, each with the reason it was chosen."""
     if prefer:
-        dirs = ", ".join(prefer)
+        from mnemosyne_core.versions import VERSION, dir_kind
+
+        reasons = {
+            dir_kind(name.rstrip("/").rpartition("/")[2]) == VERSION: None for name in prefer
+        }  # which kinds of dir were chosen
+        why = " and ".join(
+            "the highest release" if is_release else "the language the others repeat most" for is_release in reasons
+        )
         console.err(
             printable(
-                f"versions of a page found: find puts the one under {dirs} first (the highest release, the language "
-                "the others repeat most); edit [order] prefer to change it"
+                f"versions of a page found: find puts the one under {', '.join(prefer)} first ({why}); "
+                "edit [order] prefer to change it"
             )
         )
 
