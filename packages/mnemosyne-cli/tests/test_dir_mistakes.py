@@ -53,6 +53,21 @@ def test_a_dir_named_by_its_last_part_gets_its_place(
         assert out == ""
 
 
+def test_a_release_named_without_its_prefix_gets_its_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Docusaurus names its releases version-30.4: ``--dir 30.4`` means that one, not
+    version-130.4 nor 0.4."""
+    for version in ("version-29.7", "version-30.4", "version-130.4", "0.4"):
+        (tmp_path / "website" / "versioned_docs" / version).mkdir(parents=True)
+        (tmp_path / "website" / "versioned_docs" / version / "intro.md").write_text("intro\n", encoding="utf-8")
+    vault = os.path.realpath(tmp_path)
+    assert run(capsys, "wiki", "find", "intro", "--dir", "30.4", "--vault", vault) == (
+        64,
+        "",
+        f"mnemosyne: error: --dir '30.4' names no dir of the vault '{vault}'; "
+        "did you mean website/versioned_docs/version-30.4? its dirs are website\n",
+    )
+
+
 def test_the_dir_it_suggests_is_the_one_that_works(versions: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "wiki", "find", "install", "--dir", "reference/7.6", "--vault", versions) == (
         0,

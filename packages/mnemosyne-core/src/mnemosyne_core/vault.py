@@ -681,7 +681,9 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 def closest_dirs(names: Sequence[str], known: Sequence[str], limit: int = MAX_GUESSES) -> list[str]:
     """The dirs of ``known`` closest to the mistyped --dir ``names``, best first, at most
     ``limit``. For each name in turn: the dirs it is the tail of (``7.6`` for
-    ``reference/7.6``), then those whose last part is its last part, shallowest first;
+    ``reference/7.6``), then those whose last part is its last part, then those whose last
+    part ends in it after a letter or a separator (``30.4`` for Docusaurus'
+    ``versioned_docs/version-30.4``, ``7.6`` for ``v7.6``), shallowest first;
     only when there are none, those difflib finds close (its default cutoff, 0.6) to the
     name, or whose last part is close to its last part, closest first. A dir that ends as
     the name does is the one meant, in the place the caller forgot; difflib's guesses
@@ -693,7 +695,11 @@ def closest_dirs(names: Sequence[str], known: Sequence[str], limit: int = MAX_GU
         tail, last = "/" + name, name.rpartition("/")[2]
         ends = [dir_rel for dir_rel in known if dir_rel.endswith(tail)]
         same_last = [dir_rel for dir_rel in known if dir_rel.rpartition("/")[2] == last and dir_rel not in ends]
+        named_last = [
+            dir_rel for dir_rel in known if _names_as_its_end(dir_rel.rpartition("/")[2], last) and dir_rel not in ends
+        ]
         found = sorted(ends, key=_depth_first) + sorted(same_last, key=_depth_first)
+        found += sorted((dir_rel for dir_rel in named_last if dir_rel not in found), key=_depth_first)
         if not found:
             whole, part = difflib.SequenceMatcher[str](), difflib.SequenceMatcher[str]()
             whole.set_seq2(name)
@@ -708,6 +714,12 @@ def closest_dirs(names: Sequence[str], known: Sequence[str], limit: int = MAX_GU
             found = [dir_rel for _, _, dir_rel in sorted(close)]
         guesses += [guess for guess in found if guess not in guesses]
     return guesses[:limit]
+
+
+def _names_as_its_end(dir_name: str, name: str) -> bool:
+    """Whether ``dir_name`` ends in ``name`` after something that is no part of a number
+    (``version-30.4`` and ``v7.6`` do, ``17.6`` does not end in ``7.6``)."""
+    return len(dir_name) > len(name) and dir_name.endswith(name) and dir_name[-len(name) - 1] not in "0123456789."
 
 
 #: difflib's own default cutoff (``get_close_matches``), as the flags' guesses use.
