@@ -42,9 +42,11 @@ from mnemosyne_core.context import context_of  # noqa: E402
 from mnemosyne_core.find import aliases_of, fallback_title, page_fields  # noqa: E402
 from mnemosyne_core.fold import as_utf8, decode  # noqa: E402
 from mnemosyne_core.frontmatter import loads_bytes, title_of  # noqa: E402
+from mnemosyne_core.location import resolve_vault  # noqa: E402
+from mnemosyne_core.page import read_page_bytes  # noqa: E402
 from mnemosyne_core.recall import RecallResult, recall  # noqa: E402
 from mnemosyne_core.results import DEFAULT_LIMIT, TEXT, FindResult  # noqa: E402
-from mnemosyne_core.vault import read_page_bytes, resolve_vault, scan  # noqa: E402
+from mnemosyne_core.vault import scan  # noqa: E402
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -26,8 +26,8 @@ from mnemosyne_contract import load_schema
 from mnemosyne_core import page as page_module
 from mnemosyne_core import recall as recall_module
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, VAULT_ENV_VAR
-from mnemosyne_core.vault import open_page as vault_open_page
-from mnemosyne_core.vault import read_page_bytes
+from mnemosyne_core.page import open_page as vault_open_page
+from mnemosyne_core.page import read_page_bytes
 
 if TYPE_CHECKING:
     from mnemosyne_core.vault import PageRef

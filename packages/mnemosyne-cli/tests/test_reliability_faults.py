@@ -111,7 +111,7 @@ def test_page_vanishing_mid_scan_is_a_warning(
     write_pages(tmp_path, {"atlas/gone.md": "kestrel\n", "atlas/stays.md": "kestrel\n"})
     if reader is mnemosyne_core.page:
         build_index(tmp_path)  # the pages were just written: racy, so the call reads them again
-    real_open_page = mnemosyne_core.vault.open_page
+    real_open_page = mnemosyne_core.page.open_page
 
     def open_after_deleting_gone(read_path: str) -> int:
         if read_path.endswith("gone.md"):

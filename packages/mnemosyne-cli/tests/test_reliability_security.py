@@ -101,7 +101,7 @@ def test_page_swapped_for_an_escaping_symlink_after_the_scan_is_not_followed(
     secret.write_text("kestrel SECRET-CONTENT\n", encoding="utf-8")
     if reader is mnemosyne_core.page:
         build_index(vault)  # the page was just written: racy, so the call reads it again
-    real_open_page = mnemosyne_core.vault.open_page
+    real_open_page = mnemosyne_core.page.open_page
 
     def swap_then_open(read_path: str) -> int:
         os.remove(read_path)

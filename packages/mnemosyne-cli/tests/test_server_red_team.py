@@ -551,7 +551,7 @@ def test_a_dir_call_then_an_unreadable_page_answers_as_the_scan(
         tmp_path / "v", {"analyses/a.md": "shared\n", "analyses/b.md": "shared\n", "other/x.md": "shared\n"}
     )
     argv = ["wiki", "find", "shared", "--vault", str(vault)]
-    real_open_page = mnemosyne_core.vault.open_page
+    real_open_page = mnemosyne_core.page.open_page
 
     def deny_b(read_path: str) -> int:
         if read_path.endswith("/b.md"):

@@ -12,7 +12,7 @@ from vault_pages import VAULT, MakeVault, no_vault_message, page
 from mnemosyne_core import InvalidQueryError, VaultError, find_pages, search
 from mnemosyne_core import find as find_module
 from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_READ, SYMLINK_ESCAPES, Diagnostic
-from mnemosyne_core.vault import open_page, read_to_end
+from mnemosyne_core.page import open_page, read_to_end
 
 
 def paths(vault: str, *keywords: str, limit: int = 0) -> list[str]:

@@ -20,7 +20,7 @@ from mnemosyne_core.backend import FindRequest, RecallRequest
 from mnemosyne_core.find import search
 from mnemosyne_core.fold import fold
 from mnemosyne_core.index import NoteIndex
-from mnemosyne_core.vault import read_to_end
+from mnemosyne_core.page import read_to_end
 
 PAGES = {
     "a/one.md": "---\ntitle: One\n---\nalpha\n",

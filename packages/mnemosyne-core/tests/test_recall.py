@@ -20,6 +20,7 @@ from mnemosyne_core.diagnostics import CANNOT_READ, Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, VaultError
 from mnemosyne_core.fold import fold
 from mnemosyne_core.frontmatter import load
+from mnemosyne_core.page import read_page_bytes
 from mnemosyne_core.recall import (
     READ_CAP,
     MemoryLogError,
@@ -35,7 +36,6 @@ from mnemosyne_core.recall import (
     tags_of,
     updated_date,
 )
-from mnemosyne_core.vault import read_page_bytes
 
 if TYPE_CHECKING:
     from pyfakefs.fake_filesystem import FakeFilesystem

@@ -14,7 +14,8 @@ from vault_pages import no_vault_message
 from mnemosyne_core import VaultError
 from mnemosyne_core.config import expand_path, find_vault_config_upwards, home_dir, user_config_path
 from mnemosyne_core.diagnostics import SYMLINK_ESCAPES, Diagnostic
-from mnemosyne_core.vault import VaultLocation, locate_vault, resolve_vault, scan
+from mnemosyne_core.location import VaultLocation, locate_vault, resolve_vault
+from mnemosyne_core.vault import scan
 
 
 def make_vault(path: Path, config: str | None = None) -> Path:

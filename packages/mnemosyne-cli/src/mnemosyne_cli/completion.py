@@ -192,7 +192,8 @@ def list_dirs(vault: str | None, console: Console) -> int:
     import os
 
     from mnemosyne_core.errors import MnemosyneError
-    from mnemosyne_core.vault import resolve_vault, scan
+    from mnemosyne_core.location import resolve_vault
+    from mnemosyne_core.vault import scan
 
     try:
         root = resolve_vault(vault, **console.env.vault_lookup())

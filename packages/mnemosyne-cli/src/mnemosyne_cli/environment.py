@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from typing import TextIO, TypedDict
 
     class VaultLookup(TypedDict):
-        """The keywords the core's vault lookups take (``vault.locate_vault``)."""
+        """The keywords the core's vault lookups take (``location.locate_vault``)."""
 
         environ: Mapping[str, str]
         cwd: str | None

@@ -32,11 +32,11 @@ BACKEND_ERRORS = (InvalidQueryError, VaultError)
 
 
 # A request's environ, cwd and home are where its vault is looked for when it names none
-# (``vault.locate_vault``, whose defaults they take: a Python caller asks as its process).
+# (``location.locate_vault``, whose defaults they take: a Python caller asks as its process).
 
 
 class FindRequest:
-    """One find: the vault as named (None: found as ``vault.locate_vault`` says, from
+    """One find: the vault as named (None: found as ``location.locate_vault`` says, from
     ``environ``, ``cwd`` and ``home``), the keywords, the cap (0: none), the --dir
     override, whether the one match's bytes are wanted (--cat)."""
 

@@ -32,14 +32,9 @@ from mnemosyne_core.build import start_detached
 from mnemosyne_core.config import home_dir
 from mnemosyne_core.freshness import ListingChanged, fresh_listed, fresh_served, listing_fields, scan_from_fields
 from mnemosyne_core.index import FORMAT, IndexUnusable, NoteIndex, answerable, written_by
-from mnemosyne_core.vault import (
-    left_out_files,
-    preferred_dirs,
-    read_as_judged,
-    resolve_vault,
-    scan,
-    unreadable_warning,
-)
+from mnemosyne_core.location import resolve_vault
+from mnemosyne_core.page import read_as_judged, unreadable_warning
+from mnemosyne_core.vault import left_out_files, preferred_dirs, scan
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:

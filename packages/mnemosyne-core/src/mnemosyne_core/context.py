@@ -162,9 +162,9 @@ def _merged(spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
 def context_of(vault: str, rel_path: str, folded_keywords: Sequence[str]) -> Context | None:
     """The best line (``best_line``) of the page at ``rel_path`` of the vault at ``vault``
     (a real path), read now with the caller's own rights by the scan's rules
-    (``vault.read_listed_page``), whoever answered the search. OSError when the page can
+    (``page.read_listed_page``), whoever answered the search. OSError when the page can
     no longer be read."""
-    from mnemosyne_core.vault import read_listed_page
+    from mnemosyne_core.page import read_listed_page
 
     data, _ = read_listed_page(vault, rel_path)
     return best_line(data, folded_keywords)

@@ -24,6 +24,7 @@ from mnemosyne_core.frontmatter import (
     string_field,
     title_of,
 )
+from mnemosyne_core.page import open_page, read_to_end, unreadable_warning
 from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's API too
     DEFAULT_LIMIT,
     PATH,
@@ -33,14 +34,7 @@ from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's A
     Match,
     check_query,
 )
-from mnemosyne_core.vault import (  # preferred_dirs is find's API too (the index's)
-    left_out_files,
-    listed_vault,
-    open_page,
-    preferred_dirs,
-    read_to_end,
-    unreadable_warning,
-)
+from mnemosyne_core.vault import left_out_files, listed_vault, preferred_dirs  # preferred_dirs: the index's too
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -214,7 +208,7 @@ def search(
     home: str | None = None,
     listing: Scan | None = None,
 ) -> FindResult:
-    """Find the pages of ``vault`` (None: found as ``vault.locate_vault`` says) that hold every keyword.
+    """Find the pages of ``vault`` (None: found as ``location.locate_vault`` says) that hold every keyword.
 
     ``limit`` caps ``matches`` (0: no cap; ``total`` always counts them all); ``dirs``
     overrides the scanned dirs; ``keep_content`` keeps each match's bytes (for --cat);
@@ -435,5 +429,5 @@ def find_pages(
     keywords: Sequence[str], limit: int = DEFAULT_LIMIT, *, vault: str | None = None
 ) -> list[dict[str, Any]]:
     """find for Python callers: the matching pages as find --json reports them, in ``vault`` if given,
-    else in the vault ``vault.locate_vault`` finds."""
+    else in the vault ``location.locate_vault`` finds."""
     return [match.to_dict() for match in search(vault, keywords, limit=limit).matches]

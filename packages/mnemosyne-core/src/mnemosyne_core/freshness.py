@@ -195,7 +195,8 @@ def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
     page-named symlink no longer leads where it led (its target, or a link on its way, may
     lie in a dir no watch sees: each is resolved again, one ``realpath`` a symlink)."""
     from mnemosyne_core.diagnostics import Diagnostic
-    from mnemosyne_core.vault import Scan, followed_symlink
+    from mnemosyne_core.page import followed_symlink
+    from mnemosyne_core.vault import Scan
 
     dirs, listing, identities, links, warnings, incomplete, memory_dir, symlinks, heading_titles = fields
     for (_dir_rel, dir_path, _names), identity in zip(listing, identities, strict=True):

@@ -1,5 +1,5 @@
 """``wiki info``: what find would search, and why. It answers "why can't find see my page?"
-with the pieces find itself uses: ``vault.locate_vault`` for the vault and how it was
+with the pieces find itself uses: ``location.locate_vault`` for the vault and how it was
 found, ``vault.scan`` for the dirs and pages, and lint's walk for the files find skips.
 Nothing here scans a second way."""
 
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from mnemosyne_core.config import Layout
     from mnemosyne_core.errors import VaultError
     from mnemosyne_core.lint import Copies
-    from mnemosyne_core.vault import Scan, VaultLocation
+    from mnemosyne_core.location import VaultLocation
+    from mnemosyne_core.vault import Scan
 
 # What became of a scanned dir.
 DIR_PRESENT = "present"  # listed: its pages are searched
@@ -129,9 +130,9 @@ def describe_vault(
     ``dirs``: --dir). A vault with no scanned dir is described, with find's error in
     ``error``. Raises VaultError when there is no vault to describe: none found, or a
     broken config file. ``environ``, ``cwd`` and ``home`` are where the vault is looked for
-    (``vault.locate_vault``, whose defaults, this process's, are for a Python caller) and
+    (``location.locate_vault``, whose defaults, this process's, are for a Python caller) and
     where its cache lives."""
-    from mnemosyne_core.vault import locate_vault
+    from mnemosyne_core.location import locate_vault
 
     home = home_dir(environ) if home is None else home
     location = locate_vault(vault, environ, cwd, home)

@@ -22,15 +22,9 @@ from mnemosyne_core.config import (
     vault_layout,
 )
 from mnemosyne_core.errors import ConfigExistsError, ConfigWriteError, VaultError
-from mnemosyne_core.vault import (
-    LEFT_OUT_EXCLUDED,
-    LEFT_OUT_NESTED,
-    LEFT_OUT_OUTSIDE,
-    non_vault_reason,
-    read_page_bytes,
-    rule_file_of,
-    scan,
-)
+from mnemosyne_core.location import non_vault_reason
+from mnemosyne_core.page import read_page_bytes
+from mnemosyne_core.vault import LEFT_OUT_EXCLUDED, LEFT_OUT_NESTED, LEFT_OUT_OUTSIDE, rule_file_of, scan
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -217,7 +211,7 @@ def init_text(layout: Layout, prefer: Sequence[str] = ()) -> str:
 def detected_layout(vault_real: str, home: str | None = None) -> Layout:
     """The layout ``wiki init`` writes for the dir ``vault_real``: the one its commands use
     with no config: the Aion dirs it has, flat; else the whole tree. Raises VaultError for
-    a dir no one keeps notes in as a whole (``vault.non_vault_reason``)."""
+    a dir no one keeps notes in as a whole (``location.non_vault_reason``)."""
     reason = non_vault_reason(vault_real, home)
     if reason is not None:
         raise VaultError(
@@ -258,7 +252,7 @@ def plan_init(path: str, environ: Mapping[str, str], home: str) -> InitPlan:
     ``$VAR`` in it expanded from ``home`` and ``environ``). Raises VaultError when ``path``
     is not a dir or no vault (``detected_layout``), and ConfigExistsError when it has a
     ``.mnemosyne.toml`` already."""
-    from mnemosyne_core.vault import locate_vault
+    from mnemosyne_core.location import locate_vault
 
     vault_real = locate_vault(path, environ, home=home).path
     target = os.path.join(vault_real, VAULT_CONFIG_FILE)

@@ -55,17 +55,10 @@ from mnemosyne_core.frontmatter import (
     heading_title,
     page_metadata,
 )
+from mnemosyne_core.location import is_inside, resolve_vault
+from mnemosyne_core.page import read_page_bytes
 from mnemosyne_core.recall import DATE_KEYS, page_date, resolve_memory_dir, updated_date
-from mnemosyne_core.vault import (
-    IgnoreRules,
-    TreeWalk,
-    dir_covers,
-    is_inside,
-    is_stale_ingest_temp,
-    read_page_bytes,
-    resolve_vault,
-    scan,
-)
+from mnemosyne_core.vault import IgnoreRules, TreeWalk, dir_covers, is_stale_ingest_temp, scan
 from mnemosyne_core.versions import (
     CopyDir,
     chosen_version,
@@ -242,7 +235,7 @@ def lint_report(
     cwd: str | None = None,
     home: str | None = None,
 ) -> LintReport:
-    """Lint ``vault`` (None: found as ``vault.locate_vault`` says) and report the findings whose code is selected.
+    """Lint ``vault`` (None: found as ``location.locate_vault`` says) and report the findings whose code is selected.
 
     ``dirs`` overrides the scanned dirs (--dir), exactly as for find. A finding is
     reported when its code is in ``select`` (None or empty: every code) and is neither in
@@ -251,7 +244,7 @@ def lint_report(
     ``ignore``. Raises UnknownLintCodeError for a code of ``select`` or ``ignore`` that
     does not exist, and VaultError when find would (no vault, none of the scanned dirs, a
     bad config file, an unknown code in ``[lint] ignore``). ``environ``, ``cwd`` and
-    ``home`` are where the vault is looked for (``vault.locate_vault``, whose defaults,
+    ``home`` are where the vault is looked for (``location.locate_vault``, whose defaults,
     this process's, are for a Python caller) and what names the memory dir the walk skips.
     """
     selected = tuple(select or ())

@@ -1,5 +1,7 @@
-"""Reading one page for the index: what find, recall and info need of it, read by the
-calling process with its own rights, exactly as the scan reads it.
+"""Reading a page: safely (an fd that follows no symlink and never hangs on a FIFO, a
+symlinked page only when its target lies inside the vault), and, for the index, what find,
+recall and info need of it, read by the calling process with its own rights, exactly as
+the scan reads it.
 
 The stat is taken before the read and checked after it (git's racy rule): a page written
 while it was read, or changed within ``RACY_NS`` of the read, may change again without its
@@ -13,14 +15,18 @@ import stat
 import time
 
 from mnemosyne_core.config import stem_of
+from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_READ, SYMLINK_ESCAPES, VANISHED, Diagnostic
 from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text
 from mnemosyne_core.frontmatter import locate, string_field
-from mnemosyne_core.vault import open_page, read_to_end
+from mnemosyne_core.location import is_inside
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from mnemosyne_core.recall import RecallFields
-    from mnemosyne_core.vault import Identity
+    from mnemosyne_core.vault import PageRef
+
+    #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
+    Identity = tuple[int, int, int, int]
 
     #: A page file's stat as the index keeps it: (size, mtime_ns, ctime_ns, inode, device).
     StatKey = tuple[int, int, int, int, int]
@@ -82,7 +88,7 @@ class Page:
 
     @property
     def identity(self) -> Identity:
-        """The page as ``vault.identity_of`` tells versions apart."""
+        """The page as ``page.identity_of`` tells versions apart."""
         size, mtime_ns, _ctime_ns, inode, device = self.key
         return device, inode, size, mtime_ns
 
@@ -138,4 +144,109 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_
     return page
 
 
-__all__ = ["RACY_NS", "Page", "read_page", "stat_key"]
+# --- reading a page safely ---------------------------------------------------------------
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def followed_symlink(vault: str, rel_path: str, link_path: str) -> tuple[str | None, Diagnostic | None]:
+    """For a page-named symlink: (the path to read it from, or None when it is not a page;
+    the warning it raises, or None). Only a link to a file inside the vault is a page."""
+    real = os.path.realpath(link_path)
+    if not os.path.exists(real):
+        return None, Diagnostic(rel_path, BROKEN_SYMLINK)
+    if not is_inside(real, vault):
+        return None, Diagnostic(rel_path, SYMLINK_ESCAPES)
+    return (real if os.path.isfile(real) else None), None
+
+
+def unreadable_warning(rel_path: str, error: OSError) -> Diagnostic:
+    """The warning for a listed page that could not be read; the search goes on."""
+    reason = VANISHED if isinstance(error, FileNotFoundError) else error.strerror
+    return Diagnostic(rel_path, CANNOT_READ, str(reason))
+
+
+def open_page(read_path: str) -> int:
+    """An fd for reading a listed page. O_NOFOLLOW: a page swapped for a symlink after the
+    scan is refused, not followed out of the vault; O_NONBLOCK: one swapped for a FIFO
+    fails instead of hanging."""
+    return os.open(read_path, _READ_FLAGS | getattr(os, "O_NOFOLLOW", 0))
+
+
+def read_to_end(fd: int) -> bytes:
+    """Everything left to read from ``fd`` (a page's: a regular file)."""
+    chunk = os.read(fd, _READ_CHUNK)
+    if len(chunk) < _READ_CHUNK:
+        # A regular file reads short only at its end (find's head read relies on it too):
+        # most pages take one read, not a second one that returns nothing.
+        return chunk
+    chunks = [chunk]
+    while chunk := os.read(fd, _READ_CHUNK):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+_READ_CHUNK = 1 << 16
+
+
+def read_page_bytes(page: PageRef) -> bytes:
+    """The whole page, as bytes."""
+    fd = open_page(page.read_path)
+    try:
+        return read_to_end(fd)
+    finally:
+        os.close(fd)
+
+
+def read_listed_page(vault: str, rel_path: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of the page the scan lists at ``rel_path`` of the vault at ``vault`` (a real
+    path), read by the scan's rules, and the fstat of what was read. For a caller that was
+    told a page's path by someone else (a server): it reads with its own rights, follows a
+    symlinked dir or page only to a target inside the vault, opens with O_NOFOLLOW and
+    O_NONBLOCK. ``rel_path`` may lie at any depth (``a/b/c.md``) or at the root (``x.md``);
+    no part of it may be empty, hidden, ``.`` or ``..``. OSError when the page is no longer
+    there or cannot be read."""
+    dir_rel, _, name = rel_path.rpartition("/")
+    parts = [*dir_rel.split("/"), name] if dir_rel else [name]
+    if any(not part or part.startswith(".") for part in parts):
+        raise FileNotFoundError(f"{rel_path}: not a page of the vault")
+    dir_path = vault
+    if dir_rel:
+        dir_path = os.path.join(vault, dir_rel)
+        real = os.path.realpath(dir_path)
+        if not is_inside(real, vault):
+            raise FileNotFoundError(f"{rel_path}: its dir leaves the vault")
+        dir_path = real
+    path = f"{dir_path}/{name}"
+    if os.path.islink(path):
+        read_path, _warning = followed_symlink(vault, rel_path, path)
+        if read_path is None:
+            raise FileNotFoundError(f"{rel_path}: not a page of the vault")
+        path = read_path
+    fd = open_page(path)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileNotFoundError(f"{rel_path}: not a regular file")
+        return read_to_end(fd), info
+    finally:
+        os.close(fd)
+
+
+def identity_of(info: os.stat_result) -> Identity:
+    """What tells two reads of a page apart: (device, inode, size, mtime in ns)."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def read_as_judged(vault_real: str, rel_path: str, identity: Identity) -> bytes | None:
+    """The page at ``rel_path`` read now by the scan's rules (``read_listed_page``), or
+    None when it cannot be read or is not the version someone else judged (``identity``)."""
+    try:
+        data, info = read_listed_page(vault_real, rel_path)
+    except OSError:
+        return None
+    return data if identity_of(info) == identity else None
+
+
+__all__ = ["RACY_NS", "Page", "open_page", "read_as_judged", "read_page", "read_to_end", "stat_key"]

@@ -51,7 +51,7 @@ def page_keywords(
     home: str | None = None,
 ) -> tuple[str, ...]:
     """``keywords`` with each pasted path (module doc) replaced by the vault-relative path
-    it names; the others as they are. The vault (found as ``vault.locate_vault`` finds it)
+    it names; the others as they are. The vault (found as ``location.locate_vault`` finds it)
     and its layout are read only when a keyword could be one (``_may_be_pasted``): words,
     phrases and bare relative paths cost nothing.
 
@@ -61,8 +61,8 @@ def page_keywords(
     if not any(_may_be_pasted(keyword) for keyword in keywords):
         return tuple(keywords)
     from mnemosyne_core.config import vault_layout
+    from mnemosyne_core.location import resolve_vault
     from mnemosyne_core.results import check_keywords
-    from mnemosyne_core.vault import resolve_vault
 
     check_keywords(keywords)  # a usage error stays the search's, before any vault is read
     vault_real = resolve_vault(vault, environ, cwd, home)

@@ -31,21 +31,16 @@ from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, MnemosyneError, VaultError
 from mnemosyne_core.fold import as_utf8, decode, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
+from mnemosyne_core.location import resolve_vault
+from mnemosyne_core.page import read_as_judged, read_page_bytes, unreadable_warning
 from mnemosyne_core.record import Record
-from mnemosyne_core.vault import (
-    left_out_files,
-    listed_vault,
-    preferred_dirs,
-    read_as_judged,
-    read_page_bytes,
-    resolve_vault,
-    unreadable_warning,
-)
+from mnemosyne_core.vault import left_out_files, listed_vault, preferred_dirs
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from mnemosyne_core.vault import Identity, PageRef, Scan
+    from mnemosyne_core.page import Identity
+    from mnemosyne_core.vault import PageRef, Scan
 
 #: How many of the ranked matches are read into context. Fixed, as ``/wiki-query``'s is, so
 #: that every logged call reads alike: not a flag.
@@ -270,7 +265,7 @@ def recall(
     home: str | None = None,
     listing: Scan | None = None,
 ) -> RecallResult:
-    """The entries of ``vault`` (None: found as ``vault.locate_vault`` says) whose title, slug or tags hold any term
+    """The entries of ``vault`` (None: found as ``location.locate_vault`` says) whose title, slug or tags hold any term
     of ``topic``, ranked; the top READ_CAP keep their text.
 
     ``environ``, ``cwd`` and ``home`` are where the vault is looked for when ``vault`` is
@@ -341,7 +336,7 @@ def one_version(matches: Sequence[Entry], prefer: Sequence[str]) -> list[Entry]:
 
 def fill_read_entries(result: RecallResult, identities: Sequence[Identity]) -> bool:
     """Read the text of the read entries of a result someone else ranked, by the scan's
-    rules and this process's rights (``vault.read_as_judged``); False (the result must not
+    rules and this process's rights (``page.read_as_judged``); False (the result must not
     be used) when any is not the version that was judged."""
     for entry, identity in zip(result.read, identities, strict=True):
         content = read_as_judged(result.vault, entry.path, identity)

@@ -1,4 +1,5 @@
-"""Which files of a vault are pages, and reading them safely.
+"""Listing a vault: which of its files are pages (reading one is ``page``'s, finding the
+vault ``location``'s).
 
 Which files are pages is the vault's layout (``config.Layout``). By default (an Aion
 vault) a page is a regular file directly inside a scanned dir whose name ends in ``.md``
@@ -11,43 +12,32 @@ vault; one that escapes, or is broken, is skipped with a warning and never read.
 from __future__ import annotations
 
 import os
-import stat
 
 from mnemosyne_core.config import (
-    DEFAULT_SCANNED_DIRS,
     DIRS_FROM_DEFAULT,
-    FROM_ENV,
-    FROM_FLAG,
-    FROM_USER_CONFIG,
-    FROM_VAULT_CONFIG,
     LAYOUT_FROM_DEFAULT,
     LAYOUT_FROM_ZERO_CONFIG,
     VAULT_CONFIG_FILE,
-    VAULT_ENV_VAR,
     VAULT_ROOT_DIR,
-    expand_path,
-    find_vault_config_upwards,
     home_dir,
     is_markdown_like,
-    load_user_vault,
     load_vault_config,
     markdown_like_endings,
     stem_of,
     titles_from_headings,
-    user_config_path,
     vault_layout,
 )
 from mnemosyne_core.diagnostics import (
     BROKEN_SYMLINK,
     CANNOT_LIST,
-    CANNOT_READ,
     IGNORE_FILE_UNUSED,
     SYMLINK_ESCAPES,
     UNKNOWN_DIR,
-    VANISHED,
     Diagnostic,
 )
 from mnemosyne_core.errors import UnknownDirError, VaultError
+from mnemosyne_core.location import is_inside, refuse_non_vault, resolve_vault
+from mnemosyne_core.page import followed_symlink, open_page
 from mnemosyne_core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -63,37 +53,6 @@ if TYPE_CHECKING:
     from mnemosyne_core.config import Layout, VaultConfig
 
 PAGE_SUFFIX = ".md"
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
-
-
-class VaultLocation(Record):
-    """The vault root and how it was found.
-
-    ``path``: the root as a real (symlink-free) path. ``source``: which of the four ways
-    named it (``config.VAULT_SOURCES``). ``given``: the text that named it, before ``~`` and
-    ``$VAR`` expansion (for a ``.mnemosyne.toml`` found from the current directory, the dir
-    holding it). ``source_file``: the config file that named it, or None.
-    """
-
-    __slots__ = ("given", "path", "source", "source_file")
-
-    def __init__(self, path: str, source: str, given: str, source_file: str | None = None):
-        self.path = path
-        self.source = source
-        self.given = given
-        self.source_file = source_file
-
-
-# The defaults (this process's environment, current dir and home) are for a Python caller
-# asking as the process it runs in; the CLI passes the ones of its call (``Environment``).
-def resolve_vault(
-    path: str | os.PathLike[str] | None,
-    environ: Mapping[str, str] = os.environ,
-    cwd: str | None = None,
-    home: str | None = None,
-) -> str:
-    """The vault root as a real (symlink-free) path; see ``locate_vault``."""
-    return locate_vault(path, environ, cwd, home).path
 
 
 def listed_vault(
@@ -107,82 +66,6 @@ def listed_vault(
     with the caller's one ``~`` (``home``; None: the one ``environ`` names)."""
     home = home_dir(environ) if home is None else home
     return scan(resolve_vault(vault, environ, cwd, home), dirs, home=home)
-
-
-def locate_vault(
-    path: str | os.PathLike[str] | None,
-    environ: Mapping[str, str] = os.environ,
-    cwd: str | None = None,
-    home: str | None = None,
-) -> VaultLocation:
-    """Find the vault root; the first of these that names one wins:
-
-    1. ``path`` (--vault);
-    2. the nearest ``.mnemosyne.toml`` in ``cwd`` (default: the current directory) or a
-       parent: its dir is the vault root;
-    3. AION_VAULT in ``environ``;
-    4. ``vault = "..."`` in the user config file (``config.user_config_path``).
-
-    ``~`` (``home``; default: the one ``environ`` names, ``config.home_dir``) and ``$VAR``
-    are expanded in 1, 3 and 4. Only the ways reached are consulted: a call with --vault
-    never walks the dirs nor reads the user config.
-
-    Raises VaultError with the reason and the fix when none names a vault, the user config
-    is broken, or the path is missing, unreadable or not a directory.
-    """
-    home = home_dir(environ) if home is None else home
-    if path is not None:
-        given = os.fspath(path)
-        if not given:
-            raise VaultError("--vault is empty: pass --vault PATH to your vault root")
-        return _checked(given, FROM_FLAG, None, environ, home)
-    marked = _vault_config_dir(cwd)
-    if marked is not None:
-        return _checked(marked, FROM_VAULT_CONFIG, os.path.join(marked, VAULT_CONFIG_FILE), environ, home)
-    from_env = environ.get(VAULT_ENV_VAR)
-    if from_env:
-        return _checked(from_env, FROM_ENV, None, environ, home)
-    config_path = user_config_path(environ, home)
-    from_user = load_user_vault(config_path)
-    if from_user is not None:
-        return _checked(from_user, FROM_USER_CONFIG, config_path, environ, home)
-    raise VaultError(
-        f"no vault found: pass --vault PATH, run inside a vault that has a {VAULT_CONFIG_FILE}, "
-        f'set {VAULT_ENV_VAR}, or set vault = "PATH" in {config_path}'
-    )
-
-
-def _vault_config_dir(cwd: str | None) -> str | None:
-    try:
-        start = os.getcwd() if cwd is None else cwd
-    except OSError:  # the current directory was removed: there is nothing to walk up from
-        return None
-    return find_vault_config_upwards(start)
-
-
-def _checked(given: str, source: str, source_file: str | None, environ: Mapping[str, str], home: str) -> VaultLocation:
-    """The location of the vault ``given`` by ``source``, once it is known to be a dir."""
-    if source == FROM_FLAG:
-        origin, fix = "", "pass --vault PATH to your vault root"
-    elif source == FROM_ENV:
-        origin, fix = f" (from {VAULT_ENV_VAR})", f"set {VAULT_ENV_VAR} to your vault root or pass --vault PATH"
-    else:
-        origin, fix = f" (from {source_file})", "fix it there or pass --vault PATH"
-    try:
-        name = expand_path(given, environ, home) if source != FROM_VAULT_CONFIG else given
-    except VaultError as error:
-        raise VaultError(f"vault{origin}: {error}") from None
-    if source == FROM_USER_CONFIG and not os.path.isabs(name):
-        raise VaultError(f"vault {given!r}{origin} is not an absolute path: write it from / or ~")
-    try:
-        mode = os.stat(name).st_mode
-    except (FileNotFoundError, ValueError):  # ValueError: a NUL byte, which no path holds
-        raise VaultError(f"vault {name!r}{origin} does not exist: {fix}") from None
-    except OSError as error:
-        raise VaultError(f"cannot open vault {name!r}{origin}: {error.strerror}; check its permissions") from None
-    if not stat.S_ISDIR(mode):
-        raise VaultError(f"vault {name!r}{origin} is not a directory: {fix}")
-    return VaultLocation(os.path.realpath(name), source, given, source_file)
 
 
 #: Ingest writes a page to ``<prefix><16 random hex digits><suffix>`` in the target dir
@@ -226,11 +109,6 @@ def is_stale_ingest_temp(entry: os.DirEntry[str], now: float) -> bool:
         )
     except OSError:
         return False
-
-
-def is_inside(real_path: str, vault_real: str) -> bool:
-    """Whether a resolved path lies inside the resolved vault root."""
-    return real_path.startswith(vault_real + os.sep)
 
 
 def join_rel(rel_dir: str, name: str) -> str:
@@ -505,61 +383,6 @@ def _nested_dir_path(result: Scan, dir_name: str, not_dirs: list[str]) -> str | 
         not_dirs.append(dir_name)
         return None
     return real if real != path else path
-
-
-#: Dirs that hold a system or many people's files, never one person's notes: with no
-#: config and no default dir, find refuses to search them as a whole tree (``scan``).
-NON_VAULT_DIRS = frozenset(
-    (
-        "/",
-        "/bin",
-        "/boot",
-        "/dev",
-        "/etc",
-        "/home",
-        "/lib",
-        "/lib64",
-        "/media",
-        "/mnt",
-        "/opt",
-        "/private",
-        "/proc",
-        "/run",
-        "/sbin",
-        "/srv",
-        "/sys",
-        "/tmp",  # noqa: S108 - a dir refused as a vault, never written
-        "/Users",
-        "/usr",
-        "/var",
-        "/Volumes",
-    )
-)
-
-
-def non_vault_reason(vault: str, home: str | None = None) -> str | None:
-    """Why the dir ``vault`` (a real path) is no vault to search as a whole tree, or None:
-    the file system root, a system dir, the home dir (``home``, the caller's ``~``; default:
-    this process's, for a Python caller) or a dir holding it."""
-    home = os.path.realpath(home_dir(os.environ) if home is None else home)
-    if vault == home:
-        return "your home dir"
-    if vault == "/":
-        return "the file system root"
-    if vault in NON_VAULT_DIRS or is_inside(home, vault):
-        return "a system dir"
-    return None
-
-
-def refuse_non_vault(vault: str, home: str | None = None) -> None:
-    """Raise VaultError, naming the way out, when ``non_vault_reason`` has a reason."""
-    reason = non_vault_reason(vault, home)
-    if reason is not None:
-        raise VaultError(
-            f"vault {vault!r} is {reason}, not a notes folder, and has no {VAULT_CONFIG_FILE} nor any default dir "
-            f"({', '.join(DEFAULT_SCANNED_DIRS)}), so find will not search all of it: pass --vault the folder "
-            "that holds your notes, or run 'mnemosyne wiki init' there"
-        )
 
 
 def _no_scanned_dir_message(result: Scan, its_dirs: str, not_dirs: Sequence[str] = ()) -> str:
@@ -1172,104 +995,6 @@ def _spec(lines: list[str]) -> _IgnoreSpec | None:
     return _IgnoreSpec(spec) if len(spec) else None
 
 
-def followed_symlink(vault: str, rel_path: str, link_path: str) -> tuple[str | None, Diagnostic | None]:
-    """For a page-named symlink: (the path to read it from, or None when it is not a page;
-    the warning it raises, or None). Only a link to a file inside the vault is a page."""
-    real = os.path.realpath(link_path)
-    if not os.path.exists(real):
-        return None, Diagnostic(rel_path, BROKEN_SYMLINK)
-    if not is_inside(real, vault):
-        return None, Diagnostic(rel_path, SYMLINK_ESCAPES)
-    return (real if os.path.isfile(real) else None), None
-
-
-def unreadable_warning(rel_path: str, error: OSError) -> Diagnostic:
-    """The warning for a listed page that could not be read; the search goes on."""
-    reason = VANISHED if isinstance(error, FileNotFoundError) else error.strerror
-    return Diagnostic(rel_path, CANNOT_READ, str(reason))
-
-
-def open_page(read_path: str) -> int:
-    """An fd for reading a listed page. O_NOFOLLOW: a page swapped for a symlink after the
-    scan is refused, not followed out of the vault; O_NONBLOCK: one swapped for a FIFO
-    fails instead of hanging."""
-    return os.open(read_path, _READ_FLAGS | getattr(os, "O_NOFOLLOW", 0))
-
-
-def read_to_end(fd: int) -> bytes:
-    """Everything left to read from ``fd`` (a page's: a regular file)."""
-    chunk = os.read(fd, _READ_CHUNK)
-    if len(chunk) < _READ_CHUNK:
-        # A regular file reads short only at its end (find's head read relies on it too):
-        # most pages take one read, not a second one that returns nothing.
-        return chunk
-    chunks = [chunk]
-    while chunk := os.read(fd, _READ_CHUNK):
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-_READ_CHUNK = 1 << 16
-
 #: A dir the walk lists: (vault-relative dir, its path, the ignore rules in force, where it
 #: lies: None in a searched dir, else the left-out kind of the markdown files below it).
 _Listed = tuple[str, str, "tuple[IgnoreRules, ...]", "str | None"]
-
-
-def read_page_bytes(page: PageRef) -> bytes:
-    """The whole page, as bytes."""
-    fd = open_page(page.read_path)
-    try:
-        return read_to_end(fd)
-    finally:
-        os.close(fd)
-
-
-def read_listed_page(vault: str, rel_path: str) -> tuple[bytes, os.stat_result]:
-    """The bytes of the page the scan lists at ``rel_path`` of the vault at ``vault`` (a real
-    path), read by the scan's rules, and the fstat of what was read. For a caller that was
-    told a page's path by someone else (a server): it reads with its own rights, follows a
-    symlinked dir or page only to a target inside the vault, opens with O_NOFOLLOW and
-    O_NONBLOCK. ``rel_path`` may lie at any depth (``a/b/c.md``) or at the root (``x.md``);
-    no part of it may be empty, hidden, ``.`` or ``..``. OSError when the page is no longer
-    there or cannot be read."""
-    dir_rel, _, name = rel_path.rpartition("/")
-    parts = [*dir_rel.split("/"), name] if dir_rel else [name]
-    if any(not part or part.startswith(".") for part in parts):
-        raise FileNotFoundError(f"{rel_path}: not a page of the vault")
-    dir_path = vault
-    if dir_rel:
-        dir_path = os.path.join(vault, dir_rel)
-        real = os.path.realpath(dir_path)
-        if not is_inside(real, vault):
-            raise FileNotFoundError(f"{rel_path}: its dir leaves the vault")
-        dir_path = real
-    path = f"{dir_path}/{name}"
-    if os.path.islink(path):
-        read_path, _warning = followed_symlink(vault, rel_path, path)
-        if read_path is None:
-            raise FileNotFoundError(f"{rel_path}: not a page of the vault")
-        path = read_path
-    fd = open_page(path)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise FileNotFoundError(f"{rel_path}: not a regular file")
-        return read_to_end(fd), info
-    finally:
-        os.close(fd)
-
-
-def identity_of(info: os.stat_result) -> Identity:
-    """What tells two reads of a page apart: (device, inode, size, mtime in ns)."""
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-
-
-def read_as_judged(vault_real: str, rel_path: str, identity: Identity) -> bytes | None:
-    """The page at ``rel_path`` read now by the scan's rules (``read_listed_page``), or
-    None when it cannot be read or is not the version someone else judged (``identity``)."""
-    try:
-        data, info = read_listed_page(vault_real, rel_path)
-    except OSError:
-        return None
-    return data if identity_of(info) == identity else None

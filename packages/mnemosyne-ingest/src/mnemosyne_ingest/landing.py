@@ -35,18 +35,9 @@ from mnemosyne_core.config import (
 from mnemosyne_core.errors import VaultError
 from mnemosyne_core.find import search
 from mnemosyne_core.frontmatter import collapse_whitespace
-from mnemosyne_core.vault import (
-    PAGE_SUFFIX,
-    PageRef,
-    is_inside,
-    is_stale_ingest_temp,
-    join_rel,
-    new_ingest_temp_name,
-    read_page_bytes,
-    read_to_end,
-    resolve_vault,
-    scan,
-)
+from mnemosyne_core.location import is_inside, resolve_vault
+from mnemosyne_core.page import read_page_bytes, read_to_end
+from mnemosyne_core.vault import PAGE_SUFFIX, PageRef, is_stale_ingest_temp, join_rel, new_ingest_temp_name, scan
 from mnemosyne_ingest.errors import (
     BadSourceError,
     IngestArgumentError,
@@ -242,7 +233,7 @@ def ingest(
     cwd: str | None = None,
     home: str | None = None,
 ) -> IngestResult:
-    """Land ``source`` in ``vault`` (None: found as ``vault.locate_vault`` says) as ``<dir>/<slug>.md``, owned by
+    """Land ``source`` in ``vault`` (None: found as ``location.locate_vault`` says) as ``<dir>/<slug>.md``, owned by
     ``constellation``; ``slug`` defaults to the source's stem.
 
     ``now`` is the clock (default: the current time; a naive datetime is taken as UTC). Its
@@ -255,7 +246,7 @@ def ingest(
     is ``stdin_slug(slug, title)``, also its title when the source has none.
 
     ``environ``, ``cwd`` and ``home`` are where the vault is looked for when ``vault`` is
-    None (``vault.locate_vault``, whose defaults, this process's, are for a Python caller).
+    None (``location.locate_vault``, whose defaults, this process's, are for a Python caller).
 
     Raises IngestArgumentError, VaultError, BadSourceError (all before anything is
     written), TargetExistsError, WriteFailedError (nothing left behind) or

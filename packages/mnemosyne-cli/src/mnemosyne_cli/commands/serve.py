@@ -56,7 +56,7 @@ COMMAND = Command(
 def run(args: ServeArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_cli import autostart, client, server
     from mnemosyne_core.inotify import InotifyError
-    from mnemosyne_core.vault import resolve_vault
+    from mnemosyne_core.location import resolve_vault
 
     env = console.env
     try:
