@@ -143,6 +143,10 @@ def build(
 
         with _fresh_index(index_path) as index:
             written_by(write, index)
+            # The whole build sits in the write-ahead log until a checkpoint: moved into the
+            # database now, and the log truncated, so the index takes its own size on disk.
+            with contextlib.suppress(sqlite3.Error):
+                index.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             return index.page_count()
     finally:
         os.close(lock)
