@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -23,7 +24,7 @@ from server_harness import (
     served_and_scanned,
 )
 
-from mnemosyne_cli import client
+from mnemosyne_cli import client, protocol
 from mnemosyne_cli.environment import Environment
 from mnemosyne_core import changes, inotify
 
@@ -280,7 +281,65 @@ def test_a_symlinked_ignore_file_on_the_way_to_a_nested_searched_dir_answers_as_
         assert twice_as_the_scan(capsysbinary, argv) == (0, both, "")
 
 
+# --- the home-dir refusal is the caller's, through the index too ---
+
+
+def test_a_listing_kept_under_another_home_is_not_served_to_a_caller_whose_home_the_vault_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A zero-config vault is searched as a whole tree unless it is the caller's home dir.
+    A caller with another HOME (the same cache dir) kept the listing and a token; a caller
+    whose HOME the vault is must be refused as its scan refuses it."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("HOME", str(elsewhere))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    home = make_vault(tmp_path / "home", {"notes/a.md": "alpha\n"})
+    argv = ["wiki", "find", "alpha", "--vault", str(home)]
+    with ThreadServer(home) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, argv)
+        assert served == scanned == (0, b"notes/a.md \xe2\x80\x94 a\n", "")
+        monkeypatch.setenv("HOME", str(home))
+        refused = twice_as_the_scan(capsysbinary, argv)
+        assert refused[:2] == (3, b"")
+        assert "is your home dir, not a notes folder" in refused[2]
+
+
 # --- what a served call costs when the server cannot help ---
+
+
+@pytest.mark.parametrize("server", ["stopped", "gone"])
+def test_a_server_that_does_not_answer_is_asked_once_a_call(
+    server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """A stopped server (its socket takes the connection, nothing answers) costs a call
+    the client's budget once, not once for the served path and again for the listing's
+    token; a gone one (nothing listens) is not asked twice either."""
+    vault = make_vault(tmp_path / "v", {".mnemosyne.toml": 'dirs = ["wiki"]\n', "wiki/a.md": "alpha\n"})
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        served_and_scanned(capsysbinary, running, argv)  # the index holds a token: the next call asks
+    path = protocol.socket_path(str(vault.resolve()), Environment())
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        silent.bind(path)
+        if server == "stopped":
+            silent.listen(8)  # connections wait in the backlog; none is ever accepted
+        monkeypatch.setenv(client.TIMEOUT_ENV_VAR, "0.2")
+        asked: list[str] = []
+        real_exchange = client.exchange
+
+        def exchange(socket_path: str, request: bytes, timeout: float) -> bytes | None:
+            asked.append(socket_path)
+            return real_exchange(socket_path, request, timeout)
+
+        monkeypatch.setattr(client, "exchange", exchange)
+        for call in (argv, ["wiki", "recall", "alpha", "--vault", str(vault)]):
+            asked.clear()
+            assert run_cli(capsysbinary, call) == run_cli(capsysbinary, [*call, "--no-cache"])
+            assert asked == [path], call
+    finally:
+        silent.close()
 
 
 def test_a_vault_dir_replaced_at_its_path_is_watched_anew_and_served(
