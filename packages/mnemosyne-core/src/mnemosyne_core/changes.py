@@ -14,16 +14,19 @@ How the answer stays exact:
   of a change completed before the cookie was written has been read by then.
 - Any doubt answers "rescan" (``None`` paths), never a partial list: a queue overflow, a
   watch lost (a dir deleted, moved, unmounted), a dir made, removed or renamed in a listed
-  dir, a change to ``.mnemosyne.toml``, ``.obsidian/`` or an ignore file, a change on the way to a searched
-  dir, a listed dir behind a symlink or on another file system than the vault, a symlinked
-  config or ignore file, a watch limit reached, a cookie not seen in time, a token from
-  before the last rebuild. A rebuild makes a new generation: every older token is unknown.
+  dir, a change to ``.mnemosyne.toml``, ``.obsidian/`` or an ignore file, a change on the
+  way to a searched dir (the root's own mode or owner among them), a listed dir behind a
+  symlink or on another file system than the vault, a symlinked or hard-linked config or
+  ignore file, or one whose stat changed (each question compares them), a file made under
+  a name no page has that may be another name of a page (``_may_be_a_pages_link``), a
+  watch limit reached, a cookie not seen in time, a token from before the last rebuild.
+  A rebuild makes a new generation: every older token is unknown.
 - No event tells of a mount: the mount table is compared before each answer, and the
   caller compares the listed dirs' (device, inode) too. The caller also resolves every
   page-named symlink again and re-stats the pages a watch cannot follow (symlinked pages,
   pages with other hard links, pages changed too recently to trust their stat). What
-  neither can see (a hard link made after a page was read, writes through a memory map)
-  is named in docs/server.md.
+  neither can see (a hard link made, in a dir no watch sees, after a page was read;
+  writes through a memory map) is named in docs/server.md.
 """
 
 from __future__ import annotations
