@@ -242,6 +242,19 @@ def test_a_page_renamed_from_a_temporary_name_is_served_without_a_rebuild(
         os.replace(vault / "notes" / ".a.md.tmp", vault / "notes" / "a.md")
         assert watch.changes_since(token)[1] == ("notes/a.md",)
         assert watch.rebuilds == 1
+        # The creation read before the rename, the rename's events only after the look that
+        # finds the temporary name gone: read then, in the same batch.
+        assert watch.watcher is not None
+        (vault / "notes" / ".a.md.tmp").write_text("kiwi, saved again\n", encoding="utf-8")
+        created = watch.watcher.read()
+        os.replace(vault / "notes" / ".a.md.tmp", vault / "notes" / "a.md")
+        real_read = watch.watcher.read
+        batches = iter([created])
+        watch.watcher.read = lambda: next(batches, None) or real_read()  # type: ignore[method-assign]
+        token = watch.token()
+        watch.take_events()
+        assert watch.changes_since(token)[1] == ("notes/a.md",)
+        assert watch.rebuilds == 1
         (vault / "notes" / "4913").write_text("", encoding="utf-8")  # made and gone unseen: a doubt
         (vault / "notes" / "4913").unlink()
         assert watch.changes_since(watch.token())[1] is None

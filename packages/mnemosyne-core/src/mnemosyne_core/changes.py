@@ -214,10 +214,10 @@ class VaultWatch:
                 return f"the listed dir {dir_rel or '.'}/ is on another file system than the vault"
         if listing.skipped:
             return "a searched dir is a symlink, which no watch follows"
-        # The ignore files of the listed dirs and, where a walk reads the rules above a
-        # searched dir (``TreeWalk.ancestor_rules``), of the dirs on the way to it.
+        # The ignore files of the listed dirs and, in a tree, whose walk reads the rules
+        # above a searched dir (``TreeWalk.ancestor_rules``), of the dirs on the way to it.
         rule_dirs = [(dir_rel, dir_path) for dir_rel, dir_path, _names in listing.listing]
-        if listing.walk is not None:
+        if layout.tree:
             rule_dirs += way
         for dir_rel, dir_path in dict.fromkeys(rule_dirs):
             for name in IGNORE_FILES:
@@ -333,7 +333,7 @@ class VaultWatch:
                 and event.name
                 and event.wd in self._wd_paths
                 and (listed is None or not page_named)
-                and self._may_be_a_pages_link(event, events[at + 1 :])
+                and self._may_be_a_pages_link(events, at)
             ):
                 # A name no page has, given to a page's file: writes through it raise
                 # events of that name only, which say nothing of the page.
@@ -357,15 +357,21 @@ class VaultWatch:
             self.rebuild()  # every token this old would be told to rescan anyway
         return seen
 
-    def _may_be_a_pages_link(self, event: inotify.Event, later: list[inotify.Event]) -> bool:
-        """Whether the file a create or move-in event names may be another name of a page:
-        a regular file with other hard links, or one gone before it could be looked at
-        (a link made, written through and removed leaves no other trace), unless it was
-        only renamed, in the same batch, into a dir watched here (that name's own event
-        tells then)."""
+    def _may_be_a_pages_link(self, events: list[inotify.Event], at: int) -> bool:
+        """Whether the file the create or move-in event ``events[at]`` names may be another
+        name of a page: a regular file with other hard links, or one gone before it could
+        be looked at (a link made, written through and removed leaves no other trace),
+        unless it was only renamed into a dir watched here (that name's own event tells
+        then). A file found gone was renamed or removed before this look, so the events of
+        that are queued by now: they are read into ``events``, which the caller goes on
+        through."""
+        event = events[at]
+        assert self.watcher is not None
         try:
             info = os.lstat(os.path.join(self._wd_paths[event.wd], event.name))
         except FileNotFoundError:
+            events += self.watcher.read()
+            later = events[at + 1 :]
             moved = next(
                 (
                     e.cookie
