@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import importlib
 import importlib.metadata
 import os
 import re
@@ -30,6 +31,8 @@ NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
 NOBODY_WITH_GROUP = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=4242"]
 #: The distribution whose code nobody runs: it requires the other three.
 CLI_DISTRIBUTION = "mnemosyne-wiki-cli"
+#: The import packages of the four distributions.
+PACKAGES = ("mnemosyne_cli", "mnemosyne_contract", "mnemosyne_core", "mnemosyne_ingest")
 
 
 def required_distributions(name: str) -> list[importlib.metadata.Distribution]:
@@ -79,6 +82,12 @@ def import_path() -> str:
     target = Path(tempfile.mkdtemp(prefix="mnemosyne-for-nobody-"))
     atexit.register(shutil.rmtree, target, True)
     install(required_distributions(CLI_DISTRIBUTION), target)
+    # The packages this process imports win over the installed ones: a checkout run with
+    # its own sources on PYTHONPATH (a git worktree beside an editable install of another)
+    # must have nobody run the code under test.
+    for package in PACKAGES:
+        source = Path(importlib.import_module(package).__file__ or "").parent
+        shutil.copytree(source, target / package, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     for path in [target, *target.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     return str(target)

@@ -22,7 +22,7 @@ from mnemosyne_cli import client, protocol
 from mnemosyne_cli.app import main
 from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.server import Server
-from mnemosyne_core import inotify
+from mnemosyne_core import changes, inotify
 from mnemosyne_core.errors import MnemosyneError
 
 TYPE_CHECKING = False
@@ -149,7 +149,9 @@ def make_vault(root: Path, pages: dict[str, str]) -> Path:
 def out_of_watches_at(monkeypatch: pytest.MonkeyPatch, path_end: str) -> Callable[[], None]:
     """Make adding a watch on a path ending in ``path_end`` fail as it does when the user's
     fs.inotify.max_user_watches is reached (ENOSPC); lowering the machine's limit instead
-    would hit every process of the user. Returns what gives the watches back."""
+    would hit every process of the user. Returns what gives the watches back, and lets the
+    next question try the build at once (``changes.RETRY_SECONDS``, which a test would
+    otherwise wait out)."""
     real_add_watch = inotify.Inotify.add_watch
 
     def add_watch(self: inotify.Inotify, path: str, mask: int) -> int:
@@ -158,7 +160,12 @@ def out_of_watches_at(monkeypatch: pytest.MonkeyPatch, path_end: str) -> Callabl
         return real_add_watch(self, path, mask)
 
     monkeypatch.setattr(inotify.Inotify, "add_watch", add_watch)
-    return lambda: monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
+
+    def give_back() -> None:
+        monkeypatch.setattr(inotify.Inotify, "add_watch", real_add_watch)
+        monkeypatch.setattr(changes, "RETRY_SECONDS", 0.0)
+
+    return give_back
 
 
 #: The modules whose listing of the vault is the caller's own: the page cache's, and the

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 CONNECTION_DEADLINE = 5.0
 #: Connections held at once; more wait in the listen backlog.
 MAX_CONNECTIONS = 64
-#: While the watch cannot be built, a rebuild is retried this often (and on every question).
+#: While the watch cannot be built, the loop wakes this often to try again
+#: (``changes.RETRY_SECONDS`` bounds how often a build is tried, by the loop or a question).
 RETRY_SECONDS = 2.0
 
 
@@ -156,7 +157,6 @@ class Server:
         self._logged_doubt: str | None = None
         #: The watch's inotify fd the selector has, and the build it is of (-1, -1: none).
         self._watched: tuple[int, int] = (-1, -1)
-        self._root: tuple[int, int] = (0, 0)
         self._mount_namespace = protocol.mount_namespace()
         #: Where the server's own log goes (None: the call's stderr); a server in a test's thread
         #: keeps it apart from the calls the test captures.
@@ -187,8 +187,6 @@ class Server:
             raise ServerError(f"cannot serve {vault}: {reason}; find and recall list it instead")
         prepare_socket_dir(self.env)
         self._lock_fd = take_lock(protocol.lock_path(vault, self.env))
-        info = os.stat(vault)
-        self._root = (info.st_dev, info.st_ino)
         began = time.monotonic()
         self.watch.rebuild()
         took = time.monotonic() - began
@@ -232,7 +230,8 @@ class Server:
                     else:
                         selector.register(self.listener, selectors.EVENT_READ)
                     listening = not listening
-                timeout = RETRY_SECONDS if watched_fd < 0 else 60.0
+                failed = watched_fd < 0 or self.watch.failed
+                timeout = RETRY_SECONDS if failed else 60.0
                 if connections:
                     timeout = max(0.0, min(timeout, *(c.deadline - time.monotonic() for c in connections.values())))
                 for key, events in selector.select(timeout):
@@ -251,7 +250,7 @@ class Server:
                 now = time.monotonic()
                 for connection in [c for c, state in connections.items() if state.deadline <= now]:
                     self._drop(selector, connections, connection)
-                if watched_fd < 0 and not connections:
+                if failed and not connections:
                     self.watch.sync()  # retry the watch: status and callers learn it recovered
                 self._log_doubt()
         finally:
@@ -366,7 +365,9 @@ class Server:
         # Answered: the changes since the caller's token, or the token a caller about to
         # list the vault keeps; not a "rescan" told to a caller that had a token.
         self.answered += paths is not None or (not request.token and self.watch.doubt is None)
-        body = protocol.changes_body(token, paths, self._mount_namespace, self._root)
+        # The root this build watches: a vault dir replaced at its path is watched anew by
+        # the rebuild its old watch's loss caused, and callers believe the new one.
+        body = protocol.changes_body(token, paths, self._mount_namespace, self.watch.root)
         return protocol.encode_reply(protocol.STATUS_OK, body)
 
     def status_body(self) -> Any:
@@ -379,8 +380,19 @@ class Server:
             builds=watch.rebuilds,
             requests=self.requests,
             started=int(self.started),
-            failure=watch.doubt or "",
+            failure=watch.doubt or self._root_replaced() or "",
         )
+
+    def _root_replaced(self) -> str | None:
+        """Why callers believe no answer while the dir at the vault's path is not the one
+        watched (replaced, and its old watch's loss not read yet), else None."""
+        try:
+            info = os.stat(self.watch.vault)
+        except OSError as error:
+            return f"the vault dir cannot be reached: {error.strerror}"
+        if (info.st_dev, info.st_ino) != self.watch.root:
+            return "the vault dir at its path is not the one watched; the next question watches it anew"
+        return None
 
     def _log_doubt(self) -> None:
         """Say once when the watch stops or starts answering with changes (never per request)."""

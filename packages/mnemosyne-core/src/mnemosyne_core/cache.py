@@ -212,6 +212,12 @@ class IndexedScan:
         self.served = False
         #: Whether the last call was answered through the index (tests check it).
         self.indexed = False
+        #: The server's answer to this call's one question (``_served_pages``), or None;
+        #: ``_unanswered``: it was asked and did not answer. One call asks at most once: a
+        #: server that did not answer in time would cost the timeout again, and a token
+        #: taken before the listing is as good for it as one taken just before.
+        self._answer: tuple[str, tuple[str, ...] | None] | None = None
+        self._unanswered = False
 
     def search(self, request: FindRequest) -> FindResult:
         """``find.search``'s answer for the request; raises only ``backend.BACKEND_ERRORS``."""
@@ -219,12 +225,13 @@ class IndexedScan:
 
         folded = prepare_query(request.keywords, request.limit)
         vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
-        self.served = self.indexed = False
+        self.served = self.indexed = self._unanswered = False
+        self._answer = None
         dirs, keep_content = request.dirs, request.keep_content
         # A server is asked about the vault's own layout only, and only when its socket is there.
         ask = self.changes is not None and not dirs and self.changes.available(vault_real)
         if ask and answerable(folded):
-            with self._served(vault_real) as served:
+            with self._served(vault_real, request_home(request)) as served:
                 if served is not None:
                     result = self._search(*served, folded, request, served=True)
                     if result is not None:
@@ -305,10 +312,11 @@ class IndexedScan:
         topic, dirs = request.topic, request.dirs
         terms = split_topic(topic)
         vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
-        self.served = self.indexed = False
+        self.served = self.indexed = self._unanswered = False
+        self._answer = None
         ask = self.changes is not None and not dirs and self.changes.available(vault_real)
         if ask:
-            with self._served(vault_real) as served:
+            with self._served(vault_real, request_home(request)) as served:
                 if served is not None:
                     result = self._recall(*served, topic, terms)
                     if result is not None and result.matches:
@@ -373,8 +381,11 @@ class IndexedScan:
         fresh; no index (None) when the scan answers: the index is off, cannot be used, or
         holds no whole build yet (then a builder starts). With a server to ask, its token
         is taken before the listing, so every change the listing may have missed is one it
-        reports later. ``ask``: a server's socket is there to ask."""
-        asked = self.changes(vault_real, None) if ask and self.changes is not None else None
+        reports later. ``ask``: a server's socket is there to ask (the answer this call
+        already has is used, and one that did not answer is not asked again)."""
+        asked = None
+        if ask and self.changes is not None and not self._unanswered:
+            asked = self._answer or self.changes(vault_real, None)
         pages = scan(vault_real, dirs, home=home)
         if self.changes is not None and asked is None and not dirs:
             # No server answered: one may start, as the config the listing read says.
@@ -443,7 +454,7 @@ class IndexedScan:
         written_by(keep, index)
 
     @contextlib.contextmanager
-    def _served(self, vault_real: str) -> Iterator[tuple[Scan, NoteIndex, Fresh] | None]:
+    def _served(self, vault_real: str, home: str) -> Iterator[tuple[Scan, NoteIndex, Fresh] | None]:
         """The pages as the index's listing holds them and the server says they changed,
         without listing the vault; None at any doubt (see the class's docstring). Asked
         only when a server's socket is there."""
@@ -457,11 +468,11 @@ class IndexedScan:
             yield None
             return
         try:
-            yield self._served_pages(index, vault_real)
+            yield self._served_pages(index, vault_real, home)
         finally:
             index.close()
 
-    def _served_pages(self, index: NoteIndex, vault_real: str) -> tuple[Scan, NoteIndex, Fresh] | None:
+    def _served_pages(self, index: NoteIndex, vault_real: str, home: str) -> tuple[Scan, NoteIndex, Fresh] | None:
         assert self.changes is not None
         try:
             if not index.usable(code_key()):
@@ -470,10 +481,11 @@ class IndexedScan:
             if not isinstance(token, str) or not isinstance(blob, bytes):
                 return None
             answer = self.changes(vault_real, token)
+            self._answer, self._unanswered = answer, answer is None
             if answer is None or answer[1] is None:
                 return None
             # Written by ``_keep_listing`` into our own 0600 file.
-            pages = scan_from_fields(vault_real, marshal.loads(blob))  # noqa: S302
+            pages = scan_from_fields(vault_real, marshal.loads(blob), home)  # noqa: S302
             if pages is None:
                 return None
             fresh = fresh_served(index, pages, answer[1])

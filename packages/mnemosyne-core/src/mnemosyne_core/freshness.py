@@ -173,15 +173,19 @@ def _read(to_read: list[tuple[str, str]], fresh: Fresh, heading_titles: bool) ->
 def listing_fields(pages: Scan) -> tuple[Any, ...] | None:
     """What of the vault's own listing a served call needs instead of listing it again: the
     searched dirs, each listed dir with its names and (device, inode), the symlinked pages'
-    targets, the listing's warnings and what it could not list, and the title rule its
-    layout gives (``Scan.heading_titles``). None when a dir vanished."""
+    targets, the listing's warnings and what it could not list, the title rule its layout
+    gives (``Scan.heading_titles``), and whether that layout is the zero-config one (which
+    the scan refuses for the caller's home dir). None when a dir vanished."""
+    from mnemosyne_core.config import LAYOUT_FROM_ZERO_CONFIG
+
     try:
         identities = [tuple(_dir_identity(dir_path)) for _dir_rel, dir_path, _names in pages.listing]
     except OSError:
         return None
     warnings = [warning.as_fields() for warning in pages.warnings]
     listing = (pages.dirs, pages.listing, identities, pages.links, warnings, pages.incomplete, pages.memory_dir)
-    return (*listing, pages.symlinks, pages.heading_titles)
+    zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
+    return (*listing, pages.symlinks, pages.heading_titles, zero_config)
 
 
 def _dir_identity(path: str) -> tuple[int, int]:
@@ -189,16 +193,21 @@ def _dir_identity(path: str) -> tuple[int, int]:
     return info.st_dev, info.st_ino
 
 
-def scan_from_fields(vault_real: str, fields: tuple[Any, ...]) -> Scan | None:
+def scan_from_fields(vault_real: str, fields: tuple[Any, ...], home: str) -> Scan | None:
     """The listing ``listing_fields`` kept, as a Scan; None when a listed dir is not the
-    dir it was (gone, or another file system mounted over it: no event tells that), or a
+    dir it was (gone, or another file system mounted over it: no event tells that), a
     page-named symlink no longer leads where it led (its target, or a link on its way, may
-    lie in a dir no watch sees: each is resolved again, one ``realpath`` a symlink)."""
+    lie in a dir no watch sees: each is resolved again, one ``realpath`` a symlink), or the
+    scan would refuse the vault for this caller (``location.non_vault_reason``: the listing
+    may have been kept by a caller with another ``home``)."""
     from mnemosyne_core.diagnostics import Diagnostic
+    from mnemosyne_core.location import non_vault_reason
     from mnemosyne_core.page import followed_symlink
     from mnemosyne_core.vault import Scan
 
-    dirs, listing, identities, links, warnings, incomplete, memory_dir, symlinks, heading_titles = fields
+    dirs, listing, identities, links, warnings, incomplete, memory_dir, symlinks, heading_titles, zero_config = fields
+    if zero_config and non_vault_reason(vault_real, home) is not None:
+        return None
     for (_dir_rel, dir_path, _names), identity in zip(listing, identities, strict=True):
         try:
             if _dir_identity(dir_path) != tuple(identity):

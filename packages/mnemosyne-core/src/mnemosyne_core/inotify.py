@@ -102,12 +102,14 @@ class InotifyError(OSError):
 class Event:
     """One inotify event: the watch, what happened, and the name in the watched dir."""
 
-    __slots__ = ("mask", "name", "wd")
+    __slots__ = ("cookie", "mask", "name", "wd")
 
-    def __init__(self, wd: int, mask: int, name: str):
+    def __init__(self, wd: int, mask: int, name: str, cookie: int = 0):
         self.wd = wd
         self.mask = mask
         self.name = name
+        #: Ties an IN_MOVED_FROM to its IN_MOVED_TO (0 for other events).
+        self.cookie = cookie
 
     def __repr__(self) -> str:
         return f"Event(wd={self.wd}, mask={self.mask:#x}, name={self.name!r})"
@@ -174,10 +176,11 @@ class Inotify:
             while offset + _HEADER_BYTES <= len(data):
                 wd = int.from_bytes(data[offset : offset + 4], sys.byteorder, signed=True)
                 mask = int.from_bytes(data[offset + 4 : offset + 8], sys.byteorder)
+                cookie = int.from_bytes(data[offset + 8 : offset + 12], sys.byteorder)
                 length = int.from_bytes(data[offset + 12 : offset + 16], sys.byteorder)
                 raw = data[offset + _HEADER_BYTES : offset + _HEADER_BYTES + length]
                 offset += _HEADER_BYTES + length
-                events.append(Event(wd, mask, os.fsdecode(raw.rstrip(b"\0"))))
+                events.append(Event(wd, mask, os.fsdecode(raw.rstrip(b"\0")), cookie))
 
     def close(self) -> None:
         if self.fd >= 0:
