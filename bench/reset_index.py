@@ -16,9 +16,11 @@ import signal
 import sys
 import time
 
+#: The builder's lock file beside the index (``cache.LOCK_SUFFIX``), made by a builder alone.
+LOCK_SUFFIX = ".build"
 #: The files of one index, by their suffix after the index path (``cache.INDEX_SUFFIX``
-#: is part of the path; ``cache.LOCK_SUFFIX`` is the builder's lock).
-SUFFIXES = ("", "-wal", "-shm", ".build")
+#: is part of the path).
+SUFFIXES = ("", "-wal", "-shm", LOCK_SUFFIX)
 #: How long a killed builder may take to be gone, in seconds.
 WAIT_SECONDS = 10.0
 

@@ -773,6 +773,8 @@ def measure(profile: Profile, context: Context, results: Results, naive_up_to: i
     reset = [sys.executable, str(RESET_INDEX), index]
     reset_index.reset(index)
     same_as_scan(COLD, profile, keywords, context)
+    if not builder_started(index):
+        sys.exit(f"the first call on {label} started no builder: the row would not time a user's first call")
     reset_index.reset(index)  # the builder that check started
     found = hyperfine(
         # The scan first: the builder of COLD's last run is still at work when hyperfine ends.
@@ -786,6 +788,17 @@ def measure(profile: Profile, context: Context, results: Results, naive_up_to: i
     results.cold[label] = found
     report_line(label, "first call, no index", found)
     results.phases[f"{label}: first call"] = time.monotonic() - phase
+
+
+def builder_started(index: str, wait_seconds: float = 5.0) -> bool:
+    """Whether a builder of ``index`` is at work or has been (its lock file is made by the
+    builder alone), waiting a little for one just spawned."""
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        if os.path.exists(index + reset_index.LOCK_SUFFIX) or reset_index.builders(index):
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def served_in_process(vault: Path, keywords: list[str], env: dict[str, str]) -> bool:
