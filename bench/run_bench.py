@@ -62,6 +62,8 @@ BUILD_DIR = ROOT / "build" / "bench"
 CACHE_HOME = BUILD_DIR / "cache"
 NAIVE = ROOT / "bench" / "naive_find.py"
 RESET_INDEX = ROOT / "bench" / "reset_index.py"
+#: The index's schema and why it was chosen: shown in the report above the sizes it names.
+INDEX_DESIGN = ROOT / "bench" / "index_design.md"
 #: --quick's vaults: the generated ones cut to this many pages.
 QUICK_PAGES = 2000
 
@@ -984,6 +986,8 @@ def report(profiles: list[Profile], results: Results, quick: bool, seconds: floa
             line = fill(LIMITS.get(row.target.key, "not said yet (LIMITS in bench/run_bench.py)."), row.facts)
             lines.append(f"- **{row_name(row.target, profiles)}**: {line}")
     lines.append("")
+    if INDEX_DESIGN.is_file():
+        lines += [INDEX_DESIGN.read_text(encoding="utf-8").strip(), ""]
     if results.builds:
         lines += ["## The index per vault", ""]
         lines += markdown_table(
