@@ -166,46 +166,18 @@ INGEST_REPORT_VAULT = ROOT / "fixtures" / "vaults" / "aion"
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Benchmark `mnemosyne wiki find` (and lint, recall) against rg, grep and the naive
-    baseline with hyperfine, on the fixture vault and generated vaults of every profile
-    (build/bench/); start-up under pip's console script and uv's. Writes docs/performance.md
-    and docs/performance.svg. Needs hyperfine, rg and grep on PATH; installs uv with pip when
-    it is missing. Options go to bench/run_bench.py: `nox -s bench -- --quick`,
-    `nox -s bench -- --profiles fixture 'rich-yaml 1k'`."""
-    # Installed, not editable: the start-up being measured is a user's. matplotlib is for
-    # the plot and lives in this session only.
-    session.install(*PACKAGES, "matplotlib>=3.7")
+    """Benchmark `mnemosyne wiki find` through the vault's index against `rg -l -i -F` (and a
+    bare `python -c pass` on the fixture) with hyperfine: warm with no server, with `wiki
+    serve`, the first call with no index, lint and recall, the index's build time and size,
+    peak RSS; on the fixture vault and generated vaults (build/bench/). Writes
+    docs/performance.md: each target, pass or miss, and what limits each one missed. Needs
+    hyperfine and rg on PATH; Linux only. Run it on an idle machine: about fifteen minutes
+    on two cores. Options go to bench/run_bench.py: `nox -s bench -- --quick` (small vaults,
+    writes build/bench/performance-quick.md), `nox -s bench -- --profiles fixture rich-yaml`."""
+    # Installed, not editable: the start-up being measured is a user's.
+    session.install(*PACKAGES)
     mnemosyne = str(Path(session.bin) / "mnemosyne")
-    # The same packages installed the uv way (uv's venv and console script, bytecode
-    # compiled as `uv tool install --compile-bytecode` does), for the start-up rows.
-    uv = shutil.which("uv")
-    if uv is None:
-        session.install("uv")
-        uv = str(Path(session.bin) / "uv")
-    uv_venv = ROOT / "build" / "bench" / "uv-venv"
-    session.run(
-        uv, "venv", "--quiet", "--clear", "--python", str(Path(session.bin) / "python"), str(uv_venv), external=True
-    )
-    session.run(
-        uv,
-        "pip",
-        "install",
-        "--quiet",
-        "--compile-bytecode",
-        "--python",
-        str(uv_venv / "bin" / "python"),
-        *PACKAGES,
-        external=True,
-    )
-    session.run(
-        "python",
-        "bench/run_bench.py",
-        "--mnemosyne",
-        mnemosyne,
-        "--mnemosyne-uv",
-        str(uv_venv / "bin" / "mnemosyne"),
-        *session.posargs,
-    )
+    session.run("python", "bench/run_bench.py", "--mnemosyne", mnemosyne, *session.posargs)
 
 
 @nox.session(name="bench-serve", default=False)

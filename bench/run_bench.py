@@ -1,21 +1,32 @@
-"""The benchmark behind ``nox -s bench``: ``mnemosyne wiki find`` against ripgrep, grep and
-the naive baseline, with ``wiki lint`` and ``wiki recall`` beside it, on the fixture vault
-and generated vaults of several shapes (fixtures/generate_vault.py profiles).
+"""The benchmark behind ``nox -s bench``: ``mnemosyne wiki find`` through the vault's SQLite
+index against ``rg -l -i -F`` (or, on the fixture vault, a bare ``python -c pass`` of the
+same interpreter), each ratio from one hyperfine run, with ``wiki lint`` and ``wiki recall``
+beside it, the first call on a vault with no index, the index's build time and size, and
+the peak RSS of a warm find.
 
-What is timed is a table (``PROFILES``: vaults and their queries; ``TOOLS``: how each tool
-is called). hyperfine times every tool of a (vault, query) pair in one invocation, so their
-ratios come from the same run; lint and recall are timed in the invocation of each vault's
-first query. The fixture's invocations also time start-up: a bare ``python -c pass`` of
-each install's interpreter, and find under pip's console-script wrapper and uv's. Peak RSS
-comes from one run per query on each vault of 100,000 pages. find is timed with a warm page
-cache (as a user types it), without it (``--no-cache``: the scan) and, with each vault's
-first query, on a vault with no cache file yet; the cache file's size is weighed against
-the pages'. Before timing, find's stdout is checked against the naive baseline's, and its
-answer through a cold and a warm cache against the scan's: a fast wrong answer does not
-count.
+Per vault (``PROFILES``: the fixture, then generated vaults of fixtures/generate_vault.py's
+rich-yaml, multilang, nested and plain profiles), in this order:
 
-Writes docs/performance.md and docs/performance.svg. Options (``nox -s bench -- --help``)
-pick profiles and run counts.
+1. the index is removed, then built in the foreground by the detached builder's own
+   command (``python -m mnemosyne_core.build INDEX VAULT HOME``), timed;
+2. every query, warm (the index complete and fresh), with no server (``--no-server``):
+   find, the scan (``--no-cache``), rg and a bare interpreter in one hyperfine run; lint
+   and recall (``--no-server``) in the run of the first query;
+3. on the plain 100k vault, the peak RSS of each query's warm find;
+4. with a ``wiki serve`` running for the vault (nested and plain): find as a user types it
+   (it asks the server), against rg;
+5. the first call on a vault with no index: find as a user types it, hyperfine's
+   ``--prepare`` removing the index and killing any builder a run started
+   (bench/reset_index.py), against the scan in the same run.
+
+Before timing, every answer is checked: find's against the naive baseline's (or rg's files
+on the nested vault), the warm, served and first calls' against the scan's, byte for byte.
+A fast wrong answer does not count.
+
+Writes docs/performance.md: the targets (``TARGETS``) with pass or miss, and under each
+missed one what limits it (``LIMITS``: wording to edit, filled from the measurements).
+Options (``nox -s bench -- --help``) pick profiles; ``--quick`` is a smoke run on small
+vaults (at most ``QUICK_PAGES`` pages) that writes build/bench/performance-quick.md.
 """
 
 from __future__ import annotations
@@ -42,13 +53,22 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "fixtures"))
 
 import generate_vault  # noqa: E402 - fixtures/ is not a package; its path is set just above
-import serve_bench  # noqa: E402 - beside this script (bench/ is not a package either)
+import reset_index  # noqa: E402 - beside this script (bench/ is not a package either)
+import serve_bench  # noqa: E402 - beside this script
 
 FIXTURE_VAULT = ROOT / "fixtures" / "vaults" / "aion"
 BUILD_DIR = ROOT / "build" / "bench"
-#: The page cache of every timed call (XDG_CACHE_HOME): the bench's own, never the user's.
+#: The index dir of every timed call (XDG_CACHE_HOME): the bench's own, never the user's.
 CACHE_HOME = BUILD_DIR / "cache"
 NAIVE = ROOT / "bench" / "naive_find.py"
+RESET_INDEX = ROOT / "bench" / "reset_index.py"
+#: The index's schema and why it was chosen: shown in the report above the sizes it names.
+INDEX_DESIGN = ROOT / "bench" / "index_design.md"
+#: --quick's vaults: the generated ones cut to this many pages.
+QUICK_PAGES = 2000
+
+#: A keyword on every page of the plain profile: each has a "More information:" line.
+EVERY_PAGE_WORD = "information"
 
 #: The queries of the first benchmark, kept so results compare over time.
 CLASSIC_QUERIES: dict[str, list[str]] = {
@@ -65,6 +85,13 @@ MULTILANG_QUERIES: dict[str, list[str]] = {
     "AND of 3, CJK and ASCII": ["設定", "データベース", "deploy"],
     "no match": ["zyzzyva"],
 }
+#: What the served rows of the plain vault ask (each has its own target).
+EVERY_PAGE_QUERY = "every page matches"
+SERVED_PLAIN_QUERIES: dict[str, list[str]] = {
+    "rare keyword": [generate_vault.RARE_WORD],
+    "`the`": ["the"],
+    EVERY_PAGE_QUERY: [EVERY_PAGE_WORD],
+}
 
 
 class Profile:
@@ -72,14 +99,13 @@ class Profile:
 
     def __init__(
         self,
-        label: str,
         shape: str,
         pages: int,
         queries: dict[str, list[str]],
         runs: tuple[int, int],
-        tools: tuple[str, ...],
+        served: dict[str, list[str]] | None = None,
+        cold_runs: int = 5,
     ):
-        self.label = label
         #: A generate_vault profile, or "fixture" for fixtures/vaults/aion.
         self.shape = shape
         #: Pages as generated (the fixture's are counted when it is prepared).
@@ -87,67 +113,89 @@ class Profile:
         self.queries = queries
         #: (warmup, runs) of each hyperfine invocation on this vault.
         self.runs = runs
-        #: The tools timed per query (names in TOOLS), in column order; the first is find.
-        self.tools = tools
-        self.path = FIXTURE_VAULT if shape == "fixture" else BUILD_DIR / f"{shape}-{pages}"
-        #: How find's answers are checked before timing: against the naive baseline, which
-        #: knows only the default dirs, or (a nested vault) against rg's files (``rg_check``).
-        self.check = "rg" if shape == "nested" else "naive"
+        #: The queries timed with a ``wiki serve`` running for the vault, or None.
+        self.served = served
+        #: Runs of the first-call row (no warm-up: each run starts with no index).
+        self.cold_runs = cold_runs
+
+    @property
+    def label(self) -> str:
+        """``fixture``, or the shape and the size in thousands (``plain 100k``)."""
+        if self.shape == "fixture":
+            return "fixture"
+        size = f"{self.pages // 1000}k" if self.pages % 1000 == 0 else f"{self.pages}"
+        return f"{self.shape} {size}"
+
+    @property
+    def path(self) -> Path:
+        return FIXTURE_VAULT if self.shape == "fixture" else BUILD_DIR / f"{self.shape}-{self.pages}"
+
+    @property
+    def check(self) -> str:
+        """How find's answers are checked before timing: against the naive baseline, which
+        knows only the default dirs, or (a nested vault) against rg's files (``rg_check``)."""
+        return "rg" if self.shape == "nested" else "naive"
+
+    def quick(self) -> Profile:
+        """This vault cut to at most QUICK_PAGES pages, timed with few runs."""
+        pages = self.pages if self.shape == "fixture" else min(self.pages, QUICK_PAGES)
+        return Profile(self.shape, pages, self.queries, (1, 2), self.served, 2)
 
 
-#: Tools timed per query on every vault; FIRST_QUERY_TOOLS only with a vault's first query.
-#: "mnemosyne" is find as a user types it, with no server running for the vault (then it
-#: scans, as ``--no-cache`` does). CACHED is find through the page cache without a server
-#: (``--no-server``), warm from hyperfine's warm-up runs. NO_CACHE is the plain scan.
-CACHED = "mnemosyne (page cache, no server)"
-NO_CACHE = "mnemosyne (no cache)"
-QUERY_TOOLS = ("mnemosyne", CACHED, NO_CACHE, "rg", "grep")
-#: find on a vault with no cache file yet: hyperfine's --prepare removes it before each run.
-COLD = "mnemosyne (no cache yet)"
-#: find answered by a `wiki serve` running for the vault while its profile is timed.
-SERVED = "mnemosyne (served)"
-FIRST_QUERY_TOOLS = ("lint", "recall", COLD)
-#: The first query's tools that are whole commands of their own, held to find's time.
-COMMANDS = ("lint", "recall")
+#: Every vault of the benchmark, in the order they are timed; the targets name them by shape.
+PROFILES: tuple[Profile, ...] = (
+    Profile("fixture", 0, CLASSIC_QUERIES, (3, 20), cold_runs=10),
+    Profile("rich-yaml", 1000, CLASSIC_QUERIES, (3, 15), cold_runs=10),
+    Profile("multilang", 6000, MULTILANG_QUERIES, (2, 10)),
+    Profile("nested", 10000, CLASSIC_QUERIES, (2, 10), served=CLASSIC_QUERIES),
+    Profile("plain", 100000, CLASSIC_QUERIES, (1, 5), served=SERVED_PLAIN_QUERIES, cold_runs=3),
+)
+SHAPES = [profile.shape for profile in PROFILES]
+#: The vault whose build time and warm peak RSS have targets.
+LARGE = "plain"
+
+#: The rows of each hyperfine run. WARM is find through a complete, fresh index with no
+#: server; SCAN the plain scan; SERVED find as typed with a server running for the vault;
+#: COLD find as typed on a vault with no index (it answers by the scan and starts a builder).
+WARM = "find, warm, no server"
+SCAN = "find --no-cache"
+SERVED = "find, served"
+COLD = "find, no index yet"
+RG = "rg"
 BARE = "python -c pass"
-BARE_UV = "python -c pass (uv venv)"
-FIND_UV = "mnemosyne (uv)"
-#: Start-up references, timed with the fixture vault: what any argparse console script
-#: pays before its first line of code, and find's start-up without a search.
+#: timed with each vault's first query, against WARM.
+COMMANDS = ("lint", "recall")
+#: Start-up references, timed with the fixture vault: what any argparse console script pays
+#: before its first line of code, find's start-up without a search, and find with its
+#: keywords after `--` (which sends it through argparse: PARSER_TEXT).
 FLOOR = "python -c 'import re, argparse'"
 VERSION = "mnemosyne --version"
-#: The same find with its keywords after `--`, which the console script's own parser leaves
-#: to argparse: what that parser saves (PARSER_TEXT).
-FIND_ARGPARSE = "mnemosyne (argparse)"
-FIND_UV_ARGPARSE = "mnemosyne (uv, argparse)"
-STARTUP_TOOLS = (FIND_UV, BARE, BARE_UV, FLOOR, VERSION, FIND_ARGPARSE, FIND_UV_ARGPARSE)
-
-#: Every vault of the benchmark, in the order they are timed. The classic ones (fixture,
-#: 1k, 10k, 100k) are those of the first benchmark, with the same seed and queries.
-PROFILES: tuple[Profile, ...] = (
-    Profile("fixture", "fixture", 0, CLASSIC_QUERIES, (3, 20), QUERY_TOOLS + STARTUP_TOOLS),
-    Profile("1k", "classic", 1000, CLASSIC_QUERIES, (3, 15), QUERY_TOOLS),
-    Profile("10k", "classic", 10000, CLASSIC_QUERIES, (2, 10), QUERY_TOOLS),
-    Profile("100k", "classic", 100000, CLASSIC_QUERIES, (1, 3), QUERY_TOOLS),
-    Profile("rich-yaml 1k", "rich-yaml", 1000, CLASSIC_QUERIES, (3, 15), QUERY_TOOLS),
-    Profile("multilang 6k", "multilang", 6000, MULTILANG_QUERIES, (2, 10), QUERY_TOOLS),
-    Profile("plain 40k", "plain", 40000, CLASSIC_QUERIES, (1, 5), QUERY_TOOLS),
-    Profile("plain 100k", "plain", 100000, CLASSIC_QUERIES, (1, 3), QUERY_TOOLS),
-    Profile("nested 10k", "nested", 10000, CLASSIC_QUERIES, (2, 10), (*QUERY_TOOLS, SERVED)),
-)
-PROFILE_LABELS = [profile.label for profile in PROFILES]
+FIND_ARGPARSE = "find, warm, no server (argparse)"
+STARTUP_TOOLS = (FLOOR, VERSION, FIND_ARGPARSE)
 
 
 class Context:
-    """The programs under test: the console scripts of each install and the interpreters."""
+    """The programs under test: the console script and the interpreter it runs on."""
 
-    def __init__(self, mnemosyne: str, mnemosyne_uv: str | None):
+    def __init__(self, mnemosyne: str):
         self.mnemosyne = mnemosyne
-        self.mnemosyne_uv = mnemosyne_uv
-        self.python = sys.executable
-        self.python_uv = str(Path(mnemosyne_uv).parent / "python") if mnemosyne_uv else None
-        #: The runtime dir of the server running for the vault being timed, else None.
-        self.served_runtime: str | None = None
+        self.python = script_interpreter(mnemosyne)
+        self.home = os.environ.get("HOME", "/")
+
+
+def script_interpreter(script: str) -> str:
+    """The interpreter a console script runs on (its ``#!`` line), so the bare
+    ``python -c pass`` is the same interpreter, never a shim in front of it; this one when
+    the script names none."""
+    try:
+        with open(script, "rb") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        return sys.executable
+    words = first[2:].decode(errors="replace").split() if first.startswith(b"#!") else []
+    if len(words) == 1 and os.path.isabs(words[0]) and "python" in os.path.basename(words[0]):
+        return words[0]
+    return sys.executable
 
 
 def and_pipeline(lister: list[str], null_flag: str, keywords: list[str], vault: Path) -> list[str]:
@@ -160,254 +208,369 @@ def and_pipeline(lister: list[str], null_flag: str, keywords: list[str], vault: 
     return ["sh", "-c", " | ".join(stages)]
 
 
-def _lister(lister: list[str], null_flag: str) -> Callable[[Context, Path, list[str]], list[str]]:
-    def argv(context: Context, vault: Path, keywords: list[str]) -> list[str]:
-        if len(keywords) == 1:
-            return [*lister, keywords[0], str(vault)]
-        return and_pipeline(lister, null_flag, keywords, vault)
-
-    return argv
+def rg_argv(vault: Path, keywords: list[str]) -> list[str]:
+    lister = ["rg", "-l", "-i", "-F"]
+    if len(keywords) == 1:
+        return [*lister, keywords[0], str(vault)]
+    return and_pipeline(lister, "-0", keywords, vault)
 
 
-def _uv_only(argv: Callable[[Context], list[str] | None]) -> Callable[[Context, Path, list[str]], list[str] | None]:
-    return lambda context, vault, keywords: argv(context) if context.mnemosyne_uv else None
+def find_argv(context: Context, vault: Path, keywords: list[str], *options: str) -> list[str]:
+    return [context.mnemosyne, "wiki", "find", *options, "--vault", str(vault), *keywords]
 
 
-#: How each tool is called: (context, vault, keywords) -> argv, or None when the tool is
-#: not available in this run. A new row is a name here and in a profile's tools.
-TOOLS: dict[str, Callable[[Context, Path, list[str]], list[str] | None]] = {
-    "mnemosyne": lambda context, vault, keywords: [context.mnemosyne, "wiki", "find", "--vault", str(vault), *keywords],
-    CACHED: lambda context, vault, keywords: [
-        context.mnemosyne,
-        "wiki",
-        "find",
-        "--no-server",
-        "--vault",
-        str(vault),
-        *keywords,
-    ],
-    NO_CACHE: lambda context, vault, keywords: [
-        context.mnemosyne,
-        "wiki",
-        "find",
-        "--no-cache",
-        "--vault",
-        str(vault),
-        *keywords,
-    ],
-    COLD: lambda context, vault, keywords: [
-        context.mnemosyne,
-        "wiki",
-        "find",
-        "--no-server",
-        "--vault",
-        str(vault),
-        *keywords,
-    ],
-    "rg": _lister(["rg", "-l", "-i", "-F"], "-0"),
-    "grep": _lister(["grep", "-rli"], "-Z"),
-    # Only the served row sees the server's runtime dir (through env, a few hundred µs of
-    # its own): the plain row stays the scan.
-    SERVED: lambda context, vault, keywords: (
-        [
-            "env",
-            f"XDG_RUNTIME_DIR={context.served_runtime}",
-            context.mnemosyne,
-            "wiki",
-            "find",
-            "--vault",
-            str(vault),
-            *keywords,
-        ]
-        if context.served_runtime
-        else None
-    ),
+#: How each row is called: (context, vault, keywords) -> argv. A new row is a name here.
+TOOLS: dict[str, Callable[[Context, Path, list[str]], list[str]]] = {
+    WARM: lambda context, vault, keywords: find_argv(context, vault, keywords, "--no-server"),
+    SCAN: lambda context, vault, keywords: find_argv(context, vault, keywords, "--no-cache"),
+    SERVED: lambda context, vault, keywords: find_argv(context, vault, keywords),
+    COLD: lambda context, vault, keywords: find_argv(context, vault, keywords),
+    RG: lambda context, vault, keywords: rg_argv(vault, keywords),
+    BARE: lambda context, vault, keywords: [context.python, "-c", "pass"],
     "naive": lambda context, vault, keywords: [context.python, str(NAIVE), "--vault", str(vault), *keywords],
     "lint": lambda context, vault, keywords: [context.mnemosyne, "wiki", "lint", "--vault", str(vault)],
-    "recall": lambda context, vault, keywords: [context.mnemosyne, "wiki", "recall", "--vault", str(vault), *keywords],
-    FIND_UV: lambda context, vault, keywords: (
-        [context.mnemosyne_uv, "wiki", "find", "--vault", str(vault), *keywords] if context.mnemosyne_uv else None
-    ),
-    BARE: lambda context, vault, keywords: [context.python, "-c", "pass"],
-    BARE_UV: _uv_only(lambda context: [str(context.python_uv), "-c", "pass"]),
-    FLOOR: lambda context, vault, keywords: [context.python, "-c", "import re, argparse"],
-    VERSION: lambda context, vault, keywords: [context.mnemosyne, "--version"],
-    FIND_ARGPARSE: lambda context, vault, keywords: [
+    "recall": lambda context, vault, keywords: [
         context.mnemosyne,
         "wiki",
-        "find",
+        "recall",
+        "--no-server",
         "--vault",
         str(vault),
-        "--",
         *keywords,
     ],
-    FIND_UV_ARGPARSE: lambda context, vault, keywords: (
-        [context.mnemosyne_uv, "wiki", "find", "--vault", str(vault), "--", *keywords] if context.mnemosyne_uv else None
+    FLOOR: lambda context, vault, keywords: [context.python, "-c", "import re, argparse"],
+    VERSION: lambda context, vault, keywords: [context.mnemosyne, "--version"],
+    FIND_ARGPARSE: lambda context, vault, keywords: find_argv(context, vault, ["--", *keywords], "--no-server"),
+}
+
+
+# --- the targets ---------------------------------------------------------------------------
+
+
+class Target:
+    """One row of the targets table: a ratio (or seconds, MB) and its ceiling."""
+
+    def __init__(self, key: str, row: str, limit: float, unit: str, against: str):
+        #: Names the row's wording in LIMITS.
+        self.key = key
+        self.row = row
+        self.limit = limit
+        #: "x" for a ratio, else the unit of an absolute figure ("s", "MB").
+        self.unit = unit
+        #: What the ratio is taken against ("rg", "bare python", ...); empty for a figure.
+        self.against = against
+
+    @property
+    def target(self) -> str:
+        if self.unit == "x":
+            return f"≤ {self.limit:.1f}× {self.against}"
+        return f"≤ {self.limit:g} {self.unit}"
+
+
+#: The targets, in the table's order. The rows of a vault are named by its profile's
+#: shape; ``plain`` is the 100k vault (2k with --quick).
+TARGETS: tuple[Target, ...] = (
+    Target("fixture-warm", "fixture, warm", 2.0, "x", "bare python"),
+    Target("warm-rich-yaml", "rich-yaml, warm, no server", 3.0, "x", "rg"),
+    Target("warm-multilang", "multilang, warm, no server", 2.0, "x", "rg"),
+    Target("warm-nested", "nested, warm, no server", 2.0, "x", "rg"),
+    Target("warm-plain", "plain, warm, no server", 1.3, "x", "rg"),
+    Target("served-rare", "with the server, plain: rare keyword", 0.1, "x", "rg"),
+    Target("served-the", "with the server, plain: `the`", 0.4, "x", "rg"),
+    Target("served-every", "with the server, plain: every page matches", 0.8, "x", "rg"),
+    Target("served-nested", "with the server, nested", 1.0, "x", "rg"),
+    Target("commands", "lint and recall, warm", 1.2, "x", "find"),
+    Target("cold", "first call, no index", 1.2, "x", "the scan (`--no-cache`)"),
+    Target("build", "detached build of the plain vault", 60.0, "s", ""),
+    Target("size", "index size", 3.0, "x", "the markdown"),
+    Target("rss", "peak RSS of a warm find, plain vault", 100.0, "MB", ""),
+)
+
+#: What limits a missed target, by its key: one line each, written for the lead to edit,
+#: filled from the run with ``str.format`` (a placeholder the run did not measure is left
+#: as written). Every row has: {ratio} or {value}, {vault}, {pages}. Timed rows add {query}
+#: (the worst), {find_ms} (the row's find), {rg_ms}, {scan_ms}, {bare_ms} (the same run's
+#: rg, --no-cache and python -c pass), {matches} (pages the query matches), {find_cpu_ms},
+#: {rg_cpu_ms} (user + system CPU per run), {startup_share} (the bare interpreter's share of
+#: find's time, %), {per_page_us} (find's time over the bare interpreter's, per page).
+#: commands adds {command}, {command_ms}; cold adds {cold_ms}; build adds {build_s},
+#: {pages_per_s}, {markdown_mb}; size adds {index_mb}, {markdown_mb}; rss adds {rss_mb},
+#: {index_mb}; served rows add {server_mb} (the server's resident memory).
+LIMITS: dict[str, str] = {
+    "fixture-warm": (
+        "find took {find_ms:.1f} ms ({query}) where the bare interpreter took {bare_ms:.1f} ms: on "
+        "{pages} pages nearly all of a call is start-up (imports, the cache dir and rights key, "
+        "opening the SQLite index), not the search."
+    ),
+    "warm-rich-yaml": (
+        "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms; "
+        "{startup_share:.0f}% of it is the interpreter's start-up, and with no server every call "
+        "lists the vault and stats each of its {pages:,} pages in Python ({per_page_us:.1f} µs a "
+        "page over the start-up, with judging the matches)."
+    ),
+    "warm-multilang": (
+        "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms: with no "
+        "server every call lists the vault and stats each of its {pages:,} pages in Python "
+        "({per_page_us:.1f} µs a page over the {bare_ms:.0f} ms start-up), where rg reads the files "
+        "with several threads ({rg_cpu_ms:.0f} ms of CPU to find's {find_cpu_ms:.0f})."
+    ),
+    "warm-nested": (
+        "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms: with no "
+        "server every call walks the folder tree, checks each name against the .gitignore rules "
+        "and stats each of its {pages:,} pages in Python ({per_page_us:.1f} µs a page over the "
+        "{bare_ms:.0f} ms start-up); rg walks it with several threads in compiled code."
+    ),
+    "warm-plain": (
+        "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms: with no "
+        "server every call lists the vault and stats each of its {pages:,} pages in Python "
+        "({per_page_us:.1f} µs a page), while rg opens and reads them with several threads "
+        "({rg_cpu_ms:.0f} ms of CPU to find's {find_cpu_ms:.0f})."
+    ),
+    "served-rare": (
+        "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms ({matches} matches), of "
+        "which {bare_ms:.0f} ms is the interpreter's start-up: what is left is opening the index, "
+        "asking the server and reading the kept listing of {pages:,} pages."
+    ),
+    "served-the": (
+        "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms: `the` is in {matches} of "
+        "{pages:,} pages, each a candidate row read from the index and judged in Python."
+    ),
+    "served-every": (
+        "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms: every one of the {pages:,} "
+        "pages ({matches} matches) is a candidate row read from the index and judged in Python."
+    ),
+    "served-nested": (
+        "the served call took {find_ms:.0f} ms ({query}, {matches} matches) to rg's "
+        "{rg_ms:.0f} ms; a miss is answered by listing the vault (its note counts files no "
+        "watch sees), and {bare_ms:.0f} ms of every call is the interpreter's start-up."
+    ),
+    "commands": (
+        "`wiki {command}` took {command_ms:.0f} ms to find's {find_ms:.0f} ms on {vault}: lint "
+        "reads and validates every page's frontmatter, recall ranks every page's, where find "
+        "judges only the index's candidates."
+    ),
+    "cold": (
+        "with no index the first call took {cold_ms:.0f} ms to the scan's {scan_ms:.0f} ms on "
+        "{vault}: it answers by the scan and also opens the cache dir, tries the index and "
+        "spawns the detached builder, which then shares the CPU with the scan."
+    ),
+    "build": (
+        "the build read {pages:,} pages ({markdown_mb:.0f} MB) in {build_s:.0f} s, {pages_per_s:.0f} "
+        "pages a second: one process reading, folding and inserting each page into the FTS5 "
+        "trigram index, at nice 10."
+    ),
+    "size": (
+        "on {vault} the index is {index_mb:.1f} MB for {markdown_mb:.1f} MB of markdown: the FTS5 "
+        "trigram index stores every page's folded text as well as its trigrams."
+    ),
+    "rss": (
+        "a warm find at {pages:,} pages peaked at {rss_mb:.0f} MB ({query}), with an index of "
+        "{index_mb:.0f} MB: SQLite's page cache and the listing of every page as Python objects."
     ),
 }
 
-# The targets (ratios in the same hyperfine run).
-STARTUP_RATIO_TARGET = 2.2
-#: The fixture with a warm page cache against a bare interpreter.
-WARM_STARTUP_RATIO_TARGET = 2.0
-#: find with a warm page cache and no server against rg on the same vault.
-WARM_RG_RATIO_TARGETS = {"nested 10k": 1.5, "multilang 6k": 1.5, "rich-yaml 1k": 3.0, "plain 100k": 1.0}
-#: The first call on a vault with no cache file against today's scan (``--no-cache``).
-COLD_RATIO_TARGET = 1.5
-#: The cache file against the markdown bytes of the pages it holds.
-CACHE_SIZE_RATIO_TARGET = 1.5
-#: The scan (``--no-cache``) against rg: the targets set before the page cache existed.
-RG_RATIO_TARGETS = {
-    "rich-yaml 1k": 3.0,
-    "multilang 6k": 3.0,
-    "nested 10k": 3.0,
-    "plain 40k": 2.0,
-    "plain 100k": 2.0,
-}
-#: find answered by the server against rg on the same vault (SERVED's profiles).
-SERVED_RG_RATIO_TARGETS = {"nested 10k": 0.5}
-#: Which part of LIMITS says what limits each vault's target against rg.
-RG_LIMIT_KEYS = {"rich-yaml 1k": "rg-rich-yaml", "multilang 6k": "rg-multilang", "nested 10k": "rg-nested"}
-COMMAND_RATIO_TARGET = 1.5  # lint and recall against find on the same vault
-RSS_TARGET_MB = 50.0  # the scan's (--no-cache)
-CACHE_RSS_TARGET_MB = 100.0  # with the page cache, which reads its whole file
-RSS_PAGES = 100000
-# The first benchmark's targets, still shown so results compare over time.
-FIRST_BENCH_STARTUP_RATIO = 2.5
-FIRST_BENCH_RG_RATIO_10K = 2.0
-FIRST_BENCH_MEDIAN_100K = 0.5
 
-#: Why a target is missed, by target key; shown under the targets table for each one missed.
-LIMITS: dict[str, list[str]] = {
-    "startup": [
-        "- **Start-up (fixture vault).** A find call is a whole Python process; searching the",
-        "  fixture's 94 pages takes a few milliseconds of it. Over a bare interpreter, find imports",
-        "  its own modules and enum (with functools and collections: the contract's exit codes are",
-        "  an IntEnum), and reads the frontmatter of the pages it shows. `re` and its compiler stay",
-        "  off the fixture's path: the frontmatter reader and the search for characters that fold",
-        "  into ASCII (ſ, K) make their first 128 checks without a regex, and take one only when",
-        "  more pages make it pay. argparse is off the path: the console script parses a plain",
-        "  find call itself (packages/mnemosyne-cli/tests/test_startup_imports.py holds what a call",
-        "  imports).",
-        "  pip's console script imports `re` before our code and a pip venv loads setuptools'",
-        "  `distutils-precedence.pth`: the uv install is the faster one (see below).",
-    ],
-    "rg": [
-        "- **Against ripgrep.** rg is compiled and multi-threaded; its time is mostly the",
-        "  kernel's (open, read, close per file). find makes the same three system calls per",
-        "  page, then pays the interpreter for each: a Python call per page around the bytes",
-        "  search, and the frontmatter of the pages it shows. Two processes share the pages",
-        "  from `PARALLEL_MIN_PAGES` (500) on. At 1,000 pages the interpreter's start-up alone",
-        "  (fixture table) is about twice rg's whole run.",
-        "  A miss costs about what it did before its note existed, within noise: the note that",
-        "  names markdown files the layout leaves out takes them from what the search's own",
-        "  listing passed over, so no searched dir is listed twice; only a flat layout's",
-        "  sub-dirs, which a search never enters, are listed for it. On plain 40k, `zyzzyva`",
-        "  took 499 ms before that note existed, 610 ms while it listed every searched dir",
-        "  again, and 530 ms now (hyperfine means with σ 30-50 ms, the three installs timed in",
-        "  one hyperfine run).",
-    ],
-    "rg-rich-yaml": [
-        "- **Rich YAML against ripgrep.** Whether a page matches is decided without YAML, even",
-        "  where its frontmatter has escapes (the block is also read with them decoded). But",
-        "  the pages find shows need their title, constellation and type, and so does every",
-        "  matching page whose frontmatter holds a keyword the title may hold: a rich-YAML block",
-        "  (nested maps, anchors, block scalars) is outside the YAML-free subset, so those pages",
-        "  need PyYAML, whose import alone (about 25 ms of CPU here) is two or three times rg's",
-        "  whole run at 1,000 pages. Queries that match no page, or few, stay closest to rg.",
-    ],
-    "rg-multilang": [
-        "- **Many languages against ripgrep.** On a page outside ASCII, an ASCII keyword costs",
-        "  one `bytes.translate` that lowers the bytes and marks the first byte of every",
-        "  character folding into ASCII (ſ, K, ß, ligatures), then a memchr for the mark and a",
-        "  search for the characters whose fold can make part of the keyword (ß for `mass`,",
-        "  never for `kestrel`: German and Turkish pages were folded whole for any s); a",
-        "  keyword outside ASCII first looks for the bytes of the characters whose fold can",
-        "  hold its own (`fold_sources.py`), and only the pages holding them are decoded and",
-        "  folded in full. For a Cyrillic keyword that is every Russian and Ukrainian page,",
-        "  whose text holds its letters: casefolding has no bytes shortcut there.",
-    ],
-    "rg-nested": [
-        "- **A nested vault against ripgrep.** Before any page is read, the walk lists every",
-        "  folder of the tree and checks each name against the `.gitignore` rules (pathspec,",
-        "  imported when a rule can match a name that is not hidden), in one process; rg walks",
-        "  the tree with several threads in compiled code. pathspec's import (pathlib,",
-        "  dataclasses, typing) costs tens of milliseconds of each call on the nested vault;",
-        "  the rules stay with that well-kept library rather than with globbing of our own.",
-        "  Pages are then searched as in a flat vault; their `aliases: [Other name, Old name]`",
-        "  lists are read without PyYAML.",
-    ],
-    "rg-served": [
-        "- **The served nested vault against ripgrep.** A served call lists nothing and stats",
-        "  only the pages the server names, but still starts the interpreter, reads and",
-        "  unmarshals its whole cache file (its CRC checked), asks the server over its socket,",
-        "  and judges every page holding all the keywords in Python (thousands for a common",
-        "  word). A miss lists the vault as a call without a server does: its note counts files",
-        "  in dirs no watch sees.",
-    ],
-    "commands": [
-        "- **lint and recall against find.** lint validates and recall ranks every page's",
-        "  frontmatter; find reads a frontmatter only for pages it shows and pages whose title",
-        "  may hold a keyword. Blocks of simple `key: value` lines, dates and lists are read",
-        "  without YAML, but the rich-YAML vault's (nested maps, anchors, block scalars) each need",
-        "  a YAML parse, a few hundred microseconds per page where find's whole page costs tens",
-        "  (PyYAML's C parser takes about 0.1 ms to compose a block's nodes, its Python",
-        "  constructors as much again): on that vault lint and recall stay several times find.",
-        "  Both build only the entries of the keys they read, but run in one process where find",
-        "  shares a vault of `PARALLEL_MIN_PAGES` or more between two. lint also reads every page",
-        "  whole to check its UTF-8 and walks the vault for markdown files find never searches.",
-    ],
-    "rss": [
-        "- **Peak RSS.** The scan keeps one name list per dir and find keeps only the best",
-        "  `--limit` matches; what remains is the interpreter and the listing.",
-    ],
-    "rss-cache": [
-        "- **Peak RSS with the page cache.** A call reads the whole cache file and unmarshals it:",
-        "  every page's record (folded title, path, aliases and text) in one buffer, with its stat",
-        "  key, its offsets and the fields find prints, as Python objects per page. The buffer alone",
-        "  is about the folded text of the vault; the per-page tuples and strings come on top.",
-    ],
-    "startup-cache": [
-        "- **Start-up with the page cache (fixture vault).** On a vault this small the cache saves",
-        "  little reading and adds its own start-up: the cache module itself, reading",
-        "  /proc/self/status for the caller's rights (part of the cache file's name), stat-ing the",
-        "  modules that read pages for its code key, reading and unmarshalling the whole file, and",
-        "  still one `lstat` per page. What is left of the interpreter's own start-up (`site`, the",
-        "  console script's wrapper) is most of the ratio.",
-    ],
-    "warm": [
-        "- **A warm page cache against ripgrep.** With no server the call still lists the vault",
-        "  (`vault.scan`) and stats every listed page in Python (half of them in a second process",
-        "  from 4,000 pages), before the keyword loop over the cache's one buffer (a `bytes.find`",
-        "  per page that holds the keyword, none for the others). rg lists and reads with several",
-        "  threads in compiled code. Reading, CRC-checking and unmarshalling the whole cache file",
-        "  (all of the vault's folded text: 320 MB on the classic 100k vault) and the",
-        "  interpreter's start-up come on top, and the matching pages are judged in Python. That",
-        "  is about what the scan's own reads of each page's head cost, or more: so a call with",
-        "  no server scans, and the cache is read when a `wiki serve` says what changed (the",
-        "  served rows). A records file mapped with mmap, checked and loaded only where a query",
-        "  looks, is what would make the cache pay without a server; it is not built.",
-    ],
-    "cold": [
-        "- **The first call against the scan.** A call with no cache file reads every page and",
-        "  keeps what any later query needs of it: the whole folded text (the scan folds a page",
-        "  only as far as a keyword needs), and the title, aliases and fields find prints, so",
-        "  every page's frontmatter is parsed, where the scan parses only those of the pages it",
-        "  shows or whose title may hold a keyword. A rich-YAML block is a PyYAML parse per page:",
-        "  on the rich-yaml vault a `--quick` run took about four times the scan. Marshalling the",
-        "  records and writing the file (a temporary, renamed over the old one) come on top.",
-    ],
-    "cache-size": [
-        "- **The cache file's size.** It holds every page's folded text (as large as the page",
-        "  for ASCII, more where folding lengthens it), its folded title, path and aliases, the",
-        "  bytes of its frontmatter (recall parses them), the fields find prints and its stat:",
-        "  more than the markdown itself on vaults of short pages.",
-    ],
-    "first-bench-median": [
-        "- **100k pages in 500 ms (first benchmark).** The system time alone, the same for rg as for",
-        "  find (CPU tables), is close to the budget of two cores before any matching is done.",
-    ],
-}
+class Filled(dict[str, Any]):
+    """Leaves a placeholder the run did not measure as written."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def fill(template: str, facts: dict[str, Any]) -> str:
+    """``template`` with ``facts`` filled in; a placeholder whose fact is missing, or whose
+    format does not fit the fact, is left as written rather than failing the report."""
+    try:
+        return template.format_map(Filled(facts))
+    except (ValueError, TypeError, IndexError):
+        return template + " (" + ", ".join(f"{key}={value}" for key, value in sorted(facts.items())) + ")"
+
+
+class Row:
+    """A target with what this run measured of it."""
+
+    def __init__(self, target: Target, value: float | None, measured: str, facts: dict[str, Any]):
+        self.target = target
+        self.value = value
+        self.measured = measured
+        self.facts = facts
+
+    @property
+    def met(self) -> bool | None:
+        return None if self.value is None else self.value <= self.target.limit
+
+
+# --- results ---------------------------------------------------------------------------------
+
+#: times[vault][query][tool] = (median wall seconds, mean user + system CPU seconds)
+Times = dict[str, dict[str, dict[str, tuple[float, float]]]]
+
+
+class Results:
+    def __init__(self) -> None:
+        self.warm: Times = {}
+        self.served: Times = {}
+        #: cold[vault] = {COLD: ..., SCAN: ...} of the first query
+        self.cold: dict[str, dict[str, tuple[float, float]]] = {}
+        #: matches[vault][query] = how many pages find's answer holds
+        self.matches: dict[str, dict[str, int]] = {}
+        #: builds[vault] = seconds of the foreground build
+        self.builds: dict[str, float] = {}
+        #: sizes[vault] = (index bytes after a checkpoint, markdown bytes of the listed pages)
+        self.sizes: dict[str, tuple[int, int]] = {}
+        #: rss[vault][query] = peak RSS of a warm find, MB
+        self.rss: dict[str, dict[str, float]] = {}
+        #: server_mb[vault] = the server's resident memory after the served runs
+        self.server_mb: dict[str, float] = {}
+        self.pages: dict[str, int] = {}
+        #: seconds each phase of the run took, for the duration estimate
+        self.phases: dict[str, float] = {}
+
+
+def timed_facts(results: Results, times: Times, vault: str, query: str, tool: str, other: str) -> dict[str, Any]:
+    """What LIMITS may say of ``tool`` on one query: its time and the same run's others."""
+    row = times[vault][query]
+    find, find_cpu = row[tool]
+    pages = results.pages[vault]
+    facts: dict[str, Any] = {
+        "vault": vault,
+        "pages": pages,
+        "query": query,
+        "find_ms": find * 1000,
+        "find_cpu_ms": find_cpu * 1000,
+        "ratio": find / row[other][0],
+    }
+    if query in results.matches.get(vault, {}):
+        facts["matches"] = results.matches[vault][query]
+    for name, tool_name in (("rg", RG), ("scan", SCAN), ("bare", BARE)):
+        if tool_name in row:
+            facts[f"{name}_ms"] = row[tool_name][0] * 1000
+            facts[f"{name}_cpu_ms"] = row[tool_name][1] * 1000
+    if BARE in row:
+        bare = row[BARE][0]
+        facts["startup_share"] = 100 * bare / find
+        facts["per_page_us"] = (find - bare) / max(pages, 1) * 1e6
+    return facts
+
+
+def worst(results: Results, times: Times, vault: str | None, tool: str, other: str) -> dict[str, Any] | None:
+    """The facts of the query with the largest ratio of ``tool`` to ``other`` on ``vault``."""
+    if vault is None or vault not in times:
+        return None
+    queries = [query for query, row in times[vault].items() if tool in row and other in row]
+    if not queries:
+        return None
+    return max(
+        (timed_facts(results, times, vault, query, tool, other) for query in queries),
+        key=lambda facts: facts["ratio"],
+    )
+
+
+def ratio_row(target: Target, facts: dict[str, Any] | None, reference: str = "rg", where: str = "") -> Row:
+    """A ratio target's row; ``reference``: the facts' name of what find is held to."""
+    if facts is None:
+        return Row(target, None, "not measured", {})
+    where = where or f"worst: {facts['query']}; "
+    detail = f"{facts['find_ms']:.1f} / {facts[reference + '_ms']:.1f} ms"
+    return Row(target, facts["ratio"], f"{facts['ratio']:.2f}× ({where}{detail})", facts)
+
+
+def targets(profiles: list[Profile], results: Results) -> list[Row]:
+    """Each target of TARGETS with its figure from this run (not measured: value None)."""
+    label = {profile.shape: profile.label for profile in profiles}
+    rows: list[Row] = []
+    by_key = {target.key: target for target in TARGETS}
+    fixture = label.get("fixture")
+    rows.append(ratio_row(by_key["fixture-warm"], worst(results, results.warm, fixture, WARM, BARE), "bare"))
+    for shape in ("rich-yaml", "multilang", "nested", "plain"):
+        rows.append(ratio_row(by_key[f"warm-{shape}"], worst(results, results.warm, label.get(shape), WARM, RG)))
+    plain = label.get(LARGE)
+    for key, query in (("served-rare", "rare keyword"), ("served-the", "`the`"), ("served-every", EVERY_PAGE_QUERY)):
+        facts = None
+        if plain in results.served and query in results.served[plain]:
+            facts = timed_facts(results, results.served, plain, query, SERVED, RG)
+            facts["server_mb"] = results.server_mb.get(plain, 0.0)
+        rows.append(ratio_row(by_key[key], facts, where=f"`{' '.join(SERVED_PLAIN_QUERIES[query])}`; "))
+    facts = worst(results, results.served, label.get("nested"), SERVED, RG)
+    if facts is not None:
+        facts["server_mb"] = results.server_mb.get(label["nested"], 0.0)
+    rows.append(ratio_row(by_key["served-nested"], facts))
+    rows.append(commands_row(by_key["commands"], results))
+    rows.append(cold_row(by_key["cold"], results))
+    target = by_key["build"]
+    if plain in results.builds:
+        seconds, pages = results.builds[plain], results.pages[plain]
+        markdown = results.sizes[plain][1] / 1e6 if plain in results.sizes else 0.0
+        facts = {"vault": plain, "pages": pages, "value": seconds, "build_s": seconds}
+        facts |= {"pages_per_s": pages / max(seconds, 1e-9), "markdown_mb": markdown}
+        rows.append(Row(target, seconds, f"{seconds:.1f} s ({pages:,} pages)", facts))
+    else:
+        rows.append(Row(target, None, "not measured", {}))
+    rows.append(size_row(by_key["size"], results))
+    target = by_key["rss"]
+    if results.rss.get(plain or ""):
+        peaks = results.rss[plain or ""]
+        query = max(peaks, key=lambda name: peaks[name])
+        index_mb = results.sizes[plain or ""][0] / 1e6 if plain in results.sizes else 0.0
+        facts = {"vault": plain, "pages": results.pages[plain or ""], "query": query, "rss_mb": peaks[query]}
+        facts |= {"value": peaks[query], "index_mb": index_mb}
+        rows.append(Row(target, peaks[query], f"{peaks[query]:.1f} MB (worst: {query})", facts))
+    else:
+        rows.append(Row(target, None, "not measured", {}))
+    return rows
+
+
+def commands_row(target: Target, results: Results) -> Row:
+    """lint and recall against the warm find of the same run, worst over vaults."""
+    candidates = []
+    for vault, by_query in results.warm.items():
+        for query, row in by_query.items():
+            for command in COMMANDS:
+                if command in row and WARM in row:
+                    facts = timed_facts(results, results.warm, vault, query, WARM, WARM)
+                    facts |= {"command": command, "command_ms": row[command][0] * 1000}
+                    facts["ratio"] = row[command][0] / row[WARM][0]
+                    candidates.append(facts)
+    if not candidates:
+        return Row(target, None, "not measured", {})
+    facts = max(candidates, key=lambda facts: facts["ratio"])
+    measured = (
+        f"{facts['ratio']:.2f}× (worst: {facts['command']} on {facts['vault']}; "
+        f"{facts['command_ms']:.1f} / {facts['find_ms']:.1f} ms)"
+    )
+    return Row(target, facts["ratio"], measured, facts)
+
+
+def cold_row(target: Target, results: Results) -> Row:
+    """The first call with no index against the scan of the same run, worst over vaults."""
+    candidates: list[dict[str, Any]] = []
+    for vault, row in results.cold.items():
+        if COLD in row and SCAN in row:
+            cold, scan = row[COLD][0], row[SCAN][0]
+            facts: dict[str, Any] = {"vault": vault, "pages": results.pages[vault], "ratio": cold / scan}
+            facts |= {"cold_ms": cold * 1000, "scan_ms": scan * 1000}
+            candidates.append(facts)
+    if not candidates:
+        return Row(target, None, "not measured", {})
+    facts = max(candidates, key=lambda facts: facts["ratio"])
+    measured = f"{facts['ratio']:.2f}× (worst: {facts['vault']}; {facts['cold_ms']:.0f} / {facts['scan_ms']:.0f} ms)"
+    return Row(target, facts["ratio"], measured, facts)
+
+
+def size_row(target: Target, results: Results) -> Row:
+    """The index against the markdown of its pages, worst over vaults."""
+    if not results.sizes:
+        return Row(target, None, "not measured", {})
+    vault = max(results.sizes, key=lambda name: results.sizes[name][0] / max(results.sizes[name][1], 1))
+    index_bytes, markdown = results.sizes[vault]
+    ratio = index_bytes / max(markdown, 1)
+    facts = {"vault": vault, "pages": results.pages[vault], "ratio": ratio}
+    facts |= {"index_mb": index_bytes / 1e6, "markdown_mb": markdown / 1e6}
+    measured = f"{ratio:.2f}× (worst: {vault}; {index_bytes / 1e6:.1f} / {markdown / 1e6:.1f} MB)"
+    return Row(target, ratio, measured, facts)
+
+
+# --- measuring -------------------------------------------------------------------------------
 
 
 def prepare(profiles: list[Profile]) -> None:
@@ -421,18 +584,64 @@ def prepare(profiles: list[Profile]) -> None:
         started = time.monotonic()
         if generate_vault.ensure(profile.pages, str(profile.path), profile=profile.shape):
             print(f"generated {profile.path} in {time.monotonic() - started:.1f} s", flush=True)
+            # A page changed within RACY_NS of the build would be read again by every call.
+            time.sleep(3.1)
 
 
-def naive_check(profile: Profile, keywords: list[str], context: Context) -> float:
-    """Run find and the naive baseline once each: they must print the same lines (both cap
-    at 20). Returns the naive run's wall time, in seconds."""
-    find = subprocess.run(TOOLS["mnemosyne"](context, profile.path, keywords) or [], capture_output=True, check=False)
+def index_file(vault: Path) -> str:
+    """The index find uses for ``vault`` (under CACHE_HOME, with this process's rights, which
+    are the timed calls')."""
+    from mnemosyne_core.cache import index_path, usable_cache_dir
+
+    cache_dir, why_not = usable_cache_dir(os.environ, create=True)
+    if cache_dir is None:
+        sys.exit(f"the bench's index dir cannot be used: {why_not}")
+    return index_path(cache_dir, os.path.realpath(vault))
+
+
+def index_usable(index: str) -> bool:
+    """Whether a whole build by this code is in the index: only then do calls read it."""
+    from mnemosyne_core.cache import code_key
+    from mnemosyne_core.index import IndexUnusable, NoteIndex
+
+    try:
+        with NoteIndex.open(index, read_only=True) as opened:
+            return opened.usable(code_key())
+    except IndexUnusable:
+        return False
+
+
+def index_bytes(index: str) -> int:
+    """The index's size on disk after a checkpoint: the database plus its write-ahead log."""
+    import sqlite3
+
+    connection = sqlite3.connect(index)
+    try:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        connection.close()
+    return sum(os.path.getsize(index + suffix) for suffix in ("", "-wal") if os.path.exists(index + suffix))
+
+
+def build_index(profile: Profile, context: Context, index: str) -> float:
+    """Build the index in the foreground with the detached builder's own command, from no
+    index at all; returns its wall time in seconds."""
+    reset_index.reset(index)
+    argv = [context.python, "-m", "mnemosyne_core.build", index, os.path.realpath(profile.path), context.home]
     started = time.perf_counter()
-    naive = subprocess.run(TOOLS["naive"](context, profile.path, keywords) or [], capture_output=True, check=False)
+    done = subprocess.run(argv, capture_output=True, check=False)
     elapsed = time.perf_counter() - started
+    if done.returncode != 0 or not index_usable(index):
+        sys.exit(f"the index of {profile.label} was not built ({done.returncode}): {done.stderr.decode()[-2000:]}")
+    return elapsed
+
+
+def naive_check(profile: Profile, keywords: list[str], context: Context) -> None:
+    """find and the naive baseline must print the same lines (both cap at 20)."""
+    find = subprocess.run(TOOLS[SCAN](context, profile.path, keywords), capture_output=True, check=False)
+    naive = subprocess.run(TOOLS["naive"](context, profile.path, keywords), capture_output=True, check=False)
     if find.stdout != naive.stdout:
         sys.exit(f"find and the naive baseline disagree on {profile.label} for {keywords}: a bug, not a benchmark")
-    return elapsed
 
 
 def rg_check(profile: Profile, keywords: list[str], context: Context) -> None:
@@ -440,10 +649,11 @@ def rg_check(profile: Profile, keywords: list[str], context: Context) -> None:
     must be rg's files (which hold every keyword in their text, rg honouring the same ignore
     files) plus pages whose path holds a keyword rg's files lack. Folded as ASCII: the nested
     vault's queries are ASCII."""
-    argv = TOOLS["mnemosyne"](context, profile.path, keywords) or []
-    find = subprocess.run([*argv, "--json", "--limit", "0"], capture_output=True, check=False)
+    find = subprocess.run(
+        [*TOOLS[SCAN](context, profile.path, keywords), "--json", "--limit", "0"], capture_output=True, check=False
+    )
     found = {page["path"] for page in json.loads(find.stdout or b"[]")}
-    listing = subprocess.run(TOOLS["rg"](context, profile.path, keywords) or [], capture_output=True, check=False)
+    listing = subprocess.run(TOOLS[RG](context, profile.path, keywords), capture_output=True, check=False)
     vault_prefix = f"{profile.path}/"
     by_rg = {line.removeprefix(vault_prefix) for line in listing.stdout.decode().splitlines()}
     by_path = {path for path in found - by_rg if any(keyword.lower() in path.lower() for keyword in keywords)}
@@ -451,11 +661,31 @@ def rg_check(profile: Profile, keywords: list[str], context: Context) -> None:
         sys.exit(f"find and rg disagree on {profile.label} for {keywords}: a bug, not a benchmark")
 
 
+def same_as_scan(
+    tool: str, profile: Profile, keywords: list[str], context: Context, env: dict[str, str] | None = None
+) -> int:
+    """``tool``'s stdout, stderr and exit code must be the scan's; returns how many pages
+    match (from the scan's --json)."""
+    scan = subprocess.run(TOOLS[SCAN](context, profile.path, keywords), capture_output=True, check=False, env=env)
+    run = subprocess.run(TOOLS[tool](context, profile.path, keywords), capture_output=True, check=False, env=env)
+    if (run.returncode, run.stdout, run.stderr) != (scan.returncode, scan.stdout, scan.stderr):
+        sys.exit(f"`{tool}` and the scan disagree on {profile.label} for {keywords}: a bug, not a benchmark")
+    listed = subprocess.run(
+        [*TOOLS[SCAN](context, profile.path, keywords), "--json", "--limit", "0"], capture_output=True, check=False
+    )
+    return len(json.loads(listed.stdout or b"[]"))
+
+
 def hyperfine(
-    named: dict[str, list[str]], warmup: int, runs: int, prepare: dict[str, list[str]] | None = None
-) -> dict[str, dict[str, Any]]:
-    """Run hyperfine over ``named`` commands: each one's run times and mean user and system
-    CPU time, by name. ``prepare``: what runs before each run of the commands it names."""
+    named: dict[str, list[str]],
+    warmup: int,
+    runs: int,
+    prepare: dict[str, list[str]] | None = None,
+    env: dict[str, str] | None = None,
+) -> dict[str, tuple[float, float]]:
+    """Run hyperfine over ``named`` commands, all in one invocation: each one's median wall
+    time and mean user + system CPU time, in seconds, by name. ``prepare``: what runs before
+    each run of the commands it names."""
     with tempfile.TemporaryDirectory() as scratch:
         export = Path(scratch) / "times.json"
         argv = ["hyperfine", "-N", "-i", "--style", "basic", "-w", str(warmup), "-r", str(runs)]
@@ -466,42 +696,12 @@ def hyperfine(
                 argv += ["--prepare", shlex.join(prepare.get(name, ["true"]))]
         for name, command in named.items():
             argv += ["-n", name, shlex.join(command)]
-        # -i: find, rg and grep exit 1 on no match, lint on findings; answers are checked elsewhere.
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # -i: find and rg exit 1 on no match, lint on findings; answers are checked elsewhere.
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         results = json.loads(export.read_text(encoding="utf-8"))["results"]
-    return {result["command"]: result for result in results}
-
-
-def cache_file(vault: Path) -> Path:
-    """The page cache file find writes for ``vault`` (under CACHE_HOME, with this process's
-    rights, which are the timed calls')."""
-    from mnemosyne_core.cache import cache_dir_path, index_path
-
-    cache_dir = cache_dir_path(os.environ)
-    assert cache_dir is not None, "main() sets XDG_CACHE_HOME"
-    return Path(index_path(cache_dir, os.path.realpath(vault)))
-
-
-def cache_check(profile: Profile, keywords: list[str], context: Context) -> None:
-    """find through the page cache must print the scan's bytes, cold and warm, and write
-    the cache file the cold row removes (else that row would time a warm cache)."""
-    path = cache_file(profile.path)
-    path.unlink(missing_ok=True)
-    plain = subprocess.run(TOOLS[NO_CACHE](context, profile.path, keywords) or [], capture_output=True, check=False)
-    for state in ("cold", "warm"):
-        cached = subprocess.run(TOOLS[COLD](context, profile.path, keywords) or [], capture_output=True, check=False)
-        if (cached.returncode, cached.stdout) != (plain.returncode, plain.stdout):
-            sys.exit(f"find with a {state} page cache and the scan disagree on {profile.label} for {keywords}: a bug")
-    if not path.is_file():
-        sys.exit(f"find wrote no page cache at {path}: the cold row would time a warm cache")
-
-
-def markdown_bytes(vault: Path) -> int:
-    """The bytes of every page a find lists in ``vault`` (what the cache file holds)."""
-    from mnemosyne_core.vault import scan
-
-    listing = scan(os.path.realpath(vault)).listing
-    return sum(os.path.getsize(os.path.join(dir_path, name)) for _, dir_path, names in listing for name in names)
+    return {
+        result["command"]: (statistics.median(result["times"]), result["user"] + result["system"]) for result in results
+    }
 
 
 def peak_rss_mb(argv: list[str]) -> float:
@@ -513,6 +713,141 @@ def peak_rss_mb(argv: list[str]) -> float:
     # A fresh wrapper per measure: RUSAGE_CHILDREN is a maximum over every child so far.
     output = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, check=True)
     return int(output.stdout) / 1024  # ru_maxrss is in KiB on Linux
+
+
+def markdown_bytes(vault: Path) -> int:
+    """The bytes of every page a find lists in ``vault`` (what the index holds)."""
+    from mnemosyne_core.vault import scan
+
+    listing = scan(os.path.realpath(vault)).listing
+    return sum(os.path.getsize(os.path.join(dir_path, name)) for _, dir_path, names in listing for name in names)
+
+
+def report_line(label: str, query: str, times: dict[str, tuple[float, float]]) -> None:
+    print(f"  {label}, {query}: " + ", ".join(f"{tool} {value[0] * 1000:.1f} ms" for tool, value in times.items()))
+
+
+def measure(profile: Profile, context: Context, results: Results, naive_up_to: int) -> None:
+    """Every row of ``profile``: build, warm, peak RSS, served, first call (module docstring)."""
+    label, vault = profile.label, profile.path
+    index = index_file(vault)
+    results.pages[label] = profile.pages
+    phase = time.monotonic()
+    results.builds[label] = build_index(profile, context, index)
+    results.sizes[label] = (index_bytes(index), markdown_bytes(vault))
+    print(f"{label} ({profile.pages:,} pages): index built in {results.builds[label]:.1f} s", flush=True)
+    results.phases[f"{label}: build"] = time.monotonic() - phase
+
+    phase = time.monotonic()
+    warmup, runs = profile.runs
+    results.warm[label], results.matches[label] = {}, {}
+    for position, (query, keywords) in enumerate(profile.queries.items()):
+        if profile.check == "rg":
+            rg_check(profile, keywords, context)
+        elif profile.pages <= naive_up_to:
+            naive_check(profile, keywords, context)
+        results.matches[label][query] = same_as_scan(WARM, profile, keywords, context)
+        tools = [WARM, SCAN, RG, BARE]
+        if profile.shape == "fixture":
+            tools += STARTUP_TOOLS
+        if position == 0:
+            tools += COMMANDS
+        found = hyperfine({tool: TOOLS[tool](context, vault, keywords) for tool in tools}, warmup, runs)
+        results.warm[label][query] = found
+        report_line(label, query, found)
+    if not index_usable(index):
+        sys.exit(f"the index of {label} was no longer whole after the warm rows: they timed the scan")
+    results.phases[f"{label}: warm"] = time.monotonic() - phase
+
+    if profile.shape == LARGE:
+        results.rss[label] = {
+            query: peak_rss_mb(TOOLS[WARM](context, vault, keywords)) for query, keywords in profile.queries.items()
+        }
+        print(f"  peak RSS, MB: {results.rss[label]}", flush=True)
+
+    if profile.served is not None:
+        phase = time.monotonic()
+        measure_served(profile, context, results)
+        results.phases[f"{label}: served"] = time.monotonic() - phase
+
+    phase = time.monotonic()
+    keywords = next(iter(profile.queries.values()))
+    reset = [sys.executable, str(RESET_INDEX), index]
+    reset_index.reset(index)
+    same_as_scan(COLD, profile, keywords, context)
+    if not builder_started(index):
+        sys.exit(f"the first call on {label} started no builder: the row would not time a user's first call")
+    reset_index.reset(index)  # the builder that check started
+    found = hyperfine(
+        # The scan first: the builder of COLD's last run is still at work when hyperfine ends.
+        {SCAN: TOOLS[SCAN](context, vault, keywords), COLD: TOOLS[COLD](context, vault, keywords)},
+        0,
+        profile.cold_runs,
+        prepare={COLD: reset},
+    )
+    # The last run's builder: none is left running into the next vault's rows.
+    reset_index.reset(index)
+    results.cold[label] = found
+    report_line(label, "first call, no index", found)
+    results.phases[f"{label}: first call"] = time.monotonic() - phase
+
+
+def builder_started(index: str, wait_seconds: float = 5.0) -> bool:
+    """Whether a builder of ``index`` is at work or has been (its lock file is made by the
+    builder alone), waiting a little for one just spawned."""
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        if os.path.exists(index + reset_index.LOCK_SUFFIX) or reset_index.builders(index):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def served_in_process(vault: Path, keywords: list[str], env: dict[str, str]) -> bool:
+    """Whether find, asking the vault's server as the console script does, took the pages
+    the server said were unchanged without listing the vault (a miss never does: its note
+    needs the listing)."""
+    from mnemosyne_cli.client import ServerChanges
+    from mnemosyne_cli.environment import Environment
+    from mnemosyne_core.backend import FindRequest
+    from mnemosyne_core.cache import IndexedScan
+
+    backend = IndexedScan(env, ServerChanges(Environment(env)))
+    backend.search(FindRequest(str(vault), keywords, environ=env))
+    return backend.served
+
+
+def measure_served(profile: Profile, context: Context, results: Results) -> None:
+    """find as typed, with a ``wiki serve`` running for the vault, against rg."""
+    assert profile.served is not None
+    label, vault = profile.label, profile.path
+    runtime = tempfile.mkdtemp(prefix="mnemosyne-bench-run-")  # mode 0700, as the server wants
+    env = {**os.environ, "XDG_RUNTIME_DIR": runtime}
+    server, watching = serve_bench.start_server(context.mnemosyne, vault, env)
+    print(f"  wiki serve watched {label} in {watching:.2f} s", flush=True)
+    results.served[label] = {}
+    warmup, runs = profile.runs
+    try:
+        for query, keywords in profile.served.items():
+            # The first call keeps the server's token and the listing; the next ones are served.
+            subprocess.run(TOOLS[SERVED](context, vault, keywords), capture_output=True, check=False, env=env)
+            results.matches[label][query] = same_as_scan(SERVED, profile, keywords, context, env)
+            if query == EVERY_PAGE_QUERY and results.matches[label][query] != profile.pages:
+                sys.exit(f"{keywords} matches {results.matches[label][query]} of {profile.pages} pages on {label}")
+            if results.matches[label][query] and not served_in_process(vault, keywords, env):
+                sys.exit(f"the server did not answer find on {label} for {keywords}: the row would time the listing")
+            timed = {tool: TOOLS[tool](context, vault, keywords) for tool in (SERVED, RG, BARE)}
+            found = hyperfine(timed, max(warmup, 2), runs, env=env)
+            results.served[label][query] = found
+            report_line(f"{label} served", query, found)
+        results.server_mb[label] = serve_bench.resident_bytes(server.pid) / 2**20
+    finally:
+        server.terminate()
+        server.wait(30)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+# --- the report ------------------------------------------------------------------------------
 
 
 def machine() -> dict[str, str]:
@@ -531,217 +866,18 @@ def machine() -> dict[str, str]:
         except (OSError, subprocess.CalledProcessError, IndexError):
             return "unknown"
 
+    import sqlite3
+
     return {
         "CPU": cpu,
         "cores (nproc)": str(os.cpu_count()),
         "OS": f"{platform.system()} {platform.release()}",
         "Python": f"{platform.python_implementation()} {platform.python_version()}",
+        "SQLite": sqlite3.sqlite_version,
         "hyperfine": version(["hyperfine", "--version"]),
         "ripgrep": version(["rg", "--version"]),
-        "grep": version(["grep", "--version"]),
-        "uv": version(["uv", "--version"]),
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
-
-
-#: medians[vault label][query][tool], seconds
-Medians = dict[str, dict[str, dict[str, float]]]
-#: cpu[vault label][query][tool] = (mean user, mean system) CPU seconds
-Cpu = dict[str, dict[str, dict[str, tuple[float, float]]]]
-
-
-class Results:
-    def __init__(self) -> None:
-        self.medians: Medians = {}
-        self.cpu: Cpu = {}
-        #: rss[vault label][row] = MB, for the vaults of RSS_PAGES pages
-        self.rss: dict[str, dict[str, float]] = {}
-        #: cache_sizes[vault label] = (the cache file's bytes, its pages' markdown bytes)
-        self.cache_sizes: dict[str, tuple[int, int]] = {}
-
-    def cache_size_ratio(self, label: str) -> float:
-        file_bytes, markdown_bytes = self.cache_sizes[label]
-        return file_bytes / max(markdown_bytes, 1)
-
-    def worst(self, label: str, of: str, to: str) -> tuple[float, str] | None:
-        """The largest ratio of tool ``of`` to tool ``to`` over the queries of a vault."""
-        ratios = {
-            query: times[of] / times[to]
-            for query, times in self.medians.get(label, {}).items()
-            if of in times and to in times
-        }
-        if not ratios:
-            return None
-        query = max(ratios, key=lambda name: ratios[name])
-        return ratios[query], query
-
-
-Target = tuple[str, str, str, bool | None]  # (key for LIMITS, target, measured, met)
-
-
-def rg_rows(results: Results, labels: set[str], limits: dict[str, float], column: str, how: str) -> list[Target]:
-    """The target rows of find's ``column`` against rg, one per vault of ``limits`` timed."""
-    rows: list[Target] = []
-    for label, limit in limits.items():
-        worst = results.worst(label, column, "rg") if label in labels else None
-        if worst is not None:
-            key = {CACHED: "warm", SERVED: "rg-served"}.get(column) or RG_LIMIT_KEYS.get(label, "rg")
-            rows.append(
-                (
-                    key,
-                    f"{label}, {how}: at most {limit}x `rg -l -i -F`",
-                    f"{worst[0]:.2f}x (worst query: {worst[1]})",
-                    worst[0] <= limit,
-                )
-            )
-    return rows
-
-
-def targets(profiles: list[Profile], results: Results) -> list[Target]:
-    """Each of today's targets, then the first benchmark's, with its measured figure; met is
-    None when the run did not measure it."""
-    rows: list[Target] = []
-    labels = {profile.label for profile in profiles}
-    medians = results.medians
-    if "fixture" in labels:
-        pages = next(profile.pages for profile in profiles if profile.label == "fixture")
-        for install, find, bare in (("uv", FIND_UV, BARE_UV), ("pip", "mnemosyne", BARE)):
-            worst = results.worst("fixture", find, bare)
-            if worst is None:
-                continue
-            ratio, query = worst
-            rows.append(
-                (
-                    "startup",
-                    f"{pages} pages, {install} install: find at most {STARTUP_RATIO_TARGET}x a bare `{BARE}`",
-                    f"{ratio:.2f}x (worst query: {query}; find {medians['fixture'][query][find] * 1000:.1f} ms, "
-                    f"bare {medians['fixture'][query][bare] * 1000:.1f} ms)",
-                    ratio <= STARTUP_RATIO_TARGET,
-                )
-            )
-    worst = results.worst("fixture", CACHED, BARE) if "fixture" in labels else None
-    if worst is not None:
-        rows.append(
-            (
-                "startup-cache",
-                f"fixture, warm page cache, no server: find at most {WARM_STARTUP_RATIO_TARGET}x a bare `{BARE}`",
-                f"{worst[0]:.2f}x (worst query: {worst[1]})",
-                worst[0] <= WARM_STARTUP_RATIO_TARGET,
-            )
-        )
-    rows += rg_rows(results, labels, WARM_RG_RATIO_TARGETS, CACHED, "warm page cache, no server")
-    cold = [
-        (times[COLD] / times[NO_CACHE], label)
-        for label, by_query in medians.items()
-        for times in by_query.values()
-        if COLD in times and NO_CACHE in times
-    ]
-    if cold:
-        ratio, label = max(cold)
-        rows.append(
-            (
-                "cold",
-                f"first call on a vault with no cache file at most {COLD_RATIO_TARGET}x today's scan (`--no-cache`)",
-                f"{ratio:.2f}x (worst vault: {label}; first query)",
-                ratio <= COLD_RATIO_TARGET,
-            )
-        )
-    if results.cache_sizes:
-        label = max(results.cache_sizes, key=lambda name: results.cache_size_ratio(name))
-        ratio = results.cache_size_ratio(label)
-        rows.append(
-            (
-                "cache-size",
-                f"page cache file at most {CACHE_SIZE_RATIO_TARGET}x the markdown bytes of its pages",
-                f"{ratio:.2f}x (worst vault: {label})",
-                ratio <= CACHE_SIZE_RATIO_TARGET,
-            )
-        )
-    rows += rg_rows(results, labels, RG_RATIO_TARGETS, NO_CACHE, "the scan (`--no-cache`)")
-    rows += rg_rows(results, labels, SERVED_RG_RATIO_TARGETS, SERVED, "with `wiki serve`")
-    for command in COMMANDS:
-        ratios = [
-            (times[command] / times["mnemosyne"], label)
-            for label, by_query in medians.items()
-            for times in by_query.values()
-            if command in times
-        ]
-        if ratios:
-            ratio, label = max(ratios)
-            rows.append(
-                (
-                    "commands",
-                    f"`wiki {command}` at most {COMMAND_RATIO_TARGET}x find on the same vault",
-                    f"{ratio:.2f}x (worst vault: {label}; against find's first query)",
-                    ratio <= COMMAND_RATIO_TARGET,
-                )
-            )
-    for key, rss_of, limit, what in (
-        ("rss-cache", lambda row: row in CLASSIC_QUERIES, CACHE_RSS_TARGET_MB, "find's, warm page cache,"),
-        ("rss", lambda row: row.startswith(NO_CACHE), RSS_TARGET_MB, "the scan's (`--no-cache`)"),
-    ):
-        peaks = [
-            (value, label) for label, by_row in results.rss.items() for row, value in by_row.items() if rss_of(row)
-        ]
-        if peaks:
-            peak, label = max(peaks)
-            rows.append(
-                (
-                    key,
-                    f"{what} peak RSS at most {limit:.0f} MB at {RSS_PAGES:,} pages",
-                    f"{peak:.1f} MB ({label})",
-                    peak <= limit,
-                )
-            )
-    # The first benchmark's targets, for comparison over time.
-    worst = results.worst("fixture", "mnemosyne", BARE)
-    if worst is not None:
-        rows.append(
-            (
-                "startup",
-                f"first benchmark: fixture, pip install, at most {FIRST_BENCH_STARTUP_RATIO}x bare",
-                f"{worst[0]:.2f}x",
-                worst[0] <= FIRST_BENCH_STARTUP_RATIO,
-            )
-        )
-    worst = results.worst("10k", NO_CACHE, "rg")
-    if worst is not None:
-        rows.append(
-            (
-                "rg",
-                f"first benchmark: 10k at most {FIRST_BENCH_RG_RATIO_10K}x rg",
-                f"{worst[0]:.2f}x (worst query: {worst[1]})",
-                worst[0] <= FIRST_BENCH_RG_RATIO_10K,
-            )
-        )
-    if "100k" in medians:
-        slowest = max(medians["100k"], key=lambda query: medians["100k"][query][NO_CACHE])
-        median = medians["100k"][slowest][NO_CACHE]
-        rows.append(
-            (
-                "first-bench-median",
-                f"first benchmark: 100k median at most {FIRST_BENCH_MEDIAN_100K * 1000:.0f} ms",
-                f"{median * 1000:.0f} ms (slowest query: {slowest})",
-                median <= FIRST_BENCH_MEDIAN_100K,
-            )
-        )
-    naive = [
-        (times["mnemosyne"] / times["naive"], f"{label}, {query}")
-        for label, by_query in medians.items()
-        for query, times in by_query.items()
-        if "naive" in times
-    ]
-    if naive:
-        ratio, where = max(naive)
-        rows.append(
-            (
-                "naive",
-                "faster than the naive baseline wherever it ran",
-                f"at most {ratio:.3f}x naive ({where})",
-                ratio < 1,
-            )
-        )
-    return rows
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -752,195 +888,14 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
     ]
 
 
-def report(profiles: list[Profile], results: Results, plot_name: str, context: Context) -> str:
-    medians = results.medians
-    lines = [
-        "# Performance",
-        "",
-        "<!-- Generated by `nox -s bench` (bench/run_bench.py); edit that script, not this file. -->",
-        "",
-        "`mnemosyne wiki find` against `rg -l -i -F` (ripgrep), `grep -rli` and the naive baseline",
-        "(bench/naive_find.py: find's rules done plainly, reading every file and parsing every frontmatter",
-        "with `yaml.safe_load`), with `wiki lint` and `wiki recall` beside it. Times are hyperfine",
-        "medians of wall-clock time with a warm page cache; every tool of a row was timed in the same",
-        "hyperfine invocation (the naive baseline apart: 3 runs up to 1,000 pages, 1 run above, not",
-        "run above 10,000). The fixture vault is fixtures/vaults/aion; the others come from",
-        f"fixtures/generate_vault.py (seed {generate_vault.DEFAULT_SEED}; the profile is in each",
-        "vault's name, see that script), written to build/bench/.",
-        "",
-        "rg and grep AND several keywords the shell way, one filtering stage per keyword",
-        "(`rg -l -i -F -0 k1 VAULT | xargs -0 -r rg -l -i -F -0 k2 | ...`). find's answers were",
-        "checked against the naive baseline's before timing, wherever the baseline ran; on the",
-        "nested vault, a tree it cannot read, against rg's files (rg honours the same .gitignore:",
-        "the vault is a git repository; `grep -rli` reads the ignored files and `.git` too). lint",
-        "and recall (with the query's keywords as its topic) are timed with each vault's first",
-        "query.",
-        "",
-        *CACHE_TEXT,
-        "",
-        "The nested vault's `mnemosyne (served)` column is the same find told by a `wiki serve`",
-        "running for that vault what changed (so it neither lists the vault nor stats its pages),",
-        "timed in the same hyperfine run (its answers checked against the scan's first). The",
-        "server's rows at 100k pages have their own table in [server.md](server.md#what-it-costs),",
-        "written by `nox -s bench-serve`.",
-        "",
-        "## Machine",
-        "",
-        *markdown_table(["", ""], [[key, value] for key, value in machine().items()]),
-        "",
-        "## Targets",
-        "",
-    ]
-    rows = targets(profiles, results)
-    lines += markdown_table(
-        ["target", "measured", "met"],
-        [
-            [target, measured, "not measured" if met is None else "met" if met else "**not met**"]
-            for _, target, measured, met in rows
-        ],
-    )
-    missed = list(dict.fromkeys(key for key, _, _, met in rows if met is False and key in LIMITS))
-    if missed:
-        lines += ["", "### What limits it", ""]
-        for key in missed:
-            lines += LIMITS[key]
-    lines += ["", *INSTALL_TEXT, "", *PARSER_TEXT, ""]
-    for profile in profiles:
-        by_query = medians[profile.label]
-        lines += [f"## {profile.label}: {profile.pages:,} pages", ""]
-        if profile.label != "fixture":
-            lines += [f"Generated by profile `{profile.shape}`.", ""]
-        lines += [
-            "Queries: " + "; ".join(f"{name} `{' '.join(words)}`" for name, words in profile.queries.items()) + ".",
-            "",
-        ]
-        if profile.label in results.cache_sizes:
-            file_bytes, page_bytes = results.cache_sizes[profile.label]
-            lines += [
-                f"Page cache file: {file_bytes / 1e6:.2f} MB for {page_bytes / 1e6:.2f} MB of markdown "
-                f"({results.cache_size_ratio(profile.label):.2f}x).",
-                "",
-            ]
-        tools = [
-            tool
-            for tool in (*profile.tools, "naive", *FIRST_QUERY_TOOLS)
-            if any(tool in times for times in by_query.values())
-        ]
-        lines += ["Median, ms:", ""]
-        lines += markdown_table(
-            ["query", *tools],
-            [
-                [query, *(f"{times[tool] * 1000:.1f}" if tool in times else "-" for tool in tools)]
-                for query, times in by_query.items()
-            ],
-        )
-        others = [tool for tool in tools if tool != "mnemosyne"]
-        lines += ["", "find's time as a multiple of each tool's (below 1: find is faster):", ""]
-        lines += markdown_table(
-            ["query", *(f"÷ {tool}" for tool in others)],
-            [
-                [query, *(f"{times['mnemosyne'] / times[tool]:.2f}" if tool in times else "-" for tool in others)]
-                for query, times in by_query.items()
-            ],
-        )
-        lines.append("")
-    for label, cpu_by_query in results.cpu.items():
-        pages = next(profile.pages for profile in profiles if profile.label == label)
-        if pages < RSS_PAGES:
-            continue
-        lines += [
-            f"## CPU time, {label}",
-            "",
-            "Mean CPU seconds per run (user + system, summed over processes and threads): where the",
-            "time goes. System time is the kernel opening, reading and closing every file.",
-            "",
-        ]
-        cpu_rows = []
-        for query, by_tool in cpu_by_query.items():
-            for tool in ("mnemosyne", "rg", *FIRST_QUERY_TOOLS):
-                if tool in by_tool:
-                    user, system = by_tool[tool]
-                    cpu_rows.append(
-                        [query, tool, f"{user:.2f}", f"{system:.2f}", f"{(user + system) / pages * 1e6:.1f}"]
-                    )
-        lines += markdown_table(["query", "tool", "user, s", "system, s", "per page, µs"], cpu_rows)
-        lines.append("")
-    if results.rss:
-        lines += [
-            f"## Peak RSS at {RSS_PAGES:,} pages",
-            "",
-            "One run each; find per query, lint and recall with the first.",
-            "",
-        ]
-        lines += markdown_table(
-            ["vault", "run", "peak RSS, MB"],
-            [[label, row, f"{value:.1f}"] for label, by_row in results.rss.items() for row, value in by_row.items()],
-        )
-        lines.append("")
-    lines += [
-        f"![time against pages, one line per tool]({plot_name})",
-        "",
-        "Run it: `nox -s bench` (every profile; about ten minutes on two cores from a fresh clone,",
-        "a third of it generating the vaults once), `nox -s bench -- --quick` for a smoke run, or",
-        "`nox -s bench -- --profiles fixture 'rich-yaml 1k'` for some vaults only.",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-#: What the columns of find mean now that find keeps a page cache.
-CACHE_TEXT = [
-    "The `mnemosyne` column is find as a user types it, with no server running for the vault:",
-    "then it scans, as `--no-cache` does, since the page cache's own check of every page costs",
-    "about what the scan's reads do (the next column). `mnemosyne (page cache, no server)`",
-    "(`--no-server`) lists the vault, stats every page and takes the unchanged ones from its",
-    "[page cache](commands.md#the-page-cache), warm from hyperfine's warm-up runs (the bench's",
-    "own cache dir, build/bench/cache, emptied at its start): what a call does when a server",
-    "is asked for nothing. `mnemosyne (no cache)` is the plain scan (`--no-cache`: every page",
-    "read and folded as far as the query needs);",
-    "`mnemosyne (no cache yet)`, timed with each vault's first query, is the first call on a vault",
-    "whose cache file hyperfine's `--prepare` removes before each run (`rm -f` of that one",
-    "file): the scan plus writing the file. Before timing, each query's answer through a cold and",
-    "a warm cache was checked against the scan's, byte for byte. The cache file's size is given",
-    "under each vault, against the bytes of the pages it lists.",
-    "",
-    "### The cache's format, and why",
-    "",
-    "One file per vault (and user and rights): a header with the payload's length and CRC-32,",
-    "then one `marshal` payload holding the pages' paths, stat keys and display fields, and",
-    "every page's record (folded title, path, aliases, then the folded text) in one buffer with",
-    "a NUL after each. A query runs `bytes.find` over that buffer and steps to the next record",
-    "after each hit, so it costs one C-level search plus one Python step per page that holds",
-    "the keyword: no Python runs for a page that does not. The alternatives were probed on this",
-    "machine: `mmap.find` over one file of every page's folded text (55 MB at 115k pages) took",
-    "about 60 ms, SQLite `instr()` over a 23 MB table about 100 ms, and an FTS5 trigram index was",
-    "40 MB for 15 MB of markdown (and a second matcher to hold equal to find's). The one buffer",
-    "is the first of these without a database's query layer or a second matcher, and reads",
-    "with the cache file in one `read`; the CRC (about 10 ms at 24 MB) is what lets a truncated",
-    "or damaged file be ignored rather than trusted. What is left per call is Python's own: the",
-    "listing and one `lstat` per page without a server, and unmarshalling the file.",
-]
-
-#: Which install a user should pick, from what the fixture's start-up columns show.
-INSTALL_TEXT = [
-    "### Which install",
-    "",
-    "For the fastest start-up, install with uv, bytecode compiled (the README's uv line plus",
-    "`--compile-bytecode`):",
-    "",
-    "```sh",
-    "uv tool install --compile-bytecode ./packages/mnemosyne-cli --with ./packages/mnemosyne-contract \\",
-    "  --with ./packages/mnemosyne-core --with ./packages/mnemosyne-ingest",
-    "```",
-    "",
-    "The `mnemosyne (uv)` column is such an install (uv's venv and console script, bytecode",
-    "compiled; build/bench/uv-venv). uv's console script imports only `sys` where pip's",
-    "also imports `re`, and a venv made by uv has no setuptools `distutils-precedence.pth` to",
-    "load at every start (compare the two `python -c pass` columns). `--compile-bytecode` (or",
-    "`UV_COMPILE_BYTECODE=1`) matters: uv otherwise leaves the bytecode to the first runs, and",
-    "where `PYTHONDONTWRITEBYTECODE` is set every run compiles the package again (tens of",
-    "milliseconds). The README's pip install works as well, a few milliseconds slower per call.",
-]
+def row_name(target: Target, profiles: list[Profile]) -> str:
+    """The row as the table shows it: each shape named with its vault's size (as timed, else
+    as a whole run times it)."""
+    name = target.row
+    for profile in (*profiles, *PROFILES):
+        if profile.shape != "fixture" and profile.shape in name:
+            return name.replace(profile.shape, profile.label, 1)
+    return name
 
 
 #: Why the console script parses a plain find itself, from what the fixture's columns show.
@@ -950,139 +905,176 @@ PARSER_TEXT = [
     "A plain find (keywords and the options packages/mnemosyne-cli/src/mnemosyne_cli/options.py",
     "lets it take) is parsed by the console script itself; argparse parses everything else and",
     "stays the reference (a property test holds the two to the same arguments, and both read",
-    "that one table of find's options). The `mnemosyne (argparse)` columns time the same find",
-    "with its keywords after `--`, which sends it through argparse: importing argparse (with",
-    "gettext) and building find's parser. When the parser was last weighed (CPU time from the",
-    "first import to the parsed arguments, median of 40 fresh interpreters per install, on a",
-    "loaded 2-core machine), the console script's parser took 16 ms under the pip install and",
+    f"that one table of find's options). The fixture's `{FIND_ARGPARSE}` column times the same",
+    "find with its keywords after `--`, which sends it through argparse: importing argparse",
+    "(with gettext) and building find's parser. When the parser was last weighed (CPU time from",
+    "the first import to the parsed arguments, median of 40 fresh interpreters per install, on a",
+    "loaded 2-core machine), the console script's parser took 16 ms under a pip install and",
     "13 ms under uv's, argparse 38 and 25 ms: argparse added 12-22 ms, more than half of what a",
     "bare `python -c pass` cost there (19-23 ms). That still matters, so the parser stays.",
 ]
 
 
-def plot(path: Path, profiles: list[Profile], results: Results) -> None:
-    """Time against pages: one panel per classic query (one line per tool), then find and
-    rg on every profile, then lint and recall against find."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    matplotlib.rcParams["svg.hashsalt"] = "mnemosyne-bench"
-    medians = results.medians
-    figure, axes = plt.subplots(2, 3, figsize=(15, 8))
-    classic = sorted(
-        (profile for profile in profiles if profile.shape in ("fixture", "classic")), key=lambda p: p.pages
-    )
-    for axis, query in zip(axes.flat[:4], CLASSIC_QUERIES, strict=True):
-        for tool in ("mnemosyne", "rg", "grep", "naive"):
-            points = [
-                (p.pages, medians[p.label][query][tool]) for p in classic if tool in medians[p.label].get(query, {})
+def report(profiles: list[Profile], results: Results, quick: bool, seconds: float) -> str:
+    lines = [
+        "# Performance",
+        "",
+        "<!-- Generated by `nox -s bench` (bench/run_bench.py); edit that script, not this file. -->",
+        "",
+    ]
+    if quick:
+        lines += [
+            f"**A `--quick` smoke run: vaults cut to at most {QUICK_PAGES:,} pages, two runs each. Not a",
+            "measurement.**",
+            "",
+        ]
+    lines += [
+        "`mnemosyne wiki find` reads the vault's SQLite index (docs/commands.md). Each ratio below",
+        "is of hyperfine medians of wall-clock time taken in one hyperfine run: find against",
+        "`rg -l -i -F` on the same vault (rg ANDs several keywords the shell way,",
+        "`rg -l -i -F -0 k1 VAULT | xargs -0 -r rg -l -i -F k2`), or on the fixture vault",
+        "(fixtures/vaults/aion) against a bare `python -c pass` of the interpreter the console",
+        "script runs on. The other vaults come from fixtures/generate_vault.py",
+        f"(seed {generate_vault.DEFAULT_SEED}; the profile is in each vault's name), written to build/bench/.",
+        "",
+        "- **warm**: the index built first, in the foreground, by the detached builder's own",
+        "  command (`python -m mnemosyne_core.build INDEX VAULT HOME`), so it is complete and",
+        "  fresh; **no server**: `--no-server` (the call lists the vault and stats every page).",
+        "- **with the server**: a `wiki serve` running for the vault, find called as a user types",
+        "  it (it asks the server what changed, and neither lists the vault nor stats its pages).",
+        "- **first call, no index**: find as a user types it, hyperfine's `--prepare` removing",
+        "  the index's files (`.sqlite`, `-wal`, `-shm`, `.build`) and killing the builder the",
+        "  run before started (bench/reset_index.py), against `--no-cache` in the same run.",
+        "- **index size**: the `.sqlite` plus its `-wal` after a checkpoint, against the bytes of",
+        "  the pages find lists; **peak RSS**: `ru_maxrss` of one warm find per query.",
+        "",
+        "Before timing, every answer was checked: find's against the naive baseline's",
+        "(bench/naive_find.py, on vaults of up to 10,000 pages) or, on the nested vault, rg's files",
+        "(the vault is a git repository: rg honours its .gitignore as find does); the warm, served",
+        "and first calls' stdout, stderr and exit code against the scan's (`--no-cache`).",
+        "",
+    ]
+    if results.pages:
+        lines += ["## Machine", "", *markdown_table(["", ""], [[key, value] for key, value in machine().items()]), ""]
+    else:
+        lines += [
+            "**Not measured yet since the index landed**: `nox -s bench` on an idle machine fills in",
+            "every row below.",
+            "",
+        ]
+    lines += [
+        "## Targets",
+        "",
+    ]
+    rows = targets(profiles, results)
+    lines += markdown_table(
+        ["row", "target", "measured", ""],
+        [
+            [
+                row_name(row.target, profiles),
+                row.target.target,
+                row.measured,
+                "not measured" if row.met is None else "pass" if row.met else "**miss**",
             ]
-            if points:
-                axis.plot(*zip(*points, strict=True), marker="o", label=tool)
-        axis.set_title(f"classic vaults, {query}: {' '.join(CLASSIC_QUERIES[query])}")
-    others = sorted(
-        (profile for profile in profiles if profile.shape not in ("fixture", "classic")), key=lambda p: p.pages
+            for row in rows
+        ],
     )
-    axis = axes.flat[4]
-    for tool, marker in (("mnemosyne", "o"), ("rg", "s"), ("grep", "^")):
-        points = [(p.pages, medians[p.label]["rare"][tool]) for p in others if tool in medians[p.label].get("rare", {})]
-        if points:
-            axis.scatter(*zip(*points, strict=True), marker=marker, label=tool)
-    for profile in others:
-        if "mnemosyne" in medians[profile.label].get("rare", {}):
-            axis.annotate(profile.label, (profile.pages, medians[profile.label]["rare"]["mnemosyne"]), fontsize=7)
-    axis.set_title("other profiles, rare: kestrel")
-    axis = axes.flat[5]
-    labels = [p.label for p in profiles if any("lint" in times for times in medians[p.label].values())]
-    for offset, tool in enumerate(("mnemosyne", "lint", "recall")):
-        values = [next(times[tool] for times in medians[label].values() if "lint" in times) for label in labels]
-        axis.bar(
-            [index + offset * 0.27 for index in range(len(labels))],
-            values,
-            width=0.27,
-            label="find" if tool == "mnemosyne" else tool,
+    missed = [row for row in rows if row.met is False]
+    if missed:
+        lines += ["", "### What limits it", ""]
+        for row in missed:
+            line = fill(LIMITS.get(row.target.key, "not said yet (LIMITS in bench/run_bench.py)."), row.facts)
+            lines.append(f"- **{row_name(row.target, profiles)}**: {line}")
+    lines.append("")
+    if INDEX_DESIGN.is_file():
+        lines += [INDEX_DESIGN.read_text(encoding="utf-8").strip(), ""]
+    if results.builds:
+        lines += ["## The index per vault", ""]
+        lines += markdown_table(
+            ["vault", "pages", "build, s", "index, MB", "markdown, MB", "index ÷ markdown"],
+            [
+                [
+                    profile.label,
+                    f"{profile.pages:,}",
+                    f"{results.builds[profile.label]:.1f}",
+                    f"{results.sizes[profile.label][0] / 1e6:.2f}",
+                    f"{results.sizes[profile.label][1] / 1e6:.2f}",
+                    f"{results.sizes[profile.label][0] / max(results.sizes[profile.label][1], 1):.2f}",
+                ]
+                for profile in profiles
+                if profile.label in results.builds
+            ],
         )
-    axis.set_xticks([index + 0.27 for index in range(len(labels))], labels, rotation=30, ha="right", fontsize=7)
-    axis.set_yscale("log")
-    axis.set_title("find (first query), lint and recall")
-    for axis in axes.flat[:5]:
-        axis.set_xscale("log")
-        axis.set_yscale("log")
-        axis.set_xlabel("pages")
-        axis.grid(True, which="both", linewidth=0.3)
-    for axis in axes.flat:
-        axis.set_ylabel("median wall time, s")
-        axis.legend(fontsize=7)
-    figure.suptitle("mnemosyne wiki find vs rg, grep and the naive baseline")
-    figure.tight_layout()
-    figure.savefig(path, metadata={"Date": None})
-    plt.close(figure)
-
-
-def measure(profile: Profile, context: Context, results: Results, quick: bool, naive_up_to: int) -> None:
-    """Time every query of ``profile`` (and lint, recall with the first); with a server
-    for the vault while it is timed when the profile has the SERVED row."""
-    if SERVED not in profile.tools:
-        _measure(profile, context, results, quick, naive_up_to)
-        return
-    runtime = tempfile.mkdtemp(prefix="mnemosyne-bench-run-")  # mode 0700, as the server wants
-    env = {**os.environ, "XDG_RUNTIME_DIR": runtime}
-    server, indexing = serve_bench.start_server(context.mnemosyne, profile.path, env)
-    print(f"{profile.label}: wiki serve watched it in {indexing:.2f} s", flush=True)
-    context.served_runtime = runtime
-    try:
-        for keywords in profile.queries.values():
-            serve_bench.check_same(context.mnemosyne, ["wiki", "find", "--vault", str(profile.path), *keywords], env)
-        _measure(profile, context, results, quick, naive_up_to)
-    finally:
-        context.served_runtime = None
-        server.terminate()
-        server.wait(30)
-        shutil.rmtree(runtime, ignore_errors=True)
-
-
-def _measure(profile: Profile, context: Context, results: Results, quick: bool, naive_up_to: int) -> None:
-    results.medians[profile.label] = {}
-    results.cpu[profile.label] = {}
-    warmup, runs = (1, 3) if quick else profile.runs
-    for index, (query, keywords) in enumerate(profile.queries.items()):
-        naive_time = None
-        if profile.check == "rg":
-            rg_check(profile, keywords, context)
-        elif profile.pages <= naive_up_to:
-            naive_time = naive_check(profile, keywords, context)
-        cache_check(profile, keywords, context)
-        tools = [*profile.tools, *(FIRST_QUERY_TOOLS if index == 0 else ())]
-        timed = {tool: argv for tool in tools if (argv := TOOLS[tool](context, profile.path, keywords)) is not None}
-        print(f"{profile.label} ({profile.pages} pages), {query}: {' '.join(keywords)}", flush=True)
-        # COLD runs last: the rows after it would otherwise start with no cache file.
-        timed = {tool: timed[tool] for tool in sorted(timed, key=lambda tool: tool == COLD)}
-        found = hyperfine(timed, warmup, runs, {COLD: ["rm", "-f", str(cache_file(profile.path))]})
-        if naive_time is not None and profile.pages <= 1000 and not quick:
-            found.update(hyperfine({"naive": TOOLS["naive"](context, profile.path, keywords) or []}, 0, 3))
-        medians = {tool: statistics.median(result["times"]) for tool, result in found.items()}
-        if naive_time is not None and "naive" not in medians:
-            medians["naive"] = naive_time
-        results.medians[profile.label][query] = medians
-        results.cpu[profile.label][query] = {tool: (result["user"], result["system"]) for tool, result in found.items()}
-        print("  " + ", ".join(f"{tool} {value * 1000:.1f} ms" for tool, value in medians.items()), flush=True)
-    # The cold row ran last and left a whole cache file of every listed page.
-    first = next(iter(profile.queries.values()))
-    subprocess.run(TOOLS["mnemosyne"](context, profile.path, first) or [], capture_output=True, check=False)
-    results.cache_sizes[profile.label] = (cache_file(profile.path).stat().st_size, markdown_bytes(profile.path))
-    if profile.pages >= RSS_PAGES:
-        rss = {
-            query: peak_rss_mb(TOOLS["mnemosyne"](context, profile.path, words) or [])
-            for query, words in profile.queries.items()
-        }
-        rss[f"{NO_CACHE}: {next(iter(profile.queries))}"] = peak_rss_mb(
-            TOOLS[NO_CACHE](context, profile.path, first) or []
+        lines.append("")
+    for profile in profiles:
+        lines += vault_section(profile, results)
+    if results.rss:
+        lines += ["## Peak RSS of a warm find", ""]
+        lines += markdown_table(
+            ["vault", "query", "peak RSS, MB"],
+            [
+                [label, query, f"{value:.1f}"]
+                for label, by_query in results.rss.items()
+                for query, value in by_query.items()
+            ],
         )
-        for command in COMMANDS:
-            rss[command] = peak_rss_mb(TOOLS[command](context, profile.path, first) or [])
-        results.rss[profile.label] = rss
+        lines.append("")
+    lines += [*PARSER_TEXT, ""]
+    lines += [
+        "## Running it",
+        "",
+        "`nox -s bench` (every vault; needs hyperfine and rg on PATH; about fifteen minutes on an",
+        "idle 2-core machine, a minute more the first time, when it generates the vaults), `nox -s",
+        "bench -- --quick` for a smoke run on small vaults (it writes build/bench/performance-quick.md),",
+        "or `nox -s bench -- --profiles fixture rich-yaml` for some vaults only. The rows a run did",
+        "not time say `not measured`.",
+        "",
+    ]
+    if results.pages:
+        lines += [f"This run took {seconds / 60:.1f} minutes.", ""]
+    return "\n".join(lines)
+
+
+def vault_section(profile: Profile, results: Results) -> list[str]:
+    """The vault's medians, query by query, with each row's ratio to rg (or bare python)."""
+    label = profile.label
+    if label not in results.warm:
+        return []
+    lines = [f"## {label}: {profile.pages:,} pages", ""]
+    if profile.shape != "fixture":
+        lines += [f"Generated by profile `{profile.shape}`.", ""]
+    for title, times in (("Warm, no server", results.warm), ("With the server", results.served)):
+        by_query = times.get(label)
+        if not by_query:
+            continue
+        tools = list(dict.fromkeys(tool for row in by_query.values() for tool in row))
+        reference = BARE if profile.shape == "fixture" and times is results.warm else RG
+        lines += [f"{title}: median ms (and ÷ {reference} of the same run)", ""]
+        lines += markdown_table(
+            ["query", "matches", *tools],
+            [
+                [
+                    f"{query}: `{' '.join((profile.served or {}).get(query) or profile.queries[query])}`",
+                    str(results.matches.get(label, {}).get(query, "-")),
+                    *(
+                        f"{row[tool][0] * 1000:.1f} ({row[tool][0] / row[reference][0]:.2f})"
+                        if tool in row and reference in row
+                        else "-"
+                        for tool in tools
+                    ),
+                ]
+                for query, row in by_query.items()
+            ],
+        )
+        lines.append("")
+    if label in results.cold:
+        row = results.cold[label]
+        lines += [
+            f"First call, no index (first query): {row[COLD][0] * 1000:.1f} ms, the scan "
+            f"{row[SCAN][0] * 1000:.1f} ms ({row[COLD][0] / row[SCAN][0]:.2f}×).",
+            "",
+        ]
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1090,51 +1082,55 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--profiles",
         nargs="+",
-        choices=PROFILE_LABELS,
-        default=PROFILE_LABELS,
-        metavar="LABEL",
-        help=f"the vaults to time (default: all of {', '.join(PROFILE_LABELS)})",
+        choices=SHAPES,
+        default=SHAPES,
+        metavar="SHAPE",
+        help=f"the vaults to time (default: all of {', '.join(SHAPES)})",
     )
-    parser.add_argument("--quick", action="store_true", help="few runs: a smoke test, not a measurement")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"vaults of at most {QUICK_PAGES} pages, few runs: a smoke test, not a measurement "
+        "(writes build/bench/performance-quick.md unless --output is given)",
+    )
     parser.add_argument(
         "--naive-up-to",
         type=int,
         default=10000,
         metavar="PAGES",
-        help="run the naive baseline (it checks the answers; over a minute a run at 100k) on vaults up to "
-        "this size (default 10000)",
+        help="check find's answers against the naive baseline (over a minute a query at 100k) on "
+        "vaults up to this size (default 10000)",
     )
-    parser.add_argument(
-        "--mnemosyne", default=shutil.which("mnemosyne"), help="the mnemosyne console script of a pip install"
-    )
-    parser.add_argument(
-        "--mnemosyne-uv", help="the mnemosyne console script of a uv install (its start-up is timed too)"
-    )
-    parser.add_argument("--output", type=Path, default=ROOT / "docs" / "performance.md")
-    parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "performance.svg")
+    parser.add_argument("--mnemosyne", default=shutil.which("mnemosyne"), help="the mnemosyne console script")
+    parser.add_argument("--output", type=Path, help="the report (default: docs/performance.md)")
     args = parser.parse_args(argv)
-    for tool in ("hyperfine", "rg", "grep"):
+    for tool in ("hyperfine", "rg"):
         if shutil.which(tool) is None:
             parser.error(f"{tool} is not on PATH: install it (Debian: apt-get install {tool.replace('rg', 'ripgrep')})")
     if not args.mnemosyne:
         parser.error("no mnemosyne console script on PATH: install the packages or pass --mnemosyne")
+    output = args.output or (BUILD_DIR / "performance-quick.md" if args.quick else ROOT / "docs" / "performance.md")
     # recall appends to a memory log when one is configured: the benchmark writes nothing.
     os.environ.pop("MNEMOSYNE_MEMORY_DIR", None)
-    # The timed calls' page cache is the bench's own, emptied first: the user's is left alone
-    # and every vault starts cold.
+    # The timed calls' index dir is the bench's own, emptied first: the user's is left alone.
     shutil.rmtree(CACHE_HOME, ignore_errors=True)
     CACHE_HOME.mkdir(parents=True)
     os.environ["XDG_CACHE_HOME"] = str(CACHE_HOME)
-    context = Context(args.mnemosyne, args.mnemosyne_uv)
-    profiles = [profile for profile in PROFILES if profile.label in args.profiles]
+    context = Context(args.mnemosyne)
+    profiles = [profile for profile in PROFILES if profile.shape in args.profiles]
+    if args.quick:
+        profiles = [profile.quick() for profile in profiles]
     started = time.monotonic()
-    prepare(profiles)
     results = Results()
+    prepare(profiles)
+    results.phases["generating the vaults"] = time.monotonic() - started
     for profile in profiles:
-        measure(profile, context, results, args.quick, args.naive_up_to)
-    args.output.write_text(report(profiles, results, args.plot.name, context), encoding="utf-8")
-    plot(args.plot, profiles, results)
-    print(f"wrote {args.output} and {args.plot} in {time.monotonic() - started:.0f} s")
+        measure(profile, context, results, args.naive_up_to)
+    seconds = time.monotonic() - started
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(report(profiles, results, args.quick, seconds), encoding="utf-8")
+    print("\n".join(f"{phase}: {took:.1f} s" for phase, took in results.phases.items()))
+    print(f"wrote {output} in {seconds:.0f} s")
     return 0
 
 
