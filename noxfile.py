@@ -1,5 +1,5 @@
 """Sessions of the mnemosyne monorepo. Plain ``nox`` runs tests, lint, typecheck and
-acceptance (which builds the wheels it tests). build, bench, bench-serve, properties,
+acceptance (which builds the wheels it tests). build, bench, properties,
 serve-soak and retrieval (slow), readme-install (installs with pipx and uv) and
 ingest-report (writes into a vault) run only when named."""
 
@@ -178,18 +178,6 @@ def bench(session: nox.Session) -> None:
     session.install(*PACKAGES)
     mnemosyne = str(Path(session.bin) / "mnemosyne")
     session.run("python", "bench/run_bench.py", "--mnemosyne", mnemosyne, *session.posargs)
-
-
-@nox.session(name="bench-serve", default=False)
-def bench_serve(session: nox.Session) -> None:
-    """Benchmark `wiki find` answered by `wiki serve`: against `rg -l -i -F` on the
-    100k-page vault (a rare keyword, one on every page), against `python -c pass` on the
-    fixture, and the server's memory against the vault's text and its indexing time.
-    Writes the table in docs/server.md. Needs hyperfine and rg on PATH; Linux only.
-    Options go to bench/serve_bench.py: `nox -s bench-serve -- --pages 10000 --runs 3`."""
-    session.install(*PACKAGES)
-    mnemosyne = str(Path(session.bin) / "mnemosyne")
-    session.run("python", "bench/serve_bench.py", "--mnemosyne", mnemosyne, *session.posargs)
 
 
 @nox.session(default=False)
