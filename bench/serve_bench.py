@@ -8,7 +8,10 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def start_server(mnemosyne: str, vault: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], float]:
