@@ -16,7 +16,7 @@ import signal
 import sys
 import time
 
-#: The builder's lock file beside the index (``cache.LOCK_SUFFIX``), made by a builder alone.
+#: The builder's lock file beside the index (``build.LOCK_SUFFIX``), made by a builder alone.
 LOCK_SUFFIX = ".build"
 #: The files of one index, by their suffix after the index path (``cache.INDEX_SUFFIX``
 #: is part of the path).

@@ -250,11 +250,11 @@ def test_a_read_only_or_full_disk_answers_by_the_scan(
     path = poisoned(vault)
     _changed_page(vault)  # so the call writes the index
 
-    def refuse(self: NoteIndex) -> None:
+    def refuse(self: NoteIndex, *args: object) -> None:
         raise sqlite3.OperationalError(fault)
 
     with monkeypatch.context() as patch:
-        patch.setattr(NoteIndex, "begin_write", refuse)
+        patch.setattr(NoteIndex, "write", refuse)
         assert_plain(capsysbinary, vault)
     poison(path)  # once the disk takes writes again, the index is written and read
     assert find_poison(capsysbinary, vault, "--no-server")[0] == 0
@@ -328,7 +328,7 @@ def test_sixteen_calls_on_a_cold_vault_answer_as_the_scan_and_start_one_builder(
     cache_dir = index_file(vault).parent
     names = sorted(entry.name for entry in cache_dir.iterdir())
     assert names[0] == index_file(vault).name
-    assert set(names) <= {index_file(vault).name + suffix for suffix in ("", "-wal", "-shm", cache.LOCK_SUFFIX)}
+    assert set(names) <= {index_file(vault).name + suffix for suffix in ("", "-wal", "-shm", build.LOCK_SUFFIX)}
     with NoteIndex.open(str(index_file(vault))) as opened:
         assert opened.page_count() == len(PAGES) + 40
     assert _cli(vault, environ, *query, "--no-server").communicate() == plain

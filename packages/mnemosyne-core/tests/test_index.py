@@ -5,7 +5,10 @@ and the candidate query (trigrams, then ``instr``) against the plain substring t
 
 from __future__ import annotations
 
+import _sqlite3 as sqlite3
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -134,7 +137,7 @@ def test_a_builder_at_work_is_not_started_twice(
         assert spawned == []
     assert build.building(str(path)) is None
     build.start_detached(str(path), str(vault), str(vault.parent), environ)
-    assert [argv[1:3] for argv in spawned] == [["-m", "mnemosyne_core.build"]]
+    assert [argv[1:4] for argv in spawned] == [["-P", "-m", "mnemosyne_core.build"]]
 
 
 def test_a_page_changed_within_the_racy_window_is_read_on_every_call(
@@ -315,7 +318,7 @@ def test_candidates_are_exactly_the_pages_holding_every_keyword(
             return
         found = sorted(candidate.path for candidate in opened.candidates(folded))
         for keyword in folded:
-            holding = sorted(opened.path_of(page_id) for page_id in opened.holding(keyword))
+            holding = sorted(_path_of(opened, page_id) for page_id in opened.holding(keyword))
             assert holding == sorted(
                 p.path for p in pages if keyword in "\n".join(_names(p)) or keyword in p.folded_text
             )
@@ -327,3 +330,78 @@ def test_candidates_are_exactly_the_pages_holding_every_keyword(
 
 def _names(made: page.Page) -> tuple[str, ...]:
     return (made.folded_title, made.folded_path, *made.folded_aliases)
+
+
+def _path_of(opened: NoteIndex, page_id: int) -> str:
+    path = opened.connection.execute("SELECT path FROM pages WHERE id = ?", (page_id,)).fetchone()[0]
+    return bytes(path).decode("utf-8", "surrogatepass")
+
+
+def test_the_detached_builder_never_imports_from_the_callers_current_dir(
+    vault: Path, environ: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A vault (or any dir a find runs in) holding a package named as ours: the builder a
+    call starts must run the installed code, not that one (``python -P``)."""
+    from mnemosyne_core import build
+
+    shadow = tmp_path / "cwd" / "mnemosyne_core"
+    shadow.mkdir(parents=True)
+    marker = tmp_path / "shadowed"
+    (shadow / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
+    monkeypatch.chdir(shadow.parent)
+    path = index_file(vault, environ)
+    path.parent.mkdir(parents=True, mode=0o700)
+    build.start_detached(str(path), os.path.realpath(vault), str(tmp_path), {**os.environ, **environ})
+    deadline = time.monotonic() + 60
+    while not (path.exists() and build.building(str(path)) is None and _complete(path)):
+        assert not marker.exists(), "the builder ran the package in the caller's current dir"
+        assert time.monotonic() < deadline, "the builder did not finish"
+        time.sleep(0.05)
+    assert not marker.exists()
+
+
+def test_a_failed_build_is_not_started_again_for_a_while(
+    vault: Path, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build that cannot succeed (a full disk, a vault that cannot be listed) must not
+    cost every call a builder reading the whole vault."""
+    from mnemosyne_core import build
+
+    path = index_file(vault, environ)
+    path.parent.mkdir(parents=True, mode=0o700)
+    spawned: list[list[str]] = []
+    monkeypatch.setattr(os, "posix_spawn", lambda executable, argv, env, **kwargs: spawned.append(argv))
+    builder = [sys.executable, "-P", "-m", "mnemosyne_core.build", str(path), str(vault / "gone"), str(vault.parent)]
+    assert subprocess.run(builder, check=False).returncode == 1  # a vault that cannot be listed
+    build.start_detached(str(path), str(vault), str(vault.parent), environ)
+    assert spawned == []
+    real_time = time.time
+    monkeypatch.setattr(time, "time", lambda: real_time() + build.RETRY_AFTER_S + 1)
+    build.start_detached(str(path), str(vault), str(vault.parent), environ)
+    assert len(spawned) == 1
+
+
+def _complete(path: Path) -> bool:
+    try:
+        with NoteIndex.open(str(path)) as opened:
+            return opened.usable(cache.code_key())
+    except (index.IndexUnusable, sqlite3.Error):
+        return False
+
+
+def test_fields_holding_lone_surrogates_are_kept_exactly(tmp_path: Path) -> None:
+    """A title, constellation or type YAML gave as lone surrogates (the pure loader does, for
+    an escaped emoji): stored and read back as they were, no traceback."""
+    made = page.Page("a/x.md")
+    made.title, made.constellation, made.type = "t\ud83d", "c\udc80", "\ud83d\ude00"
+    made.folded_title, made.folded_path, made.folded_text = fold(made.title), "a/x.md", "body"
+    path = tmp_path / "index.sqlite"
+
+    def write(into: NoteIndex) -> None:
+        into.reset("code")
+        into.write([made])
+
+    with NoteIndex.open(str(path), create=True) as opened:
+        index.written_by(write, opened)
+        (found,) = opened.candidates(("body",))
+    assert (found.title, found.constellation, found.type) == (made.title, made.constellation, made.type)

@@ -1,6 +1,6 @@
 """Vaults other tools write, read as they lie on disk: pages in UTF-16 and UTF-32, pages
-that are not text. Each is searched by the scan and by the scan through the page cache
-(cold, then warm), which must agree with it exactly."""
+that are not text. Each is searched by the scan and through the vault's index
+(built, then kept fresh), which must agree with it exactly."""
 
 from __future__ import annotations
 

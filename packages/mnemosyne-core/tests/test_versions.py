@@ -13,6 +13,7 @@ from mnemosyne_core.versions import (
     find_copies,
     natural_key,
     page_key,
+    page_keys,
     version_dirs,
 )
 
@@ -59,11 +60,27 @@ def test_versions_of_a_page_share_a_key_and_other_dirs_do_not() -> None:
 def test_docusaurus_docs_and_its_versioned_docs_are_versions_of_one_page() -> None:
     """Docusaurus keeps the next release in docs/ (at the root, as Jest does, or in
     website/) and each published one in versioned_docs/version-X/: not siblings, one page."""
-    key = page_key("docs/GettingStarted.md")
-    assert page_key("website/versioned_docs/version-30.4/GettingStarted.md") == key
-    assert page_key("website/docs/GettingStarted.md") == key
-    assert page_key("website/versioned_docs/version-29.7/GettingStarted.md") == key
-    assert page_key("website/blog/GettingStarted.md") != key
+    key = page_key("docs/GettingStarted.md", docusaurus=True)
+    assert page_key("website/versioned_docs/version-30.4/GettingStarted.md", docusaurus=True) == key
+    assert page_key("website/docs/GettingStarted.md", docusaurus=True) == key
+    assert page_key("website/versioned_docs/version-29.7/GettingStarted.md", docusaurus=True) == key
+    assert page_key("website/blog/GettingStarted.md", docusaurus=True) != key
+    # A site's translations inside docs/ stay translations of one page.
+    assert page_key("docs/en/x.md", docusaurus=True) == page_key("docs/it/x.md", docusaurus=True)
+    keys = page_keys(["docs/a.md", "website/versioned_docs/version-1.0/a.md", "docs/en/b.md", "docs/it/b.md"])
+    assert keys["docs/a.md"] == keys["website/versioned_docs/version-1.0/a.md"]
+    assert keys["docs/en/b.md"] == keys["docs/it/b.md"]
+
+
+def test_docs_dirs_without_released_docs_are_no_docusaurus_site() -> None:
+    """A vault with no versioned_docs/: docs/ is a dir like any other, and its language or
+    release dirs keep their versions."""
+    keys = page_keys(
+        ["docs/x.md", "website/docs/x.md", "docs/en/y.md", "docs/it/y.md", "docs/7.4/z.md", "docs/7.6/z.md"]
+    )
+    assert keys["docs/x.md"] != keys["website/docs/x.md"]
+    assert keys["docs/en/y.md"] == keys["docs/it/y.md"]
+    assert keys["docs/7.4/z.md"] == keys["docs/7.6/z.md"]
     paths = [
         "docs/GettingStarted.md",
         "website/versioned_docs/version-29.7/GettingStarted.md",

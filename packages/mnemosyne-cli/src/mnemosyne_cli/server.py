@@ -2,7 +2,7 @@
 files changed since a token (``changes.VaultWatch``), as data.
 
 It never reads a page and never judges a query: the caller lists, reads and matches with
-its own rights, through its page cache (``mnemosyne_core.cache``), and only skips listing
+its own rights, through its index (``mnemosyne_core.cache``), and only skips listing
 the vault and stat-ing the pages the server says are unchanged; see docs/server.md.
 
 One thread answers every connection through a selector: a peer that is slow or silent holds

@@ -70,8 +70,6 @@ if TYPE_CHECKING:
 #: Where the index dir lives below ``$XDG_CACHE_HOME`` (default ``~/.cache``).
 CACHE_DIR_NAME = "mnemosyne"
 INDEX_SUFFIX = ".sqlite"
-#: Beside each index: held (flock) by the one builder at work, and holding its progress.
-LOCK_SUFFIX = ".build"
 
 
 # --- where the index lives ---------------------------------------------------------------
@@ -146,7 +144,8 @@ def rights_key() -> bytes:
 
 def code_key() -> str:
     """What decides what a row holds besides the page: the index's format, the Python (its
-    Unicode tables fold), and the modules that read pages, by their files' stat."""
+    Unicode tables fold), the modules that read pages, by their files' stat, and PyYAML,
+    which parses every frontmatter the index keeps (``yaml_identity``)."""
     parts: list[object] = [FORMAT, sys.version]
     package = os.path.dirname(__file__)
     for module in READING_MODULES:
@@ -155,11 +154,31 @@ def code_key() -> str:
             parts.append((info.st_size, info.st_mtime_ns))
         except OSError:
             parts.append(None)
+    parts.append(yaml_identity())
     return repr(parts)
 
 
+def yaml_identity() -> object:
+    """The PyYAML this process would import, without importing it: where it is, its
+    ``__init__.py``'s stat, and its C loader's files (libyaml and the pure loader read some
+    documents differently: an upgrade, or the C loader gained or lost, titles some pages
+    otherwise). None when there is none."""
+    # sys.path in order, as the import would look (importlib's finder costs a find's start-up
+    # most of a millisecond; a package on a path entry is what PyYAML's install makes).
+    for entry in sys.path:
+        origin = os.path.join(entry or ".", "yaml", "__init__.py")
+        try:
+            info = os.stat(origin)
+            c_loader = sorted(name for name in os.listdir(os.path.dirname(origin)) if name.startswith("_yaml"))
+        except OSError:
+            continue
+        return (origin, info.st_size, info.st_mtime_ns, c_loader)
+    return None
+
+
 #: The modules whose code decides what a row holds: a change to any (a new install, an
-#: edit) makes every index written before it one that is rebuilt, never read.
+#: edit), as to PyYAML (``yaml_identity``), makes every index written before it one that is
+#: rebuilt, never read.
 READING_MODULES = (
     "config.py",
     "diagnostics.py",
@@ -184,14 +203,21 @@ def index_path(cache_dir: str, vault_real: str) -> str:
 
 # --- the Backend ---------------------------------------------------------------------------
 
+#: The SQLite the index needs: the trigram tokenizer (3.34) and ``RETURNING`` (3.35). An
+#: older one (Debian 11, RHEL 9) has no index: every call scans, and ``wiki info`` says why.
+SQLITE_NEEDED = (3, 35, 0)
+SQLITE_IS_ENOUGH = tuple(map(int, sqlite3.sqlite_version.split("."))) >= SQLITE_NEEDED
+
 
 def request_home(request: FindRequest | RecallRequest) -> str:
     """The ``~`` of the call that made ``request``: its own, else the one its variables name."""
     return home_dir(request.environ) if request.home is None else request.home
 
 
-#: What a call through the index may meet that makes the scan answer instead.
-_INDEX_ERRORS = (sqlite3.Error, IndexUnusable, ListingChanged)
+#: What a call through the index may meet that makes the scan answer instead (UnicodeError:
+#: text SQLite's Python layer cannot bind, which ``index.storable`` and the BLOB columns are
+#: there to prevent, is no reason for a traceback either).
+_INDEX_ERRORS = (sqlite3.Error, IndexUnusable, ListingChanged, UnicodeError)
 
 
 class IndexedScan:
@@ -395,23 +421,29 @@ class IndexedScan:
             # Its titles were made under another title rule (the layout or .obsidian/
             # changed since, no page file with it): a new build titles every page anew.
             index.close()
+            start_detached(index.path, vault_real, home, self.environ)
             index = None
-            start_detached(self._index_file(vault_real, create=False) or "", vault_real, home, self.environ)
         if index is None:
             yield pages, None, None
             return
         try:
+            index.begin_snapshot()
             fresh = fresh_listed(index, pages, part=bool(dirs))
             if asked is not None and not dirs:
                 self._keep_listing(index, asked[0], pages)
         except _INDEX_ERRORS:
+            with contextlib.suppress(sqlite3.Error):
+                index.rollback()
             fresh = None
         try:
             yield pages, index, fresh
         finally:
+            index.end_snapshot()
             index.close()
 
     def _open(self, vault_real: str, home: str) -> NoteIndex | None:
+        if not SQLITE_IS_ENOUGH:
+            return None
         """The vault's index when a whole build by this code is in it; else None, and a
         builder is started (unless the index cannot be made at all, or one is at work)."""
         path = self._index_file(vault_real, create=True)
@@ -420,8 +452,9 @@ class IndexedScan:
         try:
             index = NoteIndex.open(path)
         except IndexUnusable:
-            if not os.path.lexists(path):
-                start_detached(path, vault_real, home, self.environ)
+            # None yet, or none to use (not a private file of ours): the builder makes one,
+            # replacing what lies there (``build._fresh_index``).
+            start_detached(path, vault_real, home, self.environ)
             return None
         try:
             if index.usable(code_key()):
@@ -468,8 +501,18 @@ class IndexedScan:
             yield None
             return
         try:
-            yield self._served_pages(index, vault_real, home)
+            try:
+                index.begin_snapshot()
+            except sqlite3.Error:
+                served = None
+            else:
+                served = self._served_pages(index, vault_real, home)
+            if served is None:
+                with contextlib.suppress(sqlite3.Error):
+                    index.rollback()
+            yield served
         finally:
+            index.end_snapshot()
             index.close()
 
     def _served_pages(self, index: NoteIndex, vault_real: str, home: str) -> tuple[Scan, NoteIndex, Fresh] | None:
@@ -539,6 +582,9 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
 
     cache_dir, why_not = usable_cache_dir(environ, create=False)
     unused = None if pages.cache_enabled else "[cache] enabled = false in the vault's .mnemosyne.toml"
+    if not SQLITE_IS_ENOUGH:
+        needed = ".".join(map(str, SQLITE_NEEDED))
+        unused = unused or f"this Python's SQLite is {sqlite3.sqlite_version}; the index needs {needed} or later"
     if cache_dir is None and (why_not or "").endswith("never used"):
         unused = unused or why_not
     # A dir not made yet is made by the first find or recall: name the file it will hold.
@@ -553,7 +599,11 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
     try:
         info.bytes = sum(os.stat(path + suffix).st_size for suffix in ("", "-wal") if os.path.exists(path + suffix))
         index = NoteIndex.open(path, read_only=True)
-    except (OSError, IndexUnusable):
+    except OSError:
+        return info
+    except IndexUnusable as error:
+        if os.path.lexists(path):
+            info.unused = f"{error}: the next find or recall starts a builder that replaces it"
         return info
     try:
         info.complete = index.usable(code_key())

@@ -13,7 +13,9 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   and ``body`` (the folded text). Text is folded by find's own rule before it goes in, so
   no SQLite folding is ever used.
 - ``meta``: the code that wrote it (``code``), whether a whole build is in it
-  (``complete``), a ``wiki serve``'s token and the listing a served call reuses.
+  (``complete``), the title rule it was built under (``heading_titles``), a ``wiki
+  serve``'s token and the listing a served call reuses, when it was last written
+  (``written_ns``).
 
 A query picks candidates the way codesearch and Zoekt do: the trigrams of every keyword of
 three characters or more, ANDed (an explicit AND: FTS5's implicit one drops a phrase of
@@ -32,6 +34,7 @@ from __future__ import annotations
 # The C module itself: sqlite3's Python layer imports datetime (its default date adapters),
 # milliseconds of every find's start-up, for adapters the index never uses.
 import _sqlite3 as sqlite3
+import contextlib
 import marshal
 import os
 import stat
@@ -46,7 +49,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 3
+FORMAT = 4
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -76,8 +79,8 @@ CREATE TABLE pages(
     not_text INTEGER NOT NULL,
     title BLOB NOT NULL,
     aliases BLOB NOT NULL,
-    constellation TEXT,
-    type TEXT,
+    constellation BLOB,
+    type BLOB,
     folded_title BLOB NOT NULL,
     folded_aliases BLOB NOT NULL,
     head BLOB,
@@ -173,8 +176,8 @@ class IndexedPage:
         self.id: int = row[0]  # type: ignore[assignment]
         self.path = _text(row[1])  # type: ignore[arg-type]
         self.title = _text(row[2])  # type: ignore[arg-type]
-        self.constellation: str | None = row[3]  # type: ignore[assignment]
-        self.type: str | None = row[4]  # type: ignore[assignment]
+        self.constellation = None if row[3] is None else _text(row[3])  # type: ignore[arg-type]
+        self.type = None if row[4] is None else _text(row[4])  # type: ignore[arg-type]
         self.folded_title = _text(row[5])  # type: ignore[arg-type]
         # Written by ``NoteIndex.write`` into our own 0600 file.
         self.folded_aliases: tuple[str, ...] = marshal.loads(row[6])  # type: ignore[arg-type]  # noqa: S302
@@ -282,6 +285,21 @@ class NoteIndex:
         if self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
 
+    def begin_snapshot(self) -> None:
+        """Start one transaction for a whole call: what it reads of the index (the stat
+        keys, the candidates, a page's text) is one state of it, and its own writes (pages
+        read anew) join that state or fail. Another writer that committed after the call's
+        first read makes the call's first write fail (SQLite's busy snapshot): the call then
+        answers by the scan, never from two states at once. ``end_snapshot`` ends it."""
+        self.connection.execute("BEGIN")
+
+    def end_snapshot(self) -> None:
+        """Commit what the call wrote (``begin_snapshot``). Its answer is made by then: a
+        commit that fails (a full disk) loses only what the next call reads again."""
+        with contextlib.suppress(sqlite3.Error):
+            if self.connection.in_transaction:
+                self.connection.execute("COMMIT")
+
     def reset(self, code: str) -> None:
         """Drop every table and make the schema anew, empty and incomplete (inside the
         caller's write transaction: readers keep seeing the old index until it commits)."""
@@ -316,8 +334,8 @@ class NoteIndex:
                 page.not_text,
                 _blob(page.title),
                 marshal.dumps(page.aliases),
-                page.constellation,
-                page.type,
+                None if page.constellation is None else _blob(page.constellation),
+                None if page.type is None else _blob(page.type),
                 _blob(page.folded_title),
                 marshal.dumps(page.folded_aliases),
                 page.head,
@@ -398,9 +416,6 @@ class NoteIndex:
         ).fetchone()
         return None if row is None else tuple(row)
 
-    def path_of(self, page_id: int) -> str:
-        return _text(self.connection.execute("SELECT path FROM pages WHERE id = ?", (page_id,)).fetchone()[0])
-
     def page_count(self) -> int:
         return int(self.connection.execute("SELECT count(*) FROM pages").fetchone()[0])
 
@@ -437,8 +452,12 @@ class NoteIndex:
 
     def text_before(self, page_id: int, length: int) -> str:
         """The first ``length`` characters of a page's stored folded text."""
-        row = self.connection.execute("SELECT substr(body, 1, ?) FROM texts WHERE rowid = ?", (length, page_id))
-        return str(row.fetchone()[0])
+        row = self.connection.execute(
+            "SELECT substr(body, 1, ?) FROM texts WHERE rowid = ?", (length, page_id)
+        ).fetchone()
+        if row is None:
+            raise IndexUnusable("a candidate's row is gone")  # only outside one call's snapshot
+        return str(row[0])
 
     def heads_without_recall(self) -> list[tuple[int, bytes | None]]:
         """(id, frontmatter bytes) of every page whose recall fields are not made yet."""
@@ -480,7 +499,11 @@ def _recall_fields(blob: bytes | None) -> RecallFields | None:
 
 
 def written_by(build: Callable[[NoteIndex], None], index: NoteIndex) -> None:
-    """Run ``build`` in one write transaction: all of it lands, or none of it."""
+    """Run ``build`` in one write transaction: all of it lands, or none of it. Inside a
+    call's own transaction (``NoteIndex.begin_snapshot``) it is part of that one."""
+    if index.connection.in_transaction:
+        build(index)
+        return
     index.begin_write()
     try:
         build(index)

@@ -64,7 +64,7 @@ from mnemosyne_core.versions import (
     chosen_version,
     content_digests,
     find_copies,
-    page_key,
+    page_keys,
     version_dirs,
 )
 
@@ -293,7 +293,7 @@ def _all_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[st
     findings.update(copies.findings())
     # A copy and its original, or two versions of one page, are one page: their shared
     # title is no duplicate.
-    same_page = {page.rel_path: page_key(page.rel_path) for page, _ in titled}
+    same_page = page_keys(page.rel_path for page, _ in titled)
     for copy_path, original in copies.copy_paths().items():
         if copy_path in same_page and original in same_page:
             same_page[copy_path] = same_page[original]
@@ -304,14 +304,16 @@ def _all_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[st
 
 def collapse_versions(findings: Iterable[Finding], prefer: Sequence[str] = ()) -> list[Finding]:
     """``findings`` with each finding that repeats, code and message alike, across versions
-    of one page (``versions.page_key``) said once: at the version ``versions.chosen_version``
+    of one page (``versions.page_keys``) said once: at the version ``versions.chosen_version``
     picks among them in path order (the preferred one, else the highest release, else the
     first by path), naming the dirs of the others. A docs site in 16 languages must not say
     one thing 16 times."""
     groups: dict[tuple[str, str, str], list[Finding]] = {}
     kept = []
+    findings = list(findings)
+    keys = page_keys(finding.path for finding in findings)
     for finding in findings:
-        key = page_key(finding.path)
+        key = keys[finding.path]
         if key == finding.path:
             kept.append(finding)
         else:

@@ -22,7 +22,6 @@ from mnemosyne_core.location import is_inside
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from mnemosyne_core.recall import RecallFields
     from mnemosyne_core.vault import PageRef
 
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
@@ -52,7 +51,6 @@ class Page:
         "not_text",
         "path",
         "racy",
-        "recall",
         "title",
         "type",
         "volatile",
@@ -72,9 +70,6 @@ class Page:
         self.type: str | None = None
         #: The page's bytes up to the end of its frontmatter (recall parses them), or None.
         self.head: bytes | None = None
-        #: Recall's fields (None: the page has none), made only when a recall asks
-        #: (``recall_fields``): a find never imports what makes them (datetime).
-        self.recall: RecallFields | None = None
         #: The file as it was read (``stat_key``).
         self.key: StatKey = (0, 0, 0, 0, 0)
         #: Changed too recently to trust its stat next time (see the module's docstring).

@@ -316,11 +316,12 @@ def one_version(matches: Sequence[Entry], prefer: Sequence[str]) -> list[Entry]:
     preferred dir; else the highest release; else the first in rank order), to be read,
     then the others, each marked as another version of it (never read: one page's
     versions must not fill the read cap)."""
-    from mnemosyne_core.versions import chosen_version, page_key
+    from mnemosyne_core.versions import chosen_version, page_keys
 
     groups: dict[str, list[Entry]] = {}
+    keys = page_keys(entry.path for entry in matches)
     for entry in matches:
-        groups.setdefault(page_key(entry.path), []).append(entry)
+        groups.setdefault(keys[entry.path], []).append(entry)
     if all(len(group) == 1 for group in groups.values()):
         return list(matches)
     ordered: list[Entry] = []

@@ -56,18 +56,19 @@ def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
     return tuple((1, int(part), "") if part.isdigit() else (0, 0, part.lower()) for part in re.split(r"(\d+)", name))
 
 
-def page_key(rel_path: str) -> str:
+def page_key(rel_path: str, docusaurus: bool = False) -> str:
     """What the versions of one page share: ``rel_path`` with each dir named as a release
     or a language (``dir_kind``) replaced by its kind. Two pages with one key lie at the
     same relative path under sibling dirs of one kind (or under such dirs at several
-    depths: a translation of a release). Docusaurus keeps its next release in ``docs/``
-    (at the root, or in ``website/``) and each published one in
+    depths: a translation of a release). In a Docusaurus site (``docusaurus``: the pages
+    include ``versioned_docs/version-X/``, ``page_keys``), the next release lives in
+    ``docs/`` (at the root, or in ``website/``) and each published one in
     ``versioned_docs/version-X/``, not a sibling of it: a page of either is a version of
     the page at the same path below the other (``_docusaurus_page``)."""
     parts = rel_path.split("/")
-    docusaurus = _docusaurus_page(parts)
-    if docusaurus is not None:
-        return "\0docusaurus/" + "/".join(docusaurus)
+    below = _docusaurus_page(parts) if docusaurus else None
+    if below is not None:
+        parts = ["\0docusaurus", *below]
     for index, part in enumerate(parts[:-1]):
         kind = dir_kind(part)
         if kind is not None:
@@ -75,16 +76,24 @@ def page_key(rel_path: str) -> str:
     return "/".join(parts)
 
 
-def _docusaurus_page(parts: Sequence[str]) -> Sequence[str] | None:
+def page_keys(paths: Iterable[str]) -> dict[str, str]:
+    """``page_key`` of each of ``paths``, a vault's pages (or the ones a command met): a
+    Docusaurus site's when one of them lies in ``versioned_docs/version-X/``."""
+    paths = list(paths)
+    docusaurus = any(_docusaurus_page(path.split("/")) is not None and "versioned_docs/" in path for path in paths)
+    return {path: page_key(path, docusaurus) for path in paths}
+
+
+def _docusaurus_page(parts: Sequence[str]) -> list[str] | None:
     """The path below a Docusaurus docs dir (``docs/``, ``website/docs/`` or
     ``…/versioned_docs/version-X/``) of the page whose path is ``parts``, else None."""
     for index in range(len(parts) - 2):
         if parts[index] == "versioned_docs" and dir_kind(parts[index + 1]) == VERSION:
-            return parts[index + 2 :]
+            return list(parts[index + 2 :])
     if len(parts) > 1 and parts[0] == "docs":
-        return parts[1:]
+        return list(parts[1:])
     if len(parts) > 2 and parts[0] == "website" and parts[1] == "docs":
-        return parts[2:]
+        return list(parts[2:])
     return None
 
 

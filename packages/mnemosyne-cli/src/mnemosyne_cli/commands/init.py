@@ -133,12 +133,9 @@ def _say_prefer(console: Console, prefer: Sequence[str]) -> None:
     if prefer:
         from mnemosyne_core.versions import VERSION, dir_kind
 
-        reasons = {
-            dir_kind(name.rstrip("/").rpartition("/")[2]) == VERSION: None for name in prefer
-        }  # which kinds of dir were chosen
-        why = " and ".join(
-            "the highest release" if is_release else "the language the others repeat most" for is_release in reasons
-        )
+        releases = [dir_kind(name.rstrip("/").rpartition("/")[2]) == VERSION for name in prefer]
+        reasons = ["the highest release" if release else "the language the others repeat most" for release in releases]
+        why = " and ".join(dict.fromkeys(reasons))  # each reason once, in the order of the dirs
         console.err(
             printable(
                 f"versions of a page found: find puts the one under {', '.join(prefer)} first ({why}); "

@@ -29,7 +29,7 @@ COMMAND = Command(
     description="Run in the foreground, watching the dirs the vault's layout lists (inotify) and\n"
     "answering one question: which files changed since a token. While it runs, 'wiki\n"
     "find' and 'wiki recall' on this vault ask it, then read only the pages it names\n"
-    "(with their own rights, through the page cache) instead of listing the vault and\n"
+    "(with their own rights, into the vault's index) instead of listing the vault and\n"
     "checking every page; the answer is the same bytes. It never reads a page. They\n"
     "list the vault as before when it is not running, does not answer in time, or\n"
     "answers 'rescan' (see docs/server.md). One server per vault. Ctrl-C or SIGTERM\n"
