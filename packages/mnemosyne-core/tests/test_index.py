@@ -405,3 +405,30 @@ def test_fields_holding_lone_surrogates_are_kept_exactly(tmp_path: Path) -> None
         index.written_by(write, opened)
         (found,) = opened.candidates(("body",))
     assert (found.title, found.constellation, found.type) == (made.title, made.constellation, made.type)
+
+
+def test_mention_depth_from_the_index_equals_the_scans_on_long_lines(
+    vault: Path, backend: cache.IndexedScan, environ: dict[str, str]
+) -> None:
+    """Where a keyword first occurs (line, column) comes with its candidate's row: the text
+    before it, within LINE_WINDOW characters of the start; past that it is read once more."""
+    window = index.LINE_WINDOW
+    texts = {
+        "a/past-the-window.md": "é" * (window + 40) + " needle\n",
+        "a/inside-the-window.md": "x" * (window - 40) + " needle\n",
+        "a/at-the-window.md": "y" * (window - 2) + " needle\n",
+        "b/third-line.md": "\n\nneedle\n",
+        "b/long-line-after-newlines.md": "\n" + "z" * (2 * window) + " needle",
+        "b/first-column.md": "needle first",
+    }
+    for rel_path, text in texts.items():
+        (vault / rel_path).write_text(text, encoding="utf-8")
+    build_index(vault, environ)
+    assert answer(backend, vault, "needle") == [
+        "b/first-column.md",
+        "a/inside-the-window.md",
+        "a/at-the-window.md",
+        "a/past-the-window.md",
+        "b/long-line-after-newlines.md",
+        "b/third-line.md",
+    ]

@@ -244,6 +244,9 @@ class IndexedScan:
         #: taken before the listing is as good for it as one taken just before.
         self._answer: tuple[str, tuple[str, ...] | None] | None = None
         self._unanswered = False
+        #: The builder this call found wanting (index path, vault, home): started once the
+        #: call has its answer, so that it does not share the CPU with the call's own scan.
+        self._wanted_build: tuple[str, str, str] | None = None
 
     def search(self, request: FindRequest) -> FindResult:
         """``find.search``'s answer for the request; raises only ``backend.BACKEND_ERRORS``."""
@@ -252,7 +255,7 @@ class IndexedScan:
         folded = prepare_query(request.keywords, request.limit)
         vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
         self.served = self.indexed = self._unanswered = False
-        self._answer = None
+        self._answer = self._wanted_build = None
         dirs, keep_content = request.dirs, request.keep_content
         # A server is asked about the vault's own layout only, and only when its socket is there.
         ask = self.changes is not None and not dirs and self.changes.available(vault_real)
@@ -269,9 +272,11 @@ class IndexedScan:
                 if result is not None:
                     self.indexed = True
                     return result
-        return search(
+        result = search(
             vault_real, request.keywords, limit=request.limit, dirs=dirs, keep_content=keep_content, listing=pages
         )
+        self._start_wanted_build()
+        return result
 
     def _search(
         self,
@@ -339,7 +344,7 @@ class IndexedScan:
         terms = split_topic(topic)
         vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
         self.served = self.indexed = self._unanswered = False
-        self._answer = None
+        self._answer = self._wanted_build = None
         ask = self.changes is not None and not dirs and self.changes.available(vault_real)
         if ask:
             with self._served(vault_real, request_home(request)) as served:
@@ -354,7 +359,14 @@ class IndexedScan:
                 if result is not None:
                     self.indexed = True
                     return result
-        return recall(vault_real, topic, dirs=dirs, listing=pages)
+        result = recall(vault_real, topic, dirs=dirs, listing=pages)
+        self._start_wanted_build()
+        return result
+
+    def _start_wanted_build(self) -> None:
+        if self._wanted_build is not None:
+            start_detached(*self._wanted_build, self.environ)
+            self._wanted_build = None
 
     @staticmethod
     def _recall(
@@ -405,7 +417,7 @@ class IndexedScan:
     ) -> Iterator[tuple[Scan, NoteIndex | None, Fresh | None]]:
         """The vault listed as the scan lists it, with its index holding every listed page
         fresh; no index (None) when the scan answers: the index is off, cannot be used, or
-        holds no whole build yet (then a builder starts). With a server to ask, its token
+        holds no whole build yet (then the call wants a builder). With a server to ask, its token
         is taken before the listing, so every change the listing may have missed is one it
         reports later. ``ask``: a server's socket is there to ask (the answer this call
         already has is used, and one that did not answer is not asked again)."""
@@ -421,7 +433,7 @@ class IndexedScan:
             # Its titles were made under another title rule (the layout or .obsidian/
             # changed since, no page file with it): a new build titles every page anew.
             index.close()
-            start_detached(index.path, vault_real, home, self.environ)
+            self._wanted_build = (index.path, vault_real, home)
             index = None
         if index is None:
             yield pages, None, None
@@ -442,10 +454,11 @@ class IndexedScan:
             index.close()
 
     def _open(self, vault_real: str, home: str) -> NoteIndex | None:
+        """The vault's index when a whole build by this code is in it; else None, and the
+        call wants a builder (``_start_wanted_build``, once it has its answer; none when
+        the index cannot be made at all, or this SQLite cannot hold one)."""
         if not SQLITE_IS_ENOUGH:
             return None
-        """The vault's index when a whole build by this code is in it; else None, and a
-        builder is started (unless the index cannot be made at all, or one is at work)."""
         path = self._index_file(vault_real, create=True)
         if path is None:
             return None
@@ -454,7 +467,7 @@ class IndexedScan:
         except IndexUnusable:
             # None yet, or none to use (not a private file of ours): the builder makes one,
             # replacing what lies there (``build._fresh_index``).
-            start_detached(path, vault_real, home, self.environ)
+            self._wanted_build = (path, vault_real, home)
             return None
         try:
             if index.usable(code_key()):
@@ -462,7 +475,7 @@ class IndexedScan:
         except sqlite3.Error:
             pass  # not a database, or locked past the busy timeout: the builder decides
         index.close()
-        start_detached(path, vault_real, home, self.environ)
+        self._wanted_build = (path, vault_real, home)
         return None
 
     @staticmethod

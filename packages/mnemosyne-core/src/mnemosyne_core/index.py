@@ -152,9 +152,17 @@ def match_expression(grams: Sequence[str]) -> str:
     return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
 
 
+#: A candidate's row brings the text before each keyword's first occurrence when that
+#: occurrence lies within this many characters of the text's start (where a page named by
+#: its keywords names them), so its line and column are known without another query; one
+#: that lies further costs one (``text_before``).
+LINE_WINDOW = 2048
+
+
 class IndexedPage:
-    """One candidate as the index returns it: what judge and find's output need, with the
-    position of each keyword in the folded text (0: not there) from the same statement."""
+    """One candidate as the index returns it: what judge and find's output need, with where
+    each keyword first occurs in the folded text, from the same statement: its position (0:
+    not there) and, within ``LINE_WINDOW`` of the start, the text before it."""
 
     __slots__ = (
         "_index",
@@ -162,9 +170,9 @@ class IndexedPage:
         "constellation",
         "folded_aliases",
         "folded_title",
+        "found",
         "id",
         "path",
-        "positions",
         "title",
         "type",
     )
@@ -181,20 +189,25 @@ class IndexedPage:
         self.folded_title = _text(row[5])  # type: ignore[arg-type]
         # Written by ``NoteIndex.write`` into our own 0600 file.
         self.folded_aliases: tuple[str, ...] = marshal.loads(row[6])  # type: ignore[arg-type]  # noqa: S302
-        #: 1-based character position of each keyword's first occurrence in the text, 0: none.
-        self.positions: tuple[int, ...] = row[7:]  # type: ignore[assignment]
+        #: Per keyword: (1-based character position of its first occurrence in the text, 0:
+        #: none; the text before it when that is within ``LINE_WINDOW``, else None).
+        self.found: list[tuple[int, str | None]] = [
+            (row[at], row[at + 1])  # type: ignore[misc]
+            for at in range(7, len(row), 2)
+        ]
 
     def text_contains(self, folded_keyword: str) -> bool:
         """judge's ``text_contains``: whether the page's folded text holds the keyword."""
-        return self.positions[self._keywords[folded_keyword]] > 0
+        return self.found[self._keywords[folded_keyword]][0] > 0
 
     def text_position(self, folded_keyword: str) -> tuple[int, int] | None:
         """judge's ``text_position``: (line, column in characters) of the keyword's first
         occurrence in the page's folded text."""
-        position = self.positions[self._keywords[folded_keyword]]
+        position, before = self.found[self._keywords[folded_keyword]]
         if not position:
             return None
-        before = self._index.text_before(self.id, position - 1)
+        if before is None:
+            before = self._index.text_before(self.id, position - 1)  # past the window
         return before.count("\n"), len(before) - before.rfind("\n") - 1
 
 
@@ -427,8 +440,14 @@ class NoteIndex:
         with each keyword's position in its text. Its trigrams pick the rows, ``instr``
         checks each keyword whole, in one statement."""
         holds = " AND ".join("(instr(texts.names, ?) > 0 OR instr(texts.body, ?) > 0)" for _ in folded_keywords)
-        positions = ", ".join("instr(texts.body, ?)" for _ in folded_keywords)
-        columns = "p.id, p.path, p.title, p.constellation, p.type, p.folded_title, p.folded_aliases, " + positions
+        positions = ", ".join(f"instr(texts.body, ?) AS k{at}" for at in range(len(folded_keywords)))
+        fields = "p.id, p.path, p.title, p.constellation, p.type, p.folded_title, p.folded_aliases"
+        # The text before each keyword within the window comes with the row: a candidate
+        # costs no query of its own in Python.
+        found = ", ".join(
+            f"k{at}, CASE WHEN k{at} BETWEEN 1 AND {LINE_WINDOW + 1} THEN substr(body, 1, k{at} - 1) END"
+            for at in range(len(folded_keywords))
+        )
         grams = trigrams(folded_keywords)
         where = f"texts MATCH ? AND {holds}" if grams else holds
         arguments: list[object] = list(folded_keywords)
@@ -436,7 +455,9 @@ class NoteIndex:
             arguments.append(match_expression(grams))
         arguments += [keyword for keyword in folded_keywords for _ in (0, 1)]
         # Only "?" placeholders and column names are formatted in: every value is bound.
-        sql = f"SELECT {columns} FROM texts JOIN pages AS p ON p.id = texts.rowid WHERE {where}"  # noqa: S608
+        joined = "texts JOIN pages AS p ON p.id = texts.rowid"
+        inner = f"SELECT {fields}, texts.body AS body, {positions} FROM {joined} WHERE {where}"  # noqa: S608
+        sql = f"SELECT id, path, title, constellation, type, folded_title, folded_aliases, {found} FROM ({inner})"  # noqa: S608
         return [IndexedPage(self, folded_keywords, row) for row in self.connection.execute(sql, arguments)]
 
     def holding(self, folded_keyword: str) -> list[int]:
