@@ -94,7 +94,7 @@ def answer(backend: cache.IndexedScan, vault: Path, *keywords: str, dirs: list[s
 
 def rows(path: Path) -> list[str]:
     with NoteIndex.open(str(path)) as opened:
-        return sorted(opened.stat_keys())
+        return sorted(path.decode() for path in opened.stat_rows())
 
 
 def test_the_first_call_answers_by_the_scan_and_starts_one_builder(
@@ -250,11 +250,11 @@ def test_a_page_keeps_its_id_when_it_is_written_again(vault: Path, built: Path, 
     """A concurrent call that took a page's row as fresh still finds it after another call
     wrote the page again."""
     with NoteIndex.open(str(built)) as opened:
-        before = {path: row[0] for path, row in opened.stat_keys().items()}
+        before = {path: row[1] for path, row in opened.stat_rows().items()}
     (vault / "a" / "two.md").write_text("---\ntitle: Two\n---\nbeta delta\n", encoding="utf-8")
     assert answer(backend, vault, "delta") == ["a/two.md"]
     with NoteIndex.open(str(built)) as opened:
-        assert {path: row[0] for path, row in opened.stat_keys().items()} == before
+        assert {path: row[1] for path, row in opened.stat_rows().items()} == before
 
 
 # --- keywords and the candidate query ----------------------------------------------------------

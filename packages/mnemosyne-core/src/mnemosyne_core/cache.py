@@ -31,7 +31,7 @@ import sys
 from mnemosyne_core.build import start_detached
 from mnemosyne_core.config import home_dir
 from mnemosyne_core.freshness import ListingChanged, fresh_listed, fresh_served, listing_fields, scan_from_fields
-from mnemosyne_core.index import FORMAT, IndexUnusable, NoteIndex, answerable, written_by
+from mnemosyne_core.index import FORMAT, IndexUnusable, NoteIndex, answerable, stored_path, written_by
 from mnemosyne_core.location import resolve_vault
 from mnemosyne_core.page import read_as_judged, unreadable_warning
 from mnemosyne_core.vault import left_out_files, preferred_dirs, scan
@@ -624,17 +624,18 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
             return info
         written = index.meta("written_ns")
         info.written = written / 1e9 if isinstance(written, int) else None
-        held = index.stat_keys()
+        held = index.stat_rows()
         info.pages = len(held)
         for dir_name, dir_path, names in pages.listing:
             prefix = f"{dir_name}/" if dir_name else ""
             for name in names:
-                row = held.get(prefix + name)
+                row = held.get(stored_path(prefix + name))
                 if row is None:
                     continue
-                _page_id, key, racy, _not_text = row
+                _path, _page_id, size, mtime_ns, ctime_ns, inode, device, racy, _not_text = row
                 with contextlib.suppress(OSError):
                     read_path = pages.links.get(prefix + name) or f"{dir_path}/{name}"
+                    key = (size, mtime_ns, ctime_ns, inode, device)
                     info.fresh += not racy and stat_key(os.lstat(read_path)) == key
     except sqlite3.Error:
         info.complete = False

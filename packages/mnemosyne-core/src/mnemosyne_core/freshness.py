@@ -16,7 +16,7 @@ import os
 import stat
 import time
 
-from mnemosyne_core.index import written_by
+from mnemosyne_core.index import stored_path, written_by
 from mnemosyne_core.page import read_page, stat_key
 from mnemosyne_core.vault import join_rel
 
@@ -60,7 +60,7 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool) -> Fresh:
     listing is ``part`` of the vault's: a --dir call)."""
     fresh = Fresh()
     assert fresh.ids is not None
-    held = index.stat_keys()
+    held = index.stat_rows()
     links = pages.links
     lstat, is_regular = os.lstat, stat.S_ISREG
     to_read: list[tuple[str, str]] = []
@@ -69,20 +69,24 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool) -> Fresh:
         for name in names:
             rel_path = prefix + name
             read_path = links.get(rel_path) or f"{dir_path}/{name}"
-            row = held.pop(rel_path, None)
+            row = held.pop(stored_path(rel_path), None)
             if row is not None:
-                page_id, key, racy, not_text = row
+                _path, page_id, size, mtime_ns, ctime_ns, inode, device, racy, not_text = row
                 try:
                     # Not followed: a page swapped for a symlink is read, and refused, anew.
                     info = None if racy else lstat(read_path)
                 except OSError:
                     info = None
-                if info is not None and is_regular(info.st_mode) and stat_key(info) == key:
+                if (
+                    info is not None
+                    and is_regular(info.st_mode)
+                    and stat_key(info) == (size, mtime_ns, ctime_ns, inode, device)
+                ):
                     fresh.ids.add(page_id)
                     fresh.not_text += not_text
                     continue
             to_read.append((read_path, rel_path))
-    gone = [] if part else list(held)
+    gone = [] if part else [path.decode("utf-8", "surrogatepass") for path in held]
     read = _read(to_read, fresh, pages.heading_titles)
     if read or gone or fresh.unreadable:
         # An unreadable page's old row must not answer for it: the scan would warn instead.
