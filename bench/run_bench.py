@@ -351,8 +351,9 @@ LIMITS: dict[str, str] = {
     ),
     "cold": (
         "with no index the first call took {cold_ms:.0f} ms to the scan's {scan_ms:.0f} ms on "
-        "{vault}: it answers by the scan and also opens the cache dir, tries the index and "
-        "spawns the detached builder, which then shares the CPU with the scan."
+        "{vault}: it answers by the scan, then starts the detached builder, which reads the "
+        "vault while hyperfine's next runs do: on 2 cores the runs share the CPU and the disk "
+        "cache with it."
     ),
     "build": (
         "the build read {pages:,} pages ({markdown_mb:.0f} MB) in {build_s:.0f} s, {pages_per_s:.0f} "
