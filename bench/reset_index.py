@@ -1,5 +1,5 @@
 """Put a vault's index back to "no call has built it yet": stop the detached builders of
-that one index (``python -m mnemosyne_core.build INDEX VAULT HOME``, found by their command
+that one index (``python -P -m mnemosyne_core.build INDEX VAULT HOME``, found by their command
 line, so no other index's builder and no other program is touched) and remove the index's
 files (``.sqlite``, ``-wal``, ``-shm``, ``.build``). hyperfine's ``--prepare`` of the bench's
 "first call, no index" row runs it before each run, so no builder a timed call started is
@@ -27,7 +27,7 @@ WAIT_SECONDS = 10.0
 
 def builders(index_path: str, proc: str = "/proc") -> list[int]:
     """The pids of the builders at work on ``index_path``: processes whose command line is
-    ``PYTHON -m mnemosyne_core.build INDEX ...`` with this very INDEX."""
+    ``PYTHON [OPTIONS] -m mnemosyne_core.build INDEX ...`` with this very INDEX."""
     wanted = os.fsencode(index_path)
     pids = []
     for entry in os.listdir(proc):
@@ -38,7 +38,9 @@ def builders(index_path: str, proc: str = "/proc") -> list[int]:
                 argv = handle.read().split(b"\0")
         except OSError:
             continue  # gone meanwhile, or not ours to read
-        if len(argv) >= 4 and argv[1:3] == [b"-m", b"mnemosyne_core.build"] and argv[3] == wanted:
+        # The interpreter's own options may come first (the builder is started with -P).
+        module = argv.index(b"-m", 1) if b"-m" in argv[1:] else -1
+        if module > 0 and argv[module + 1 : module + 3] == [b"mnemosyne_core.build", wanted]:
             pids.append(int(entry))
     return pids
 

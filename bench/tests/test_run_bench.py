@@ -64,12 +64,14 @@ def test_the_builders_are_found_by_their_exact_command_line(tmp_path: Path) -> N
         "11": [b"/usr/bin/python3", b"-m", b"mnemosyne_core.build", b"/c/x.sqlite-other", b"/v", b"/h"],
         "12": [b"/bin/sh", b"-c", b"echo -m mnemosyne_core.build /c/x.sqlite"],
         "13": [b"python", b"-m", b"mnemosyne_core.build", b"/c/x.sqlite", b"/v", b"/h"],
+        # As a call starts it: the interpreter's -P before -m.
+        "14": [b"/usr/bin/python3", b"-P", b"-m", b"mnemosyne_core.build", b"/c/x.sqlite", b"/v", b"/h"],
         "self": [b"python", b"-m", b"mnemosyne_core.build", b"/c/x.sqlite"],
     }
     for pid, argv in lines.items():
         (proc / pid).mkdir(parents=True)
         (proc / pid / "cmdline").write_bytes(b"\0".join(argv) + b"\0")
-    assert sorted(reset_index.builders("/c/x.sqlite", str(proc))) == [10, 13]
+    assert sorted(reset_index.builders("/c/x.sqlite", str(proc))) == [10, 13, 14]
 
 
 def test_a_zombie_counts_as_gone(tmp_path: Path) -> None:
