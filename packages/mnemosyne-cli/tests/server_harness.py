@@ -208,6 +208,17 @@ def run_cli(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> tupl
     return code, out, err.decode("utf-8", "surrogateescape")
 
 
+def same_as_the_scan(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> tuple[int, bytes, str]:
+    """The call made twice (the second asks the server with the token the first kept, if
+    the first kept one) and each answer held to the scan's; the scan's answer."""
+    first = run_cli(capsysbinary, argv)
+    second = run_cli(capsysbinary, argv)
+    scanned = run_cli(capsysbinary, [*argv, "--no-cache"])
+    assert first == scanned, argv
+    assert second == scanned, argv
+    return scanned
+
+
 def is_miss(argv: list[str], answer: tuple[int, bytes, str]) -> bool:
     """Whether ``answer`` (to ``argv``, a find or recall) says no page matched: a miss lists
     the vault for its note, served or not."""

@@ -21,6 +21,7 @@ from server_harness import (
     make_vault,
     out_of_watches_at,
     run_cli,
+    same_as_the_scan,
     served_and_scanned,
 )
 
@@ -31,17 +32,6 @@ from mnemosyne_core import changes, inotify
 pytestmark = pytest.mark.usefixtures("runtime_dir")  # conftest: a private runtime dir per test
 
 Answer = tuple[int, bytes, str]
-
-
-def twice_as_the_scan(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> Answer:
-    """The call made twice (the second asks the server with the token the first kept, if
-    the first kept one) and each answer held to the scan's; the scan's answer."""
-    first = run_cli(capsysbinary, argv)
-    second = run_cli(capsysbinary, argv)
-    scanned = run_cli(capsysbinary, [*argv, "--no-cache"])
-    assert first == scanned, argv
-    assert second == scanned, argv
-    return scanned
 
 
 @pytest.fixture
@@ -183,16 +173,16 @@ def test_a_config_or_ignore_file_written_through_another_hard_link_answers_as_th
         os.link(vault / rel_path, other_name)
     argv = ["wiki", "find", "alpha", "--vault", str(vault)]
     with ThreadServer(vault):
-        unchanged = twice_as_the_scan(capsysbinary, argv)
+        unchanged = same_as_the_scan(capsysbinary, argv)
         assert unchanged[1].count(b"notes/") == 2
         if linked == "after a served call":
             os.link(vault / rel_path, other_name)
         with other_name.open("r+b") as through_the_other_name:
             through_the_other_name.truncate()
             through_the_other_name.write(after.encode())
-        changed = twice_as_the_scan(capsysbinary, argv)
+        changed = same_as_the_scan(capsysbinary, argv)
         assert changed != unchanged
-        assert twice_as_the_scan(capsysbinary, argv) == changed
+        assert same_as_the_scan(capsysbinary, argv) == changed
 
 
 # --- a page given a name no page has, in a watched dir ---
@@ -217,7 +207,7 @@ def test_a_page_written_through_a_hard_link_of_another_name_in_a_watched_dir_ans
         os.link(vault / "notes" / "a.md", vault / other_name)
         with (vault / other_name).open("r+b") as through_the_other_name:
             through_the_other_name.write(b"no fruit")
-        assert twice_as_the_scan(capsysbinary, argv) == (0, b"notes/b.md \xe2\x80\x94 b\n", "")
+        assert same_as_the_scan(capsysbinary, argv) == (0, b"notes/b.md \xe2\x80\x94 b\n", "")
         # Read again, the page is known to have another name: stat'ed on every served call.
         with (vault / other_name).open("r+b") as through_the_other_name:
             through_the_other_name.write(b"kiwi and")
@@ -283,7 +273,7 @@ def test_a_symlinked_ignore_file_on_the_way_to_a_nested_searched_dir_answers_as_
     both = b"docs/en/a.md \xe2\x80\x94 a\ndocs/en/b.md \xe2\x80\x94 b\n"
     with ThreadServer(vault) as running:
         # A symlinked ignore file is never followed; the scan says so while its target is there.
-        assert twice_as_the_scan(capsysbinary, argv) == (
+        assert same_as_the_scan(capsysbinary, argv) == (
             0,
             both,
             "mnemosyne: warning: docs/.gitignore: cannot use this ignore file (Too many levels of symbolic links);"
@@ -291,7 +281,7 @@ def test_a_symlinked_ignore_file_on_the_way_to_a_nested_searched_dir_answers_as_
         )
         assert running.watch.doubt == "docs/.gitignore is a symlink, whose target no watch follows"
         (vault / "rules" / "ignore").unlink()
-        assert twice_as_the_scan(capsysbinary, argv) == (0, both, "")
+        assert same_as_the_scan(capsysbinary, argv) == (0, both, "")
 
 
 # --- the home-dir refusal is the caller's, through the index too ---
@@ -313,7 +303,7 @@ def test_a_listing_kept_under_another_home_is_not_served_to_a_caller_whose_home_
         served, scanned = served_and_scanned(capsysbinary, running, argv)
         assert served == scanned == (0, b"notes/a.md \xe2\x80\x94 a\n", "")
         monkeypatch.setenv("HOME", str(home))
-        refused = twice_as_the_scan(capsysbinary, argv)
+        refused = same_as_the_scan(capsysbinary, argv)
         assert refused[:2] == (3, b"")
         assert "is your home dir, not a notes folder" in refused[2]
 

@@ -25,6 +25,7 @@ from server_harness import (
     make_vault,
     out_of_watches_at,
     run_cli,
+    same_as_the_scan,
     served_and_scanned,
     start_subprocess_server,
 )
@@ -36,17 +37,6 @@ from mnemosyne_core import inotify
 pytestmark = pytest.mark.usefixtures("runtime_dir")  # conftest: a private runtime dir per test
 
 Answer = tuple[int, bytes, str]
-
-
-def same_as_the_scan(capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]) -> Answer:
-    """The call made twice (the second asks the server with the token the first kept) and
-    each answer held to the scan's; the scan's answer."""
-    first = run_cli(capsysbinary, argv)
-    second = run_cli(capsysbinary, argv)
-    scanned = run_cli(capsysbinary, [*argv, "--no-cache"])
-    assert first == scanned, argv
-    assert second == scanned, argv
-    return scanned
 
 
 # --- stale forever, once: symlinked parents, symlinked config, mounts ---
