@@ -52,7 +52,7 @@ def test_a_wide_page_with_a_mark_is_matched_by_its_text_and_title(tmp_path: Path
     data = mark + WIDE_PAGE.encode(codec)
     vault = write_vault(tmp_path, {"notes/wide.md": data, "notes/other.md": b"needle\n"})
     expected = [("notes/wide.md", "Wide Kestrel", "title", None)]
-    assert scanned_and_served(vault, ["kestrel"]) == (expected, 1, {"kestrel": 1}, 0)
+    assert scanned_and_served(vault, ["kestrel"]) == (expected, 1, {}, 0)
     matches = scanned_and_served(vault, ["CAFÉ", "needle"])[0]
     assert matches == [("notes/wide.md", "Wide Kestrel", "text", None)]
     # --cat prints the page as it is on disk, mark and all.
@@ -94,7 +94,7 @@ def test_a_miss_counts_the_pages_that_are_not_text(tmp_path: Path) -> None:
     )
     assert scanned_and_served(vault, ["sixteen"]) == ([], 0, {"sixteen": 0}, 2)
     # A match needs no count: its pages are real whatever the others hold.
-    assert scanned_and_served(vault, ["plain"])[1:] == (1, {"plain": 1}, 0)
+    assert scanned_and_served(vault, ["plain"])[1:] == (1, {}, 0)
 
 
 def test_the_count_holds_when_two_processes_share_the_search(tmp_path: Path) -> None:

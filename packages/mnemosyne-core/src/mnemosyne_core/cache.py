@@ -289,36 +289,22 @@ class IndexedScan:
     ) -> FindResult | None:
         """find's answer from the index; None when the index could not answer, the one page
         --cat prints changed since it was judged, or (``served``) nothing matches."""
-        from mnemosyne_core.find import Tally, judge
-        from mnemosyne_core.fold import fold
+        from mnemosyne_core.diagnostics import Diagnostic
+        from mnemosyne_core.find import keyword_counts, shown_match
+        from mnemosyne_core.results import FindResult
 
         try:
-            prefer = preferred_dirs(pages)
-            tally = Tally(len(folded), request.limit)
-            for rel_path, error in fresh.unreadable:
-                tally.unreadable_page(rel_path, error)
-            tally.searched = fresh.searched
-            for page in index.candidates(folded):
-                if not fresh.holds(page.id):
-                    continue
-                _holds, key = judge(
-                    folded,
-                    page.path,
-                    fold(page.path),
-                    page.folded_title,
-                    page.text_contains,
-                    page.text_position,
-                    page.folded_aliases,
-                    prefer,
-                )
-                if key is not None:
-                    fields = {"constellation": page.constellation, "type": page.type}
-                    tally.add_match(page.path, page.path.rpartition("/")[0], page.title, fields, key)
-            if len(folded) == 1:
-                tally.counts = [tally.total]  # every page that holds the one keyword matches
-            else:
-                tally.counts = [sum(map(fresh.holds, index.holding(keyword))) for keyword in folded]
-            result = tally.result(pages, request.keywords)
+            ranked = index.top(folded, request.limit, preferred_dirs(pages), fresh.ids)
+            result = FindResult()
+            result.vault = pages.vault
+            result.warnings = pages.warnings + [unreadable_warning(path, error) for path, error in fresh.unreadable]
+            result.warnings.sort(key=Diagnostic.sort_key)
+            result.unreadable = pages.incomplete + len(fresh.unreadable)
+            result.pages_searched = fresh.searched
+            result.total, result.named = ranked.total, ranked.named
+            result.matches = [shown_match(*row) for row in ranked.rows]
+            if not ranked.total:
+                result.keyword_counts = keyword_counts(request.keywords, ranked.counts or [0] * len(folded))
             if result.total == 0 and served:
                 return None  # a miss's note counts files no watch sees: the listing path answers
             if result.total == 0:

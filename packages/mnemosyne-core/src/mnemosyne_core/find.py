@@ -190,6 +190,13 @@ def aliases_of(fields: Mapping[Any, Any] | None) -> tuple[str, ...]:
     return tuple(name for name in names if name)
 
 
+def keyword_counts(keywords: Sequence[str], counts: Sequence[int]) -> dict[str, int]:
+    """A miss's count per keyword as given, from ``counts``, one per distinct folded keyword
+    (``prepare_query``'s order)."""
+    pages_with = dict(zip(dict.fromkeys(map(fold, keywords)), counts, strict=True))
+    return {keyword: pages_with[fold(keyword)] for keyword in keywords}
+
+
 def prepare_query(keywords: Sequence[str], limit: int) -> tuple[str, ...]:
     """The folded keywords, each once, after checking them and the limit (InvalidQueryError)."""
     check_query(keywords, limit)
@@ -257,7 +264,6 @@ class Tally:
     def add_match(
         self,
         rel_path: str,
-        dir_name: str,
         title: str,
         fields: Mapping[Any, Any] | None,
         key: SortKey,
@@ -273,7 +279,7 @@ class Tally:
             if self.total == 2:
                 for _key, match in self.kept:
                     match.content = None
-        self.kept.append((key, _shown(rel_path, dir_name, title, fields, key, content)))
+        self.kept.append((key, _shown(rel_path, title, fields, key, content)))
         if self.limit and len(self.kept) >= 2 * self.limit + 256:
             self.kept = self.best()
 
@@ -295,9 +301,8 @@ class Tally:
         result.total = self.total
         result.named = self.named
         result.matches = [match for _key, match in self.best()]
-        folded = dict.fromkeys(fold(keyword) for keyword in keywords)
-        pages_with = dict(zip(folded, self.counts, strict=True))
-        result.keyword_counts = {keyword: pages_with[fold(keyword)] for keyword in keywords}
+        if not self.total:
+            result.keyword_counts = keyword_counts(keywords, self.counts)
         return result
 
     def best(self) -> list[tuple[SortKey, Match]]:
@@ -306,17 +311,28 @@ class Tally:
         return ordered[: self.limit] if self.limit else ordered
 
 
-def _shown(
-    rel_path: str, dir_name: str, title: str, fields: Mapping[Any, Any] | None, key: SortKey, content: bytes | None
-) -> Match:
+def _shown(rel_path: str, title: str, fields: Mapping[Any, Any] | None, key: SortKey, content: bytes | None) -> Match:
     """The match find shows for a page ``judge`` matched with ``key``."""
-    constellation = string_field(fields, "constellation")
+    constellation, kind = string_field(fields, "constellation"), string_field(fields, "type")
+    return shown_match(rel_path, title, constellation, kind, matched_by(key), content)
+
+
+def shown_match(
+    rel_path: str,
+    title: str,
+    constellation: str | None,
+    kind: str | None,
+    matched: str,
+    content: bytes | None = None,
+) -> Match:
+    """The match find shows for a page, from its frontmatter's ``constellation`` and
+    ``type`` (the scan's and the index's alike): with no constellation field, the page's
+    top-level dir when that is a constellation's (a nested page's too)."""
     if constellation is None:
-        # The page's top-level dir, when that is a constellation's (a nested page's too).
-        top = dir_name.partition("/")[0]
+        top = rel_path.rpartition("/")[0].partition("/")[0]
         if top in CONSTELLATIONS:
             constellation = top
-    return Match(rel_path, title, constellation, string_field(fields, "type"), matched_by(key), content)
+    return Match(rel_path, title, constellation, kind, matched, content)
 
 
 class _Task:
@@ -348,7 +364,7 @@ class _Task:
                     continue
                 tally.searched += 1
                 if found is not None:
-                    tally.add_match(rel_path, dir_name, *found)
+                    tally.add_match(rel_path, *found)
                     # From a second match on, --cat needs no page's bytes: keep no more.
                     self.keep_content = self.keep_content and tally.total < 2
         return tally

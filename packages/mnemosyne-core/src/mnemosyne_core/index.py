@@ -12,17 +12,22 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   content stored): ``names`` (the folded title, path and aliases, a newline between them)
   and ``body`` (the folded text). Text is folded by find's own rule before it goes in, so
   no SQLite folding is ever used.
+- ``names``: one row a name of a page (its folded title, path, each alias: ``kind``), with
+  its length and a *marked* copy (``marked``: a noncharacter before each word start), and
+  ``name_grams``, the trigrams of the names (external content: ``detail=none`` refuses a
+  column filter on ``texts``). Rule 8's first group is ranked from these alone.
 - ``meta``: the code that wrote it (``code``), whether a whole build is in it
   (``complete``), the title rule it was built under (``heading_titles``), a ``wiki
   serve``'s token and the listing a served call reuses, when it was last written
   (``written_ns``).
 
-A query picks candidates the way codesearch and Zoekt do: the trigrams of every keyword of
-three characters or more, ANDed (an explicit AND: FTS5's implicit one drops a phrase of
-under three characters), then ``instr()`` in the same statement checks each keyword in the
-stored folded text, so no Python runs for a page that cannot match. ``find.judge`` then
-decides every candidate. No ``LIKE`` anywhere (it crashed 3.40.1 on two LIKEs in one
-WHERE, and its folding is not ``casefold``).
+A query is rule 8 in SQL (``NoteIndex.top``), as zk's DAO builds one statement: the
+trigrams of every keyword of three characters or more pick the rows (an explicit AND:
+FTS5's implicit one drops a phrase of under three characters), ``instr()`` checks each
+keyword whole, and ORDER BY ... LIMIT returns the pages find prints, so Python builds only
+those rows. ``find.judge`` is the reference the statements are tested against, and what
+``--no-cache`` runs. No ``LIKE`` anywhere (it crashed 3.40.1 on two LIKEs in one WHERE,
+and its folding is not ``casefold``).
 
 Text that SQLite's C functions cannot take as it is (a NUL, a lone surrogate in a file
 name) is stored with ``UNSTORABLE`` in its place; a keyword that holds it, a newline (the
@@ -40,6 +45,8 @@ import os
 import stat
 import time
 
+from mnemosyne_core.results import PATH, TEXT, TITLE
+
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -49,7 +56,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 4
+FORMAT = 5
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -87,6 +94,20 @@ CREATE TABLE pages(
     recall BLOB
 );
 CREATE VIRTUAL TABLE texts USING fts5(names, body, tokenize='trigram case_sensitive 1', detail=none);
+CREATE TABLE names(
+    id INTEGER PRIMARY KEY,
+    page_id INTEGER NOT NULL,
+    kind INTEGER NOT NULL,
+    length INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    marked TEXT NOT NULL
+);
+CREATE INDEX names_of_page ON names(page_id, kind);
+CREATE VIRTUAL TABLE name_grams USING fts5(
+    name, content='names', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none
+);
+CREATE INDEX pages_watched ON pages(id) WHERE racy OR volatile;
+CREATE INDEX pages_not_text ON pages(id) WHERE not_text;
 PRAGMA user_version = {FORMAT};
 """
 
@@ -130,11 +151,12 @@ def storable(text: str) -> str:
 
 def answerable(folded_keywords: Sequence[str]) -> bool:
     """Whether the index answers these keywords exactly as the scan does: none holds a NUL,
-    a newline, ``UNSTORABLE`` or a lone surrogate (the scan answers those)."""
+    a newline, ``UNSTORABLE``, ``WORD_START`` or a lone surrogate (the scan answers those)."""
     return all(
         "\0" not in keyword
         and NAMES_SEPARATOR not in keyword
         and UNSTORABLE not in keyword
+        and WORD_START not in keyword
         and storable(keyword) == keyword
         for keyword in folded_keywords
     )
@@ -157,63 +179,59 @@ def match_expression(grams: Sequence[str]) -> str:
     return " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
 
 
-#: A candidate's row brings the text before each keyword's first occurrence when that
-#: occurrence lies within this many characters of the text's start (where a page named by
-#: its keywords names them), so its line and column are known without another query; one
-#: that lies further costs one (``text_before``).
-LINE_WINDOW = 2048
+#: Marks, in ``names.marked``, the start of every word of a name: a keyword starts a word in
+#: a name exactly when its own marked form occurs in the marked name (``marked``). A
+#: noncharacter, like ``UNSTORABLE``, so no page's text is taken for it.
+WORD_START = "\uffff"
 
 
-class IndexedPage:
-    """One candidate as the index returns it: what judge and find's output need, with where
-    each keyword first occurs in the folded text, from the same statement: its position (0:
-    not there) and, within ``LINE_WINDOW`` of the start, the text before it."""
+def marked(folded: str) -> str:
+    """``folded`` with ``WORD_START`` before each character that starts a word (``find.starts_word``:
+    the first character, and each one after a character that is not ``str.isalnum``). A
+    keyword starts a word somewhere in a name iff ``marked(keyword) in marked(name)``: the
+    marks inside the keyword depend on its own characters alone, and the one before it says
+    that the name has a word start there. (No regex: a warm find imports no ``re``.)"""
+    parts = []
+    starts = True
+    for char in folded.replace(WORD_START, UNSTORABLE):
+        if starts:
+            parts.append(WORD_START)
+        parts.append(char)
+        starts = not char.isalnum()
+    return "".join(parts)
 
-    __slots__ = (
-        "_index",
-        "_keywords",
-        "constellation",
-        "folded_aliases",
-        "folded_title",
-        "found",
-        "id",
-        "path",
-        "title",
-        "type",
-    )
 
-    def __init__(self, index: NoteIndex, keywords: Sequence[str], row: tuple[object, ...]) -> None:
-        self._index = index
-        #: Each keyword's place in ``positions``.
-        self._keywords = {keyword: at for at, keyword in enumerate(keywords)}
-        self.id: int = row[0]  # type: ignore[assignment]
-        self.path = _text(row[1])  # type: ignore[arg-type]
-        self.title = _text(row[2])  # type: ignore[arg-type]
-        self.constellation = None if row[3] is None else _text(row[3])  # type: ignore[arg-type]
-        self.type = None if row[4] is None else _text(row[4])  # type: ignore[arg-type]
-        self.folded_title = _text(row[5])  # type: ignore[arg-type]
-        # Written by ``NoteIndex.write`` into our own 0600 file.
-        self.folded_aliases: tuple[str, ...] = marshal.loads(row[6])  # type: ignore[arg-type]  # noqa: S302
-        #: Per keyword: (1-based character position of its first occurrence in the text, 0:
-        #: none; the text before it when that is within ``LINE_WINDOW``, else None).
-        self.found: list[tuple[int, str | None]] = [
-            (row[at], row[at + 1])  # type: ignore[misc]
-            for at in range(7, len(row), 2)
-        ]
+#: A name's kind in ``names.kind``: rule 8's order takes the title before an alias of the
+#: same length (the kind is the key's last bit), and the path only with the title.
+TITLE_NAME, ALIAS_NAME, PATH_NAME = 0, 1, 2
+#: Where each part of a first-group page's order lies in its packed key (``Ranked``): a
+#: keyword starts no word, then the title and path together hold them (no name alone),
+#: then the name's length, then whether it is an alias. Lengths stay far below 2**59.
+_NO_WORD_START, _TITLE_AND_PATH, _LENGTH = 61, 60, 1
+#: A mention depth packed as one integer: the line above, the column below.
+_LINE = 32
 
-    def text_contains(self, folded_keyword: str) -> bool:
-        """judge's ``text_contains``: whether the page's folded text holds the keyword."""
-        return self.found[self._keywords[folded_keyword]][0] > 0
 
-    def text_position(self, folded_keyword: str) -> tuple[int, int] | None:
-        """judge's ``text_position``: (line, column in characters) of the keyword's first
-        occurrence in the page's folded text."""
-        position, before = self.found[self._keywords[folded_keyword]]
-        if not position:
-            return None
-        if before is None:
-            before = self._index.text_before(self.id, position - 1)  # past the window
-        return before.count("\n"), len(before) - before.rfind("\n") - 1
+def _mention_depth(before: str) -> int:
+    """The (line, column) just past ``before``, the text before a keyword, packed
+    (``_LINE``): SQLite's ``depth()``. Lines split at ``\n`` as ``fold.position`` splits them."""
+    return (before.count("\n") << _LINE) | (len(before) - before.rfind("\n") - 1)
+
+
+class Ranked:
+    """What ``NoteIndex.top`` answers: the shown rows in rule 8's order, how many pages
+    match, how many of them are named (the first group), and (on a miss) how many pages
+    hold each keyword."""
+
+    __slots__ = ("counts", "named", "rows", "total")
+
+    def __init__(self) -> None:
+        #: (path, title, constellation, type, where it matched: ``results.TITLE``/``PATH``/``TEXT``).
+        self.rows: list[tuple[str, str, str | None, str | None, str]] = []
+        self.total = 0
+        self.named = 0
+        #: Per folded keyword, the pages holding it; filled on a miss only.
+        self.counts: list[int] = []
 
 
 class NoteIndex:
@@ -222,6 +240,8 @@ class NoteIndex:
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self.connection = connection
         self.path = path
+        # Mention depth in one Python call a row: plain SQL costs column × prefix length.
+        connection.create_function("depth", 1, _mention_depth, deterministic=True)
 
     # --- opening ---
 
@@ -287,8 +307,27 @@ class NoteIndex:
         return None if row is None else row[0]
 
     def usable(self, code: str) -> bool:
-        """Whether a whole build by this code is in the index: only then is it read."""
-        return self.format() == FORMAT and self.meta("code") == code and self.meta("complete") == 1
+        """Whether a whole build by this code is in the index, in a file as long as its
+        header says: only then is it read."""
+        return (
+            self.format() == FORMAT
+            and self.meta("code") == code
+            and self.meta("complete") == 1
+            and not self._cut_short()
+        )
+
+    def _cut_short(self) -> bool:
+        """Whether the file ends before its last page: a truncated index whose lost pages no
+        query happens to read would answer as if whole. (With a write-ahead log the newest
+        pages may lie there instead, and the file is rightly shorter.)"""
+        try:
+            if os.stat(self.path + "-wal").st_size > 0:
+                return False
+        except OSError:
+            pass
+        pages = self.connection.execute("PRAGMA page_count").fetchone()[0]
+        page_size = self.connection.execute("PRAGMA page_size").fetchone()[0]
+        return bool(os.stat(self.path).st_size < pages * page_size)
 
     # --- writing ---
 
@@ -325,7 +364,7 @@ class NoteIndex:
         # Fetched whole first: a table cannot be dropped while a statement still reads it.
         tables = connection.execute("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view')").fetchall()
         for kind, name in tables:
-            if not name.startswith(("sqlite_", "texts_")):
+            if not name.startswith(("sqlite_", "texts_", "name_grams_")):
                 connection.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
         for statement in _SCHEMA.split(";"):
             if statement.strip():
@@ -375,11 +414,20 @@ class NoteIndex:
             else:
                 page_id = row[0]
                 connection.execute("DELETE FROM texts WHERE rowid = ?", (page_id,))
+                self._delete_names(page_id)
             names = NAMES_SEPARATOR.join((page.folded_title, page.folded_path, *page.folded_aliases))
             connection.execute(
                 "INSERT INTO texts(rowid, names, body) VALUES (?, ?, ?)",
                 (page_id, storable(names), storable(page.folded_text)),
             )
+            kinds = ((TITLE_NAME, page.folded_title), (PATH_NAME, page.folded_path))
+            for kind, name in (*kinds, *((ALIAS_NAME, alias) for alias in page.folded_aliases)):
+                name = storable(name)
+                row_id = connection.execute(
+                    "INSERT INTO names(page_id, kind, length, name, marked) VALUES (?, ?, ?, ?, ?)",
+                    (page_id, kind, len(name), name, marked(name)),
+                ).lastrowid
+                connection.execute("INSERT INTO name_grams(rowid, name) VALUES (?, ?)", (row_id, name))
             ids[page.path] = page_id  # type: ignore[assignment]
         self.set_meta("written_ns", time.time_ns())
         return ids
@@ -393,6 +441,14 @@ class NoteIndex:
         row = self.connection.execute("DELETE FROM pages WHERE path = ? RETURNING id", (path,)).fetchone()
         if row is not None:
             self.connection.execute("DELETE FROM texts WHERE rowid = ?", row)
+            self._delete_names(row[0])
+
+    def _delete_names(self, page_id: int) -> None:
+        # name_grams keeps no copy of the names (content='names'): it is told the old ones.
+        removed = self.connection.execute(
+            "DELETE FROM names WHERE page_id = ? RETURNING id, name", (page_id,)
+        ).fetchall()
+        self.connection.executemany("INSERT INTO name_grams(name_grams, rowid, name) VALUES ('delete', ?, ?)", removed)
 
     # --- reading ---
 
@@ -439,50 +495,93 @@ class NoteIndex:
     def not_text_count(self) -> int:
         return int(self.connection.execute("SELECT count(*) FROM pages WHERE not_text").fetchone()[0])
 
-    def candidates(self, folded_keywords: Sequence[str]) -> list[IndexedPage]:
-        """Every page whose names or text hold each keyword (the keywords ``answerable``),
-        with each keyword's position in its text. Its trigrams pick the rows, ``instr``
-        checks each keyword whole, in one statement."""
-        holds = " AND ".join("(instr(texts.names, ?) > 0 OR instr(texts.body, ?) > 0)" for _ in folded_keywords)
-        positions = ", ".join(f"instr(texts.body, ?) AS k{at}" for at in range(len(folded_keywords)))
-        fields = "p.id, p.path, p.title, p.constellation, p.type, p.folded_title, p.folded_aliases"
-        # The text before each keyword within the window comes with the row: a candidate
-        # costs no query of its own in Python.
-        found = ", ".join(
-            f"k{at}, CASE WHEN k{at} BETWEEN 1 AND {LINE_WINDOW + 1} THEN substr(body, 1, k{at} - 1) END"
-            for at in range(len(folded_keywords))
+    def top(
+        self, folded_keywords: Sequence[str], limit: int, prefer: Sequence[str] = (), scope: Iterable[int] | None = None
+    ) -> Ranked:
+        """Rule 8 in SQL (docs/spec.md): the first ``limit`` matching pages (0: all) in
+        find's order, how many match, how many of them are named, and on a miss how many
+        pages hold each keyword. ``prefer`` is the vault's ``[order] prefer``; ``scope``
+        the ids of the pages searched (None: every page the index holds). The keywords are
+        folded and ``answerable``. ``find.judge`` is the reference these statements are
+        tested against: Python builds only the rows it returns.
+
+        The first group comes from ``names``: its trigrams pick the name rows holding each
+        keyword, the pages holding them all are ranked by one packed integer (no word
+        start, title and path, length, alias: ``_NO_WORD_START``), the best name a page has
+        by ``min``. The second group comes from ``texts``, by mention depth (``depth()``),
+        only when the first does not fill the limit; the total then rides along as a window
+        count, else it is one ``count``."""
+        keywords = tuple(folded_keywords)
+        values: dict[str, object] = {}
+        for at, keyword in enumerate(keywords):
+            values[f"k{at}"] = keyword
+            values[f"m{at}"] = marked(keyword)
+        ranked = Ranked()
+        order = _preferred_order(prefer, values)
+        within = ""
+        if scope is not None:
+            values["scope"] = "[" + ",".join(map(str, scope)) + "]"
+            within = " AND p.id IN (SELECT value FROM json_each(:scope))"
+        cap = " LIMIT :limit" if limit else ""
+        values["limit"] = limit
+        # Only placeholders and fixed SQL are formatted into these statements: every value is bound.
+        rows = self.connection.execute(
+            f"WITH {_named_pages(keywords, values)} SELECT p.id, p.path, p.title, p.constellation, p.type, g1.k,"
+            f" count(*) OVER () FROM g1 JOIN pages AS p ON p.id = g1.page_id WHERE 1{within}"
+            f" ORDER BY g1.k, {order}p.path{cap}",
+            values,
+        ).fetchall()
+        ranked.named = rows[0][-1] if rows else 0
+        ranked.rows = [
+            (
+                _text(path),
+                _text(title),
+                _optional_text(constellation),
+                _optional_text(kind),
+                PATH if key >> _TITLE_AND_PATH & 1 else TITLE,
+            )
+            for _id, path, title, constellation, kind, key, _count in rows
+        ]
+        match, holds = _text_holds(keywords, values)
+        if limit and len(rows) >= limit:
+            if match and len(keywords) == 1 and len(keywords[0]) == 3 and scope is None:
+                # One trigram: a page is in its doclist exactly when its names or text hold it.
+                where = "texts MATCH :grams"
+            else:
+                where = match + holds
+            scoped = within.replace("p.id", "texts.rowid")
+            sql = f"SELECT count(*) FROM texts WHERE {where}{scoped}"
+            ranked.total = self.connection.execute(sql, values).fetchone()[0]
+            return ranked
+        values["named"] = "[" + ",".join(str(row[0]) for row in rows) + "]"
+        values["limit"] = limit - len(rows)
+        depths = ", ".join(
+            f"CASE WHEN i{at} > 0 THEN depth(substr(body, 1, i{at} - 1)) + {len(keyword)} ELSE 0 END"
+            for at, keyword in enumerate(keywords)
         )
-        grams = trigrams(folded_keywords)
-        where = f"texts MATCH ? AND {holds}" if grams else holds
-        arguments: list[object] = list(folded_keywords)
-        if grams:
-            arguments.append(match_expression(grams))
-        arguments += [keyword for keyword in folded_keywords for _ in (0, 1)]
-        # Only "?" placeholders and column names are formatted in: every value is bound.
-        joined = "texts JOIN pages AS p ON p.id = texts.rowid"
-        inner = f"SELECT {fields}, texts.body AS body, {positions} FROM {joined} WHERE {where}"  # noqa: S608
-        sql = f"SELECT id, path, title, constellation, type, folded_title, folded_aliases, {found} FROM ({inner})"  # noqa: S608
-        return [IndexedPage(self, folded_keywords, row) for row in self.connection.execute(sql, arguments)]
+        found = ", ".join(f"instr(body, :k{at}) AS i{at}" for at in range(len(keywords)))
+        mentions = self.connection.execute(
+            f"SELECT p.path, p.title, p.constellation, p.type, count(*) OVER () FROM"
+            f" (SELECT id, max(0, {depths}) AS depth FROM (SELECT texts.rowid AS id, body, {found} FROM texts"
+            f" WHERE {match}{holds} AND texts.rowid NOT IN (SELECT value FROM json_each(:named)))) AS m"
+            f" JOIN pages AS p ON p.id = m.id WHERE 1{within} ORDER BY m.depth, {order}p.path{cap}",
+            values,
+        ).fetchall()
+        ranked.rows += [
+            (_text(path), _text(title), _optional_text(constellation), _optional_text(kind), TEXT)
+            for path, title, constellation, kind, _count in mentions
+        ]
+        ranked.total = ranked.named + (mentions[0][-1] if mentions else 0)
+        if ranked.total == 0 and len(keywords) > 1:
+            ranked.counts = [self._holding(keyword, within, values.get("scope")) for keyword in keywords]
+        return ranked
 
-    def holding(self, folded_keyword: str) -> list[int]:
-        """The ids of the pages whose names or text hold the keyword (a miss counts them)."""
-        grams = trigrams([folded_keyword])
-        holds = "(instr(names, ?) > 0 OR instr(body, ?) > 0)"
-        if grams:
-            sql = f"SELECT rowid FROM texts WHERE texts MATCH ? AND {holds}"  # noqa: S608 - placeholders only
-            arguments: tuple[str, ...] = (match_expression(grams), folded_keyword, folded_keyword)
-        else:
-            sql, arguments = f"SELECT rowid FROM texts WHERE {holds}", (folded_keyword, folded_keyword)  # noqa: S608
-        return [row[0] for row in self.connection.execute(sql, arguments)]
-
-    def text_before(self, page_id: int, length: int) -> str:
-        """The first ``length`` characters of a page's stored folded text."""
-        row = self.connection.execute(
-            "SELECT substr(body, 1, ?) FROM texts WHERE rowid = ?", (length, page_id)
-        ).fetchone()
-        if row is None:
-            raise IndexUnusable("a candidate's row is gone")  # only outside one call's snapshot
-        return str(row[0])
+    def _holding(self, folded_keyword: str, within: str, scope: object) -> int:
+        """How many pages (in the ``scope`` ``within`` names) hold the keyword: a miss says it."""
+        values: dict[str, object] = {"k0": folded_keyword, "scope": scope}
+        match, holds = _text_holds((folded_keyword,), values)
+        sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{within.replace('p.id', 'texts.rowid')}"
+        return int(self.connection.execute(sql, values).fetchone()[0])
 
     def heads_without_recall(self) -> list[tuple[int, bytes | None]]:
         """(id, frontmatter bytes) of every page whose recall fields are not made yet."""
@@ -499,6 +598,78 @@ class NoteIndex:
         rows = self.connection.execute("SELECT id, path, recall, device, inode, size, mtime_ns FROM pages")
         for page_id, path, recall, *identity in rows:
             yield page_id, _text(path), _recall_fields(recall), tuple(identity)
+
+
+def _matched_by(key: int) -> str:
+    """Where a first-group page matched, by its packed key: its title or an alias, or its
+    title and path together (``find.matched_by``)."""
+    return PATH if key >> _TITLE_AND_PATH & 1 else TITLE
+
+
+def _optional_text(blob: bytes | None) -> str | None:
+    return None if blob is None else _text(blob)
+
+
+def _preferred_order(prefer: Sequence[str], values: dict[str, object]) -> str:
+    """Key 5 as an ORDER BY term ending in ", " (nothing without ``[order] prefer``): the
+    place of the first preferred dir the page's path starts with. The path is a BLOB of
+    UTF-8, so a byte prefix is the string's prefix, and its order the code points'."""
+    if not prefer:
+        return ""
+    cases = []
+    for at, prefix in enumerate(prefer):
+        values[f"p{at}"] = _blob(prefix)
+        cases.append(f"WHEN substr(p.path, 1, {len(_blob(prefix))}) = :p{at} THEN {at}")
+    return f"CASE {' '.join(cases)} ELSE {len(prefer)} END, "
+
+
+def _names_holding(at: int, keyword: str, values: dict[str, object]) -> str:
+    """The name rows that hold keyword ``at``: picked by its trigrams, checked whole."""
+    grams = trigrams([keyword])
+    if not grams:
+        return f"SELECT page_id FROM names WHERE instr(name, :k{at}) > 0"
+    values[f"g{at}"] = match_expression(grams)
+    return (
+        f"SELECT page_id FROM names WHERE id IN (SELECT rowid FROM name_grams WHERE name_grams MATCH :g{at})"
+        f" AND instr(name, :k{at}) > 0"
+    )
+
+
+def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
+    """The common table expressions ending in ``g1(page_id, k)``: each first-group page
+    (rule 8: one name alone, or the title and the path together, hold every keyword) with
+    its packed key, the best of its names' (``named_key``'s order)."""
+    count = range(len(keywords))
+    candidates = " INTERSECT ".join(_names_holding(at, keyword, values) for at, keyword in enumerate(keywords))
+    in_name = " AND ".join(f"instr(name, :k{at}) > 0" for at in count)
+    starts = " AND ".join(f"instr(marked, :m{at}) > 0" for at in count)
+    in_title_or_path = " AND ".join(f"(instr(t.name, :k{at}) > 0 OR instr(p.name, :k{at}) > 0)" for at in count)
+    starts_in_title_or_path = " AND ".join(
+        f"(CASE WHEN instr(t.name, :k{at}) > 0 THEN instr(t.marked, :m{at}) ELSE instr(p.marked, :m{at}) END) > 0"
+        for at in count
+    )
+    return (
+        f"candidates AS ({candidates}),"
+        f" by_name AS (SELECT page_id, min(((NOT ({starts})) << {_NO_WORD_START}) | (length << {_LENGTH}) | kind) AS k"
+        f" FROM names WHERE page_id IN candidates AND kind < {PATH_NAME} AND {in_name} GROUP BY page_id),"
+        f" g1 AS (SELECT page_id, k FROM by_name UNION ALL"
+        f" SELECT t.page_id, ((NOT ({starts_in_title_or_path})) << {_NO_WORD_START}) | (1 << {_TITLE_AND_PATH})"
+        f" | (t.length << {_LENGTH}) FROM names AS t JOIN names AS p ON p.page_id = t.page_id AND p.kind = {PATH_NAME}"
+        f" WHERE t.page_id IN candidates AND t.kind = {TITLE_NAME} AND {in_title_or_path}"
+        f" AND t.page_id NOT IN (SELECT page_id FROM by_name))"
+    )
+
+
+def _text_holds(keywords: tuple[str, ...], values: dict[str, object]) -> tuple[str, str]:
+    """(the MATCH of every keyword's trigrams followed by " AND ", or nothing when none has
+    three characters; the check that the names or the text of a ``texts`` row hold each
+    keyword): the trigrams pick, ``instr`` decides."""
+    grams = trigrams(keywords)
+    holds = " AND ".join(f"(instr(names, :k{at}) > 0 OR instr(body, :k{at}) > 0)" for at in range(len(keywords)))
+    if not grams:
+        return "", holds
+    values["grams"] = match_expression(grams)
+    return "texts MATCH :grams AND ", holds
 
 
 def _recall_blob(fields: RecallFields | None) -> bytes:
@@ -538,4 +709,4 @@ def written_by(build: Callable[[NoteIndex], None], index: NoteIndex) -> None:
     index.commit()
 
 
-__all__ = ["FORMAT", "IndexUnusable", "IndexedPage", "NoteIndex", "answerable"]
+__all__ = ["FORMAT", "IndexUnusable", "NoteIndex", "Ranked", "answerable"]

@@ -84,7 +84,8 @@ class FindResult:
         #: group of the order; they come first, so ``matches`` starts with them).
         self.named = 0
         self.pages_searched = 0
-        #: Per keyword as given: in how many pages it occurs (title, path or text).
+        #: On a miss, per keyword as given: in how many pages it occurs (title, path or
+        #: text); empty on a match, where nothing shows it (the index counts only a miss).
         self.keyword_counts: dict[str, int] = {}
         #: A page or dir skipped, and why.
         self.warnings: list[Diagnostic] = []
