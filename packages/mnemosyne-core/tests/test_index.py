@@ -6,6 +6,7 @@ and the candidate query (trigrams, then ``instr``) against the plain substring t
 from __future__ import annotations
 
 import _sqlite3 as sqlite3
+import functools
 import os
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, example, given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from index_harness import build_index, index_file
 from property_examples import examples
@@ -286,7 +287,7 @@ def test_keywords_the_index_cannot_hold_are_answered_by_the_scan(
 
 #: Already folded: letters, digits of two scripts, a combining mark (not alnum: a word starts
 #: after it), CJK, FTS5's syntax characters, separators, CR and LF, NUL and U+FFFD.
-_CHARS = [*"ab1 -/_\"*:(^", "é", "\u0301", "\u0663", "設", "\n", "\r", "\0", "\ufffd"]
+_CHARS = [*'ab1 -/_"*:(^', "é", "\u0301", "\u0663", "設", "\n", "\r", "\0", "\ufffd"]
 _TEXT = st.text(st.sampled_from(_CHARS), max_size=14)
 #: Keywords: what a user can type that the index answers (``answerable``), under 3
 #: characters too.
@@ -298,7 +299,7 @@ _DIRS = ["", "a/", "b/", "zh/a/", "a/b/"]
 def _indexed_pages(draw: st.DrawFn) -> list[page.Page]:
     """Pages that often share a title, an alias or a text (so that they tie on every key
     but the preferred dir and the path), in dirs that nest."""
-    names = draw(st.lists(_TEXT, min_size=1, max_size=3)) + ["ab", "a b", "ba"]
+    names = [*draw(st.lists(_TEXT, min_size=1, max_size=3)), "ab", "a b", "ba"]
     texts = draw(st.lists(st.one_of(_TEXT, st.lists(_TEXT).map("\n".join)), min_size=1, max_size=3))
     texts.append("x" * 300 + " ab\r\nab")
     pages = []
@@ -319,9 +320,12 @@ def _keywords_of(draw: st.DrawFn, pages: list[page.Page]) -> list[str]:
     """1 to 3 keywords, most of them cut from the pages' own names and texts (so that pages
     match, in each group), the rest typed."""
     keywords = []
+    sources = [
+        text for made in pages for text in (made.folded_title, made.path, *made.folded_aliases, made.folded_text)
+    ]
     for _ in range(draw(st.integers(1, 3))):
-        sources = [text for made in pages for text in (made.folded_title, made.path, *made.folded_aliases, made.folded_text)]
-        source = draw(st.sampled_from(sources)) if sources and draw(st.integers(0, 3)) else ""
+        typed = draw(st.integers(0, 3)) == 0
+        source = "" if typed else draw(st.sampled_from(sources))
         start = draw(st.integers(0, max(0, len(source) - 1)))
         cut = source[start : start + draw(st.integers(1, 4))].replace("\n", "").replace("\0", "")
         keywords.append(cut if cut.strip() else draw(_KEYWORD))
@@ -373,7 +377,7 @@ def test_rule_8_in_sql_answers_as_judge(
             made.folded_path,
             made.folded_title,
             text.__contains__,
-            lambda keyword, text=text: position(text, keyword),
+            functools.partial(position, text),
             made.folded_aliases,
             tuple(prefer),
         )
