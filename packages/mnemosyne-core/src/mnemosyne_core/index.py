@@ -99,7 +99,68 @@ def uri_path(path: str) -> str:
 
 class IndexUnusable(Exception):
     """The index cannot answer this call (missing, of another format or code, incomplete,
-    corrupt, locked past the busy timeout, on a read-only or full disk): the scan answers."""
+    corrupt, locked past the busy timeout, on a read-only or full disk): the scan answers.
+    ``fault``: what kind of cause it is (``fault_of``)."""
+
+    def __init__(self, message: str, fault: str = "other") -> None:
+        super().__init__(message)
+        self.fault = fault
+
+
+#: The faults that say what lies at the index's path is no index of ours to keep: it is
+#: replaced by a new one. Every other fault (a full disk, an I/O error, a lock, a read-only
+#: disk) may pass, and the index that is there may be whole: it is kept.
+REPLACEABLE_FAULTS = frozenset({"corrupt", "not a database", "not ours"})
+
+#: SQLite's primary result codes (the low byte of an extended one), by the fault each is.
+_FAULT_BY_CODE = {
+    3: "unwritable",  # SQLITE_PERM
+    5: "busy",  # SQLITE_BUSY
+    6: "busy",  # SQLITE_LOCKED
+    8: "unwritable",  # SQLITE_READONLY
+    10: "io",  # SQLITE_IOERR
+    11: "corrupt",  # SQLITE_CORRUPT
+    13: "full",  # SQLITE_FULL
+    14: "unwritable",  # SQLITE_CANTOPEN
+    26: "not a database",  # SQLITE_NOTADB
+}
+#: The same by SQLite's message, for an error that carries no code (raised by hand, or
+#: by an older Python's module).
+_FAULT_BY_MESSAGE = (
+    ("malformed", "corrupt"),
+    ("not a database", "not a database"),
+    ("disk is full", "full"),
+    ("disk i/o error", "io"),
+    ("locked", "busy"),
+    ("readonly", "unwritable"),
+    ("unable to open", "unwritable"),
+)
+
+
+def fault_of(error: BaseException) -> str:
+    """What kind of fault ``error`` is: ``corrupt`` (a damaged page of a database), ``not a
+    database``, ``not ours`` (not a private regular file of ours), ``full`` (no space),
+    ``io``, ``busy`` (locked), ``unwritable`` (a read-only disk, no permission), ``missing``
+    or ``other``."""
+    import errno
+
+    if isinstance(error, IndexUnusable):
+        return error.fault
+    if isinstance(error, OSError):
+        if error.errno in (errno.ENOSPC, errno.EDQUOT):
+            return "full"
+        if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return "unwritable"
+        return "io" if error.errno == errno.EIO else "other"
+    if isinstance(error, sqlite3.Error):
+        code = getattr(error, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF in _FAULT_BY_CODE:
+            return _FAULT_BY_CODE[code & 0xFF]
+        message = str(error).lower()
+        for words, fault in _FAULT_BY_MESSAGE:
+            if words in message:
+                return fault
+    return "other"
 
 
 def _blob(text: str) -> bytes:
@@ -235,25 +296,25 @@ class NoteIndex:
             info = os.lstat(path)
         except FileNotFoundError:
             if not create:
-                raise IndexUnusable("no index yet") from None
+                raise IndexUnusable("no index yet", "missing") from None
             # Made 0600 before SQLite opens it: it never exists with wider rights.
             try:
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
             except FileExistsError:
                 pass
             except OSError as error:
-                raise IndexUnusable(f"cannot make {path}: {error.strerror}") from None
+                raise IndexUnusable(f"cannot make {path}: {error.strerror}", fault_of(error)) from None
             info = os.lstat(path)
         except OSError as error:
-            raise IndexUnusable(f"cannot use {path}: {error.strerror}") from None
+            raise IndexUnusable(f"cannot use {path}: {error.strerror}", fault_of(error)) from None
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
-            raise IndexUnusable(f"{path} is not a private file of ours")
+            raise IndexUnusable(f"{path} is not a private file of ours", "not ours")
         try:
             # mode=rw: SQLite opens the file checked above and never makes one with the umask's rights.
             uri = "file:" + uri_path(path) + ("?mode=ro" if read_only else "?mode=rw")
             connection = sqlite3.connect(uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, uri=True)
         except sqlite3.Error as error:
-            raise IndexUnusable(str(error)) from None
+            raise IndexUnusable(str(error), fault_of(error)) from None
         index = cls(connection, path)
         try:
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -264,7 +325,7 @@ class NoteIndex:
             connection.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.Error as error:
             index.close()
-            raise IndexUnusable(str(error)) from None
+            raise IndexUnusable(str(error), fault_of(error)) from None
         return index
 
     def close(self) -> None:
@@ -538,4 +599,4 @@ def written_by(build: Callable[[NoteIndex], None], index: NoteIndex) -> None:
     index.commit()
 
 
-__all__ = ["FORMAT", "IndexUnusable", "IndexedPage", "NoteIndex", "answerable"]
+__all__ = ["FORMAT", "IndexUnusable", "IndexedPage", "NoteIndex", "answerable", "fault_of"]
