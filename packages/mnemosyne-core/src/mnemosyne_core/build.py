@@ -243,10 +243,14 @@ def build(
     *,
     wait: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    catch_up: bool = False,
 ) -> int | None:
     """Build the whole index of the vault at ``vault_real`` in one transaction; returns the
     pages it holds, or None when another builder is at work (``wait``: wait for it, then
-    build). ``progress(done, total)`` is told as pages are read. Raises IndexUnusable or
+    build). ``progress(done, total)`` is told as pages are read. ``catch_up``: a whole index
+    by this code, under the listing's title rule, is made fresh as a call makes it
+    (``freshness.fresh_listed``, without a call's limit) instead of built anew: after every
+    page was touched, each is read but only its stat written. Raises IndexUnusable or
     sqlite3.Error when the index cannot be written."""
 
     from mnemosyne_core.cache import code_key
@@ -275,6 +279,12 @@ def build(
                 progress(done, total)
 
         def write(index: NoteIndex) -> None:
+            if catch_up and index.usable(code_key()) and index.meta("heading_titles") == pages.heading_titles:
+                from mnemosyne_core.freshness import fresh_listed
+
+                fresh_listed(index, pages, part=False, limit=False)
+                note(total)
+                return
             index.reset(code_key())
             read = []
             for done, (read_path, rel_path) in enumerate(refs):
@@ -397,7 +407,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
     try:
-        build(index_path, vault_real, home)
+        # A damaged index is built anew: catching it up would touch only its rows' stat,
+        # never the damaged pages.
+        build(index_path, vault_real, home, catch_up=damage(index_path) is None)
     except Exception as error:
         # A vault that cannot be listed, an index that cannot be written: the calls go on
         # answering by the scan, and none starts a builder again until the cause is gone

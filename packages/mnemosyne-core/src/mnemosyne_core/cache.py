@@ -30,7 +30,14 @@ import sys
 
 from mnemosyne_core.build import mark_damaged, start_detached
 from mnemosyne_core.config import home_dir
-from mnemosyne_core.freshness import ListingChanged, fresh_listed, fresh_served, listing_fields, scan_from_fields
+from mnemosyne_core.freshness import (
+    CatchUp,
+    ListingChanged,
+    fresh_listed,
+    fresh_served,
+    listing_fields,
+    scan_from_fields,
+)
 from mnemosyne_core.index import (
     FORMAT,
     REPLACEABLE_FAULTS,
@@ -254,7 +261,7 @@ def request_home(request: FindRequest | RecallRequest) -> str:
 #: What a call through the index may meet that makes the scan answer instead (UnicodeError:
 #: text SQLite's Python layer cannot bind, which ``index.storable`` and the BLOB columns are
 #: there to prevent, is no reason for a traceback either).
-_INDEX_ERRORS = (sqlite3.Error, IndexUnusable, ListingChanged, UnicodeError)
+_INDEX_ERRORS = (sqlite3.Error, IndexUnusable, ListingChanged, CatchUp, UnicodeError)
 
 
 class IndexedScan:
@@ -500,6 +507,8 @@ class IndexedScan:
             with contextlib.suppress(sqlite3.Error):
                 index.rollback()
             self._damaged(error, index, vault_real, home)
+            if isinstance(error, CatchUp):
+                self._wanted_build = (index.path, vault_real, home)
             fresh = None
         try:
             yield pages, index, fresh

@@ -4,7 +4,8 @@ behind one small interface, ``NoteIndex`` (as zk keeps its notebook).
 Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never read):
 
 - ``pages``: one row a page: its vault-relative path, the stat it had when read (size,
-  mtime_ns, ctime_ns, inode, device) and git's racy flag, whether it has other hard links
+  mtime_ns, ctime_ns, inode, device) and git's racy flag, a digest of its bytes (``digest``:
+  a page read again with the same bytes gets only its stat written), whether it has other hard links
   and whether it reads as text, the fields find prints (title, constellation, type), its
   names as judge takes them (folded title and aliases), its frontmatter bytes and recall's
   fields (made on the first recall).
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 4
+FORMAT = 5
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -84,7 +85,8 @@ CREATE TABLE pages(
     folded_title BLOB NOT NULL,
     folded_aliases BLOB NOT NULL,
     head BLOB,
-    recall BLOB
+    recall BLOB,
+    digest BLOB
 );
 CREATE VIRTUAL TABLE texts USING fts5(names, body, tokenize='trigram case_sensitive 1', detail=none);
 PRAGMA user_version = {FORMAT};
@@ -406,6 +408,18 @@ class NoteIndex:
         ids: dict[str, int] = {}
         for page in pages:
             path = _blob(page.path)
+            held = connection.execute("SELECT id, digest FROM pages WHERE path = ?", (path,)).fetchone()
+            if held is not None and held[1] == page.digest:
+                # The same bytes under the same path (and the same title rule, which the whole
+                # index shares) make the same row: only the stat changed, and the FTS row, the
+                # costly write, stays (touch, chown -R or a checkout change every page's stat).
+                connection.execute(
+                    "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
+                    " volatile = ? WHERE id = ?",
+                    (*page.key, page.racy, page.volatile, held[0]),
+                )
+                ids[page.path] = held[0]
+                continue
             values = (
                 *page.key,
                 page.racy,
@@ -418,19 +432,21 @@ class NoteIndex:
                 _blob(page.folded_title),
                 marshal.dumps(page.folded_aliases),
                 page.head,
+                page.digest,
                 path,
             )
             row = connection.execute(
                 "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
                 " volatile = ?, not_text = ?, title = ?, aliases = ?, constellation = ?, type = ?,"
-                " folded_title = ?, folded_aliases = ?, head = ?, recall = NULL WHERE path = ? RETURNING id",
+                " folded_title = ?, folded_aliases = ?, head = ?, recall = NULL, digest = ? WHERE path = ?"
+                " RETURNING id",
                 values,
             ).fetchone()
             if row is None:
                 page_id = connection.execute(
                     "INSERT INTO pages(size, mtime_ns, ctime_ns, inode, device, racy, volatile, not_text, title,"
-                    " aliases, constellation, type, folded_title, folded_aliases, head, path)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " aliases, constellation, type, folded_title, folded_aliases, head, digest, path)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     values,
                 ).lastrowid
             else:
