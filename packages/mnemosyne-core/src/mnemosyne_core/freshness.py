@@ -38,8 +38,10 @@ if TYPE_CHECKING:
 #: than (1.2 - 0.14) / 1.8 = 59 % of the pages takes longer than 1.2 times the scan. Half
 #: leaves room for bigger pages and a busy machine.
 CATCH_UP_SHARE = 0.5
-#: So few pages cost a call a few milliseconds whatever the share: read by the call itself.
-CATCH_UP_FLOOR = 64
+#: So few pages (about 30 ms of reading, at 235 us each) cost a call less than its own
+#: Python start-up, whatever the share: read by the call itself. A small vault's pages just
+#: copied or checked out are all racy, and a served call reads them rather than listing.
+CATCH_UP_FLOOR = 128
 
 
 class CatchUp(Exception):
