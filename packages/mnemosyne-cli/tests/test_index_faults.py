@@ -435,3 +435,227 @@ def test_a_call_killed_mid_write_leaves_the_index_whole(
         child.communicate()
         plain = run_cli(capsysbinary, [*query, "--vault", str(big_vault), "--no-cache"])
         assert run_cli(capsysbinary, [*query, "--vault", str(big_vault), "--no-server"]) == plain
+
+
+def _size(path: Path) -> str:
+    size = sum(os.stat(f"{path}{suffix}").st_size for suffix in ("", "-wal") if os.path.exists(f"{path}{suffix}"))
+    return f"{size / (1 << 20):.1f} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
+
+
+def _utc(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+
+
+def _damage_the_fts_table(path: Path) -> None:
+    """Overwrite every page of the FTS index's b-tree (``texts_data``) with bytes no page
+    holds; the header, ``meta`` and ``pages`` stay as they were."""
+    with NoteIndex.open(str(path)) as opened:
+        opened.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = opened.connection.execute("PRAGMA page_size").fetchone()[0]
+        numbers = [row[0] for row in opened.connection.execute("SELECT pageno FROM dbstat WHERE name = 'texts_data'")]
+    assert numbers
+    assert 1 not in numbers
+    with open(path, "r+b") as database:
+        for number in numbers:
+            database.seek((number - 1) * page_size)
+            database.write(b"\xff" * page_size)
+
+
+def _wait_for_the_builder_to_end(path: Path, seconds: float = 60) -> None:
+    """Until no builder holds the lock and the lock file holds what a builder leaves at its
+    end (its progress, or its failure), not the damage a call marked."""
+    deadline = time.monotonic() + seconds
+    while build.building(str(path)) is not None or build.damage(str(path)) is not None:
+        assert time.monotonic() < deadline, "no builder replaced the damaged index"
+        time.sleep(0.05)
+
+
+@pytest.mark.timeout(120)
+def test_a_damaged_fts_table_is_rebuilt(
+    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, builders: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The FTS table's pages overwritten: every query raises SQLite's SQLITE_CORRUPT ("vtable
+    constructor failed" here; "database disk image is malformed" where a leaf deeper in a
+    bigger index is hit). The call answers by the scan, asks for a builder, and info says the index is
+    damaged (its rows alone would say every page is fresh); the builder makes a whole one,
+    read by the calls after it."""
+    path = poisoned(vault)
+    _damage_the_fts_table(path)
+    with NoteIndex.open(str(path)) as opened, pytest.raises(sqlite3.DatabaseError) as raised:
+        opened.top(("alpha",), 20)
+    assert getattr(raised.value, "sqlite_errorname", None) == "SQLITE_CORRUPT"
+    assert_plain(capsysbinary, vault)
+    assert set(builders) == {str(path)}
+    damaged = f"damaged ({raised.value}): find and recall read every page until a builder replaces it"
+    assert _info_index_line(capsysbinary, vault) == f"index: {path}, {_size(path)}, {damaged}"
+    monkeypatch.setattr(cache, "start_detached", build.start_detached)  # a real detached builder
+    assert find_poison(capsysbinary, vault, "--no-server") == find_poison(capsysbinary, vault, "--no-cache")
+    _wait_for_the_builder_to_end(path)
+    assert build.Failure.read(str(path)) is None
+    assert_plain(capsysbinary, vault)  # reads the builder's racy rows again
+    poison(path)
+    assert find_poison(capsysbinary, vault, "--no-server")[0] == 0  # through the index again
+
+
+def _run_builder(vault: Path, path: Path) -> int:
+    """The detached builder's own entry point, run here to its end."""
+    return build.main([str(path), os.path.realpath(vault), os.environ["HOME"]])
+
+
+def _grow(vault: Path) -> None:
+    """A new page of many distinct words: a whole build needs more pages than the last."""
+    words = " ".join(f"w{number:05x}q" for number in range(20000))
+    (vault / "b" / "grown.md").write_text(f"# Grown\n\n{words}\n", encoding="utf-8")
+
+
+def test_a_full_disk_during_a_build_keeps_the_index_and_retries_once_there_is_room(
+    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite's own SQLITE_FULL (``max_page_count`` at the index's size): the build fails and
+    says why; the index as it was still answers; the build is tried again once the disk has
+    room, not ten minutes later."""
+    path = poisoned(vault)
+    before = path.read_bytes()
+    _grow(vault)
+    real_open = NoteIndex.open.__func__  # type: ignore[attr-defined]
+
+    def on_a_full_disk(cls: type[NoteIndex], at: str, **kwargs: bool) -> NoteIndex:
+        opened: NoteIndex = real_open(cls, at, **kwargs)
+        count = opened.connection.execute("PRAGMA page_count").fetchone()[0]
+        opened.connection.execute(f"PRAGMA max_page_count = {count}")
+        return opened
+
+    with monkeypatch.context() as patch:
+        patch.setattr(NoteIndex, "open", classmethod(on_a_full_disk))
+        assert _run_builder(vault, path) == 1
+    assert path.read_bytes() == before
+    failure = build.Failure.read(str(path))
+    assert failure is not None
+    assert (failure.fault, failure.reason) == ("full", "database or disk is full")
+    retry = f"a find or recall tries again once the disk has room, or from {_utc(failure.time + 600)} on"
+    line = _info_index_line(capsysbinary, vault)
+    assert line.endswith(f"; the last build failed {_utc(failure.time)}: database or disk is full; {retry}")
+    spawned: list[list[str]] = []
+    monkeypatch.setattr(os, "posix_spawn", lambda executable, argv, env, **kwargs: spawned.append(argv))
+    build.start_detached(str(path), os.path.realpath(vault), os.environ["HOME"], os.environ)
+    assert spawned == []
+    monkeypatch.setattr(build, "_free_bytes", lambda _path: failure.free + len(before) + build.ROOM_NEEDED)
+    build.start_detached(str(path), os.path.realpath(vault), os.environ["HOME"], os.environ)
+    assert len(spawned) == 1
+    assert _info_index_line(capsysbinary, vault).endswith(
+        "database or disk is full; the next find or recall tries again"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind"),
+    [
+        ("database or disk is full", "full"),
+        ("disk I/O error", "io"),
+        ("database is locked", "busy"),
+        ("attempt to write a readonly database", "unwritable"),
+    ],
+)
+def test_a_transient_error_opening_the_index_never_deletes_it(
+    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, monkeypatch: pytest.MonkeyPatch, fault: str, kind: str
+) -> None:
+    """The builder's first look at the index fails for a reason that passes: the index is
+    kept, byte for byte, and answers again once the disk does."""
+    path = poisoned(vault)
+    before = path.read_bytes()
+
+    def refuse(self: NoteIndex) -> int:
+        raise sqlite3.OperationalError(fault)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(NoteIndex, "format", refuse)
+        assert _run_builder(vault, path) == 1
+    assert path.read_bytes() == before
+    failure = build.Failure.read(str(path))
+    assert failure is not None
+    assert (failure.fault, failure.reason) == (kind, fault)
+    assert find_poison(capsysbinary, vault, "--no-server")[0] == 0
+
+
+@pytest.mark.parametrize("content", [False, True])
+def test_a_dir_at_the_index_path_is_replaced_and_its_content_kept(
+    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, content: bool
+) -> None:
+    """A dir where the index belongs: removed when empty, moved aside when it holds
+    anything (put there by hand, it is not ours to delete), and a whole index built there."""
+    path = index_file(vault)
+    path.parent.mkdir(parents=True, mode=0o700)
+    path.mkdir()
+    if content:
+        (path / "notes.txt").write_text("mine\n", encoding="utf-8")
+    assert_plain(capsysbinary, vault)
+    assert _run_builder(vault, path) == 0
+    assert index_is_complete(vault)
+    displaced = sorted(entry.name for entry in path.parent.iterdir() if ".displaced-" in entry.name)
+    if content:
+        assert len(displaced) == 1
+        assert (path.parent / displaced[0] / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    else:
+        assert displaced == []
+    poison(path)
+    assert find_poison(capsysbinary, vault, "--no-server")[0] == 0
+
+
+def test_a_failed_build_says_why_in_info(capsysbinary: pytest.CaptureFixture[bytes], vault: Path) -> None:
+    path = index_file(vault)
+    path.parent.mkdir(parents=True, mode=0o700)
+    assert build.main([str(path), str(vault / "gone"), os.environ["HOME"]]) == 1
+    failure = build.Failure.read(str(path))
+    assert failure is not None
+    reason = f"cannot list vault {str(vault / 'gone')!r}: No such file or directory; check its permissions"
+    assert (failure.fault, failure.reason) == ("other", reason)
+    assert _info_index_line(capsysbinary, vault) == (
+        f"index: {path}, not built yet (the next find, recall or wiki init builds it); the last build failed"
+        f" {_utc(failure.time)}: {reason}; a find or recall tries again from {_utc(failure.time + 600)} on"
+    )
+
+
+def test_a_cache_dir_that_cannot_be_entered_is_not_used(
+    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``$XDG_CACHE_HOME`` a file: no call can make the index, and info says so, not "not
+    built yet"."""
+    (tmp_path / "cache-file").write_text("", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache-file"))
+    assert_plain(capsysbinary, vault)
+    where = tmp_path / "cache-file" / "mnemosyne"
+    assert _info_index_line(capsysbinary, vault) == f"index: not used: cannot use {where}: Not a directory"
+
+
+@pytest.mark.parametrize("cache_home", ["", "notes", ".hidden"])
+def test_a_cache_dir_inside_a_zero_config_vault_never_changes_what_it_holds(
+    capsysbinary: pytest.CaptureFixture[bytes],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    builders: list[str],
+    cache_home: str,
+) -> None:
+    """``$XDG_CACHE_HOME`` at the vault or in one of its dirs: a cache dir made there would be
+    ``mnemosyne/``, a default Aion dir name, and the vault would read as an Aion vault from
+    the second call on. It is never made or used there; below a hidden dir (which no
+    listing enters) it is."""
+    root = tmp_path / "zero"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "page.md").write_text("# Page\n\nzeta word\n", encoding="utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root / cache_home) if cache_home else str(root))
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    query = ["wiki", "find", "zeta", "--vault", str(root)]
+    expected = (0, b"notes/page.md \xe2\x80\x94 Page\n", "")
+    assert run_cli(capsysbinary, [*query, "--no-server"]) == expected
+    assert run_cli(capsysbinary, [*query, "--no-server"]) == expected
+    assert run_cli(capsysbinary, [*query, "--no-cache"]) == expected
+    made = sorted(str(path.relative_to(root)) for path in root.rglob("*"))
+    if cache_home == ".hidden":
+        assert set(builders) == {str(index_file(root))}
+        assert ".hidden/mnemosyne" in made
+    else:
+        assert builders == []
+        assert made == ["notes", "notes/page.md"]
+        where = cache.cache_dir_path(os.environ)
+        reason = "lies inside the vault, where it would change what the vault holds: it is never used"
+        assert _info_index_line(capsysbinary, root) == f"index: not used: {where} {reason}"

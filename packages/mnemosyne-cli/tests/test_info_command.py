@@ -198,6 +198,8 @@ def test_info_json_is_the_report_and_matches_the_schema(vault: Path, capsys: pyt
             "complete": False,
             "written": None,
             "building": None,
+            "damaged": None,
+            "failed": None,
             "unused": None,
         },
         "server": None,

@@ -515,3 +515,98 @@ def test_mention_depth_from_the_index_equals_the_scans_on_long_lines(
         "b/long-line-after-newlines.md",
         "b/third-line.md",
     ]
+
+
+@pytest.fixture
+def fts_writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every statement that writes a row of the FTS table (``texts``), as SQLite ran it, on
+    any connection the index is opened with from now on."""
+    seen: list[str] = []
+    real_open = NoteIndex.open.__func__  # type: ignore[attr-defined]
+
+    def traced(cls: type[NoteIndex], path: str, **kwargs: bool) -> NoteIndex:
+        opened: NoteIndex = real_open(cls, path, **kwargs)
+
+        def note(statement: str) -> None:
+            if statement.startswith(("INSERT INTO texts", "DELETE FROM texts")):
+                seen.append(statement)
+
+        opened.connection.set_trace_callback(note)
+        return opened
+
+    monkeypatch.setattr(NoteIndex, "open", classmethod(traced))
+    return seen
+
+
+def _touch_every_page(vault: Path, seconds: int) -> None:
+    for path in sorted(vault.rglob("*.md")):
+        os.utime(path, ns=(seconds * 10**9, seconds * 10**9))
+
+
+def test_a_page_read_again_with_the_same_bytes_writes_only_its_stat(
+    vault: Path,
+    built: Path,
+    backend: cache.IndexedScan,
+    reads: list[str],
+    fts_writes: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every page touched (touch, chown -R, a checkout): each is read again, and none of the
+    FTS rows, the costly part of a write, is written again; a page whose bytes changed is."""
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    answer(backend, vault, "alpha")  # the build's racy rows read again: same bytes
+    assert sorted(reads) == sorted(PAGES)
+    _touch_every_page(vault, 2_000_000)
+    reads.clear()
+    assert answer(backend, vault, "alpha") == ["a/one.md", "a/two.md"]
+    assert sorted(reads) == sorted(PAGES)
+    assert fts_writes == []
+    (vault / "b" / "three.md").write_text("---\ntitle: Three\n---\ngamma alpha\n", encoding="utf-8")
+    reads.clear()
+    assert answer(backend, vault, "alpha") == ["a/one.md", "a/two.md", "b/three.md"]
+    assert reads == ["b/three.md"]
+    assert [statement.split(" WHERE")[0].split(" VALUES")[0] for statement in fts_writes] == [
+        "DELETE FROM texts",
+        "INSERT INTO texts(rowid, names, body)",
+    ]
+    reads.clear()
+    answer(backend, vault, "alpha")
+    assert reads == []
+
+
+def test_more_changed_pages_than_a_call_can_read_are_left_to_a_builder(
+    vault: Path,
+    built: Path,
+    backend: cache.IndexedScan,
+    builders: list[str],
+    reads: list[str],
+    fts_writes: list[str],
+    environ: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past the call's share of pages to read, it reads none: it answers by the scan and
+    wants a builder, which catches the index up (stat rows only) instead of building anew."""
+    from mnemosyne_core import build
+
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    answer(backend, vault, "alpha")  # the build's racy rows read again
+    monkeypatch.setattr(freshness, "CATCH_UP_FLOOR", 1)  # 3 pages: at most 1 read by a call
+    (vault / "a" / "two.md").write_text("---\ntitle: Two\n---\nbeta alpha again\n", encoding="utf-8")
+    reads.clear()
+    answer(backend, vault, "alpha")
+    assert reads == ["a/two.md"]
+    assert builders == []
+    _touch_every_page(vault, 3_000_000)
+    reads.clear()
+    fts_writes.clear()
+    result = backend.search(FindRequest(str(vault), ["alpha"], environ=environ))
+    assert [match.path for match in result.matches] == ["a/one.md", "a/two.md"]
+    assert not backend.indexed
+    assert reads == []
+    assert builders == [str(built)]
+    assert build.build(str(built), os.path.realpath(vault), str(vault.parent), catch_up=True) == len(PAGES)
+    assert sorted(reads) == sorted(PAGES)
+    assert fts_writes == []
+    reads.clear()
+    answer(backend, vault, "alpha")
+    assert reads == []

@@ -28,10 +28,26 @@ import os
 import stat
 import sys
 
-from mnemosyne_core.build import start_detached
+from mnemosyne_core.build import mark_damaged, start_detached
 from mnemosyne_core.config import home_dir
-from mnemosyne_core.freshness import ListingChanged, fresh_listed, fresh_served, listing_fields, scan_from_fields
-from mnemosyne_core.index import FORMAT, IndexUnusable, NoteIndex, answerable, stored_path, written_by
+from mnemosyne_core.freshness import (
+    CatchUp,
+    ListingChanged,
+    fresh_listed,
+    fresh_served,
+    listing_fields,
+    scan_from_fields,
+)
+from mnemosyne_core.index import (
+    FORMAT,
+    REPLACEABLE_FAULTS,
+    IndexUnusable,
+    NoteIndex,
+    answerable,
+    fault_of,
+    stored_path,
+    written_by,
+)
 from mnemosyne_core.location import resolve_vault
 from mnemosyne_core.page import read_as_judged, unreadable_warning
 from mnemosyne_core.vault import left_out_files, preferred_dirs, scan
@@ -69,6 +85,8 @@ if TYPE_CHECKING:
 
 #: Where the index dir lives below ``$XDG_CACHE_HOME`` (default ``~/.cache``).
 CACHE_DIR_NAME = "mnemosyne"
+#: Ends ``usable_cache_dir``'s reason for a dir the first call makes.
+NOT_MADE_YET = " does not exist yet"
 INDEX_SUFFIX = ".sqlite"
 
 
@@ -102,18 +120,23 @@ def unsafe_dir_reason(path: str) -> str | None:
     return None
 
 
-def usable_cache_dir(environ: Mapping[str, str], *, create: bool) -> tuple[str | None, str | None]:
+def usable_cache_dir(
+    environ: Mapping[str, str], *, create: bool, vault_real: str | None = None
+) -> tuple[str | None, str | None]:
     """(the cache dir, None) when it may be used, made 0700 if ``create``; (None, why not)
     otherwise. A dir that cannot be made (no home, a read-only one) is no cache, quietly:
-    the reason is for ``wiki info``."""
+    the reason is for ``wiki info``. ``vault_real``: the vault a call searches, which the
+    cache dir must not change (``inside_vault``)."""
     path = cache_dir_path(environ)
     if path is None:
         return None, "no cache dir: neither XDG_CACHE_HOME nor HOME is an absolute path"
+    if vault_real is not None and inside_vault(path, vault_real):
+        return None, f"{path} lies inside the vault, where it would change what the vault holds: it is never used"
     try:
         reason = unsafe_dir_reason(path)
     except FileNotFoundError:
         if not create:
-            return None, f"{path} does not exist yet"
+            return None, f"{path}{NOT_MADE_YET}"
         try:
             os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
             os.mkdir(path, 0o700)
@@ -126,7 +149,28 @@ def usable_cache_dir(environ: Mapping[str, str], *, create: bool) -> tuple[str |
         return None, f"cannot use {path}: {error.strerror}"
     if reason is not None:
         return None, f"{path} {reason}: it is never used"
+    if not os.access(path, os.R_OK | os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
+        return None, f"cannot use {path}: Permission denied"
     return path, None
+
+
+def inside_vault(cache_dir: str, vault_real: str) -> bool:
+    """Whether ``cache_dir`` lies inside the vault where the vault's listing would see it:
+    below the vault, with no hidden component (the listing enters no hidden dir, so a vault
+    kept at ``~`` with its ``~/.cache`` is fine).
+
+    Refusing such a dir, rather than teaching the listing to pass over it, is what keeps a
+    vault the same with and without the cache: made there, ``mnemosyne/`` (a default Aion
+    dir name) would turn a zero-config vault into an Aion one, and a ``--no-cache`` call,
+    which knows no cache dir, would then search other pages than the call before it. A
+    listing that skipped it would still show it to every other tool reading the vault, and
+    to ``git status``."""
+    real = os.path.realpath(cache_dir)
+    if real == vault_real:
+        return True
+    if not real.startswith(vault_real.rstrip("/") + "/"):
+        return False
+    return not any(part.startswith(".") for part in real[len(vault_real.rstrip("/")) + 1 :].split("/"))
 
 
 def rights_key() -> bytes:
@@ -217,7 +261,7 @@ def request_home(request: FindRequest | RecallRequest) -> str:
 #: What a call through the index may meet that makes the scan answer instead (UnicodeError:
 #: text SQLite's Python layer cannot bind, which ``index.storable`` and the BLOB columns are
 #: there to prevent, is no reason for a traceback either).
-_INDEX_ERRORS = (sqlite3.Error, IndexUnusable, ListingChanged, UnicodeError)
+_INDEX_ERRORS = (sqlite3.Error, IndexUnusable, ListingChanged, CatchUp, UnicodeError)
 
 
 class IndexedScan:
@@ -318,7 +362,8 @@ class IndexedScan:
                 if content is None:
                     return None
                 match.content = content
-        except _INDEX_ERRORS:
+        except _INDEX_ERRORS as error:
+            self._damaged(error, index, pages.vault, request_home(request))
             return None
         return result
 
@@ -335,13 +380,13 @@ class IndexedScan:
         if ask:
             with self._served(vault_real, request_home(request)) as served:
                 if served is not None:
-                    result = self._recall(*served, topic, terms)
+                    result = self._recall(*served, topic, terms, request_home(request))
                     if result is not None and result.matches:
                         self.served = self.indexed = True
                         return result
         with self._listed(vault_real, dirs, request_home(request), ask=ask) as (pages, index, fresh):
             if index is not None and fresh is not None:
-                result = self._recall(pages, index, fresh, topic, terms)
+                result = self._recall(pages, index, fresh, topic, terms, request_home(request))
                 if result is not None:
                     self.indexed = True
                     return result
@@ -354,9 +399,23 @@ class IndexedScan:
             start_detached(*self._wanted_build, self.environ)
             self._wanted_build = None
 
-    @staticmethod
+    def _damaged(self, error: BaseException, index: NoteIndex, vault_real: str, home: str) -> None:
+        """The scan answers a call that met ``error`` in the index; when that is a damaged
+        database (a page of the FTS table overwritten, say), the index is replaced by a
+        builder: left as it is, it would cost every call a failed query and then the scan,
+        for good. ``wiki info`` says so meanwhile (``build.mark_damaged``)."""
+        if fault_of(error) in ("corrupt", "not a database"):
+            mark_damaged(index.path, error)
+            self._wanted_build = (index.path, vault_real, home)
+
     def _recall(
-        pages: Scan, index: NoteIndex, fresh: Fresh, topic: str | Sequence[str], terms: tuple[str, ...]
+        self,
+        pages: Scan,
+        index: NoteIndex,
+        fresh: Fresh,
+        topic: str | Sequence[str],
+        terms: tuple[str, ...],
+        home: str,
     ) -> RecallResult | None:
         """recall's answer from the index; None when the index could not answer or a read
         entry changed since it was judged."""
@@ -382,7 +441,8 @@ class IndexedScan:
                     identities[rel_path] = identity
                     dir_name, _, name = rel_path.rpartition("/")
                     take_page(result, PageRef(dir_name, name, ""), fields, folded_terms, b"")
-        except _INDEX_ERRORS:
+        except _INDEX_ERRORS as error:
+            self._damaged(error, index, pages.vault, home)
             return None
         rank(result, preferred_dirs(pages))
         if not result.matches and not result.incomplete:
@@ -394,7 +454,7 @@ class IndexedScan:
     # --- where the pages come from ---
 
     def _index_file(self, vault_real: str, *, create: bool) -> str | None:
-        cache_dir, _why_not = usable_cache_dir(self.environ, create=create)
+        cache_dir, _why_not = usable_cache_dir(self.environ, create=create, vault_real=vault_real)
         return index_path(cache_dir, vault_real) if cache_dir is not None else None
 
     @contextlib.contextmanager
@@ -429,9 +489,12 @@ class IndexedScan:
             fresh = fresh_listed(index, pages, part=bool(dirs))
             if asked is not None and not dirs:
                 self._keep_listing(index, asked[0], pages)
-        except _INDEX_ERRORS:
+        except _INDEX_ERRORS as error:
             with contextlib.suppress(sqlite3.Error):
                 index.rollback()
+            self._damaged(error, index, vault_real, home)
+            if isinstance(error, CatchUp):
+                self._wanted_build = (index.path, vault_real, home)
             fresh = None
         try:
             yield pages, index, fresh
@@ -458,8 +521,9 @@ class IndexedScan:
         try:
             if index.usable(code_key()):
                 return index
-        except sqlite3.Error:
-            pass  # not a database, or locked past the busy timeout: the builder decides
+        except sqlite3.Error as error:
+            # Not a database, or locked past the busy timeout: the builder decides.
+            self._damaged(error, index, vault_real, home)
         index.close()
         self._wanted_build = (path, vault_real, home)
         return None
@@ -544,7 +608,19 @@ class IndexedScan:
 class IndexInfo:
     """What ``wiki info`` says of a vault's index (``describe_index``)."""
 
-    __slots__ = ("building", "bytes", "complete", "enabled", "fresh", "pages", "path", "unused", "written")
+    __slots__ = (
+        "building",
+        "bytes",
+        "complete",
+        "damaged",
+        "enabled",
+        "failed",
+        "fresh",
+        "pages",
+        "path",
+        "unused",
+        "written",
+    )
 
     def __init__(self, enabled: bool, path: str | None, unused: str | None):
         self.enabled = enabled
@@ -562,11 +638,28 @@ class IndexInfo:
         self.written: float | None = None
         #: (pages done, pages in all) of the builder at work, or None when none is.
         self.building: tuple[int, int] | None = None
+        #: SQLite's words for the damage a call found in the index, until a builder
+        #: replaces it; None when none was found.
+        self.damaged: str | None = None
+        #: The last build, when it failed: {"time", "fault", "reason", "retry"} (retry: when
+        #: a find or recall starts a builder again, in seconds since the epoch).
+        self.failed: dict[str, object] | None = None
 
     def to_dict(self) -> dict[str, object]:
         fields: dict[str, object] = {
             slot: getattr(self, slot)
-            for slot in ("enabled", "path", "bytes", "pages", "fresh", "complete", "written", "unused")
+            for slot in (
+                "enabled",
+                "path",
+                "bytes",
+                "pages",
+                "fresh",
+                "complete",
+                "written",
+                "damaged",
+                "failed",
+                "unused",
+            )
         }
         done = self.building
         fields["building"] = None if done is None else {"done": done[0], "total": done[1]}
@@ -579,12 +672,14 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
     work. Makes and writes nothing."""
     from mnemosyne_core.page import stat_key
 
-    cache_dir, why_not = usable_cache_dir(environ, create=False)
+    cache_dir, why_not = usable_cache_dir(environ, create=False, vault_real=pages.vault)
     unused = None if pages.cache_enabled else "[cache] enabled = false in the vault's .mnemosyne.toml"
     if not SQLITE_IS_ENOUGH:
         needed = ".".join(map(str, SQLITE_NEEDED))
         unused = unused or f"this Python's SQLite is {sqlite3.sqlite_version}; the index needs {needed} or later"
-    if cache_dir is None and (why_not or "").endswith("never used"):
+    if cache_dir is None and why_not is not None and cache_dir_path(environ) and not why_not.endswith(NOT_MADE_YET):
+        # A dir the first call would make is no reason; a dir that is there and cannot be
+        # used, or no dir at all, is.
         unused = unused or why_not
     # A dir not made yet is made by the first find or recall: name the file it will hold.
     would_be = cache_dir_path(environ) if cache_dir is None and unused is None else cache_dir
@@ -592,17 +687,28 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
     info = IndexInfo(pages.cache_enabled, path, unused)
     if path is None:
         return info
-    from mnemosyne_core.build import building
+    import time
+
+    from mnemosyne_core.build import Failure, building, damage
 
     info.building = building(path)
+    failure = Failure.read(path)
+    if failure is not None and info.building is None:
+        retry = failure.retry_at(path, time.time())
+        info.failed = {"time": failure.time, "fault": failure.fault, "reason": failure.reason, "retry": retry}
+    found = damage(path)
+    if found is not None and info.building is None:
+        info.damaged = found[1]
     try:
         info.bytes = sum(os.stat(path + suffix).st_size for suffix in ("", "-wal") if os.path.exists(path + suffix))
         index = NoteIndex.open(path, read_only=True)
     except OSError:
         return info
     except IndexUnusable as error:
-        if os.path.lexists(path):
+        if fault_of(error) in REPLACEABLE_FAULTS:
             info.unused = f"{error}: the next find or recall starts a builder that replaces it"
+        elif os.path.lexists(path):
+            info.unused = f"{error}: find and recall read every page until it can be read again"
         return info
     try:
         info.complete = index.usable(code_key())

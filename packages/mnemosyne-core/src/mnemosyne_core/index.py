@@ -4,7 +4,8 @@ behind one small interface, ``NoteIndex`` (as zk keeps its notebook).
 Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never read):
 
 - ``pages``: one row a page: its vault-relative path, the stat it had when read (size,
-  mtime_ns, ctime_ns, inode, device) and git's racy flag, whether it has other hard links
+  mtime_ns, ctime_ns, inode, device) and git's racy flag, a digest of its bytes (``digest``:
+  a page read again with the same bytes gets only its stat written), whether it has other hard links
   and whether it reads as text, the fields find prints (title, constellation, type), its
   names as judge takes them (folded title and aliases), its frontmatter bytes and recall's
   fields (made on the first recall).
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 5
+FORMAT = 6
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -91,7 +92,8 @@ CREATE TABLE pages(
     folded_title BLOB NOT NULL,
     folded_aliases BLOB NOT NULL,
     head BLOB,
-    recall BLOB
+    recall BLOB,
+    digest BLOB
 );
 CREATE VIRTUAL TABLE texts USING fts5(names, body, tokenize='trigram case_sensitive 1', detail=none);
 CREATE TABLE names(
@@ -120,7 +122,68 @@ def uri_path(path: str) -> str:
 
 class IndexUnusable(Exception):
     """The index cannot answer this call (missing, of another format or code, incomplete,
-    corrupt, locked past the busy timeout, on a read-only or full disk): the scan answers."""
+    corrupt, locked past the busy timeout, on a read-only or full disk): the scan answers.
+    ``fault``: what kind of cause it is (``fault_of``)."""
+
+    def __init__(self, message: str, fault: str = "other") -> None:
+        super().__init__(message)
+        self.fault = fault
+
+
+#: The faults that say what lies at the index's path is no index of ours to keep: it is
+#: replaced by a new one. Every other fault (a full disk, an I/O error, a lock, a read-only
+#: disk) may pass, and the index that is there may be whole: it is kept.
+REPLACEABLE_FAULTS = frozenset({"corrupt", "not a database", "not ours"})
+
+#: SQLite's primary result codes (the low byte of an extended one), by the fault each is.
+_FAULT_BY_CODE = {
+    3: "unwritable",  # SQLITE_PERM
+    5: "busy",  # SQLITE_BUSY
+    6: "busy",  # SQLITE_LOCKED
+    8: "unwritable",  # SQLITE_READONLY
+    10: "io",  # SQLITE_IOERR
+    11: "corrupt",  # SQLITE_CORRUPT
+    13: "full",  # SQLITE_FULL
+    14: "unwritable",  # SQLITE_CANTOPEN
+    26: "not a database",  # SQLITE_NOTADB
+}
+#: The same by SQLite's message, for an error that carries no code (raised by hand, or
+#: by an older Python's module).
+_FAULT_BY_MESSAGE = (
+    ("malformed", "corrupt"),
+    ("not a database", "not a database"),
+    ("disk is full", "full"),
+    ("disk i/o error", "io"),
+    ("locked", "busy"),
+    ("readonly", "unwritable"),
+    ("unable to open", "unwritable"),
+)
+
+
+def fault_of(error: BaseException) -> str:
+    """What kind of fault ``error`` is: ``corrupt`` (a damaged page of a database), ``not a
+    database``, ``not ours`` (not a private regular file of ours), ``full`` (no space),
+    ``io``, ``busy`` (locked), ``unwritable`` (a read-only disk, no permission), ``missing``
+    or ``other``."""
+    import errno
+
+    if isinstance(error, IndexUnusable):
+        return error.fault
+    if isinstance(error, OSError):
+        if error.errno in (errno.ENOSPC, errno.EDQUOT):
+            return "full"
+        if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return "unwritable"
+        return "io" if error.errno == errno.EIO else "other"
+    if isinstance(error, sqlite3.Error):
+        code = getattr(error, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF in _FAULT_BY_CODE:
+            return _FAULT_BY_CODE[code & 0xFF]
+        message = str(error).lower()
+        for words, fault in _FAULT_BY_MESSAGE:
+            if words in message:
+                return fault
+    return "other"
 
 
 def _blob(text: str) -> bytes:
@@ -255,25 +318,25 @@ class NoteIndex:
             info = os.lstat(path)
         except FileNotFoundError:
             if not create:
-                raise IndexUnusable("no index yet") from None
+                raise IndexUnusable("no index yet", "missing") from None
             # Made 0600 before SQLite opens it: it never exists with wider rights.
             try:
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
             except FileExistsError:
                 pass
             except OSError as error:
-                raise IndexUnusable(f"cannot make {path}: {error.strerror}") from None
+                raise IndexUnusable(f"cannot make {path}: {error.strerror}", fault_of(error)) from None
             info = os.lstat(path)
         except OSError as error:
-            raise IndexUnusable(f"cannot use {path}: {error.strerror}") from None
+            raise IndexUnusable(f"cannot use {path}: {error.strerror}", fault_of(error)) from None
         if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
-            raise IndexUnusable(f"{path} is not a private file of ours")
+            raise IndexUnusable(f"{path} is not a private file of ours", "not ours")
         try:
             # mode=rw: SQLite opens the file checked above and never makes one with the umask's rights.
             uri = "file:" + uri_path(path) + ("?mode=ro" if read_only else "?mode=rw")
             connection = sqlite3.connect(uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, uri=True)
         except sqlite3.Error as error:
-            raise IndexUnusable(str(error)) from None
+            raise IndexUnusable(str(error), fault_of(error)) from None
         index = cls(connection, path)
         try:
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -284,7 +347,7 @@ class NoteIndex:
             connection.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.Error as error:
             index.close()
-            raise IndexUnusable(str(error)) from None
+            raise IndexUnusable(str(error), fault_of(error)) from None
         return index
 
     def close(self) -> None:
@@ -384,6 +447,18 @@ class NoteIndex:
         ids: dict[str, int] = {}
         for page in pages:
             path = _blob(page.path)
+            held = connection.execute("SELECT id, digest FROM pages WHERE path = ?", (path,)).fetchone()
+            if held is not None and held[1] == page.digest:
+                # The same bytes under the same path (and the same title rule, which the whole
+                # index shares) make the same row: only the stat changed, and the FTS row, the
+                # costly write, stays (touch, chown -R or a checkout change every page's stat).
+                connection.execute(
+                    "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
+                    " volatile = ? WHERE id = ?",
+                    (*page.key, page.racy, page.volatile, held[0]),
+                )
+                ids[page.path] = held[0]
+                continue
             values = (
                 *page.key,
                 page.racy,
@@ -396,19 +471,21 @@ class NoteIndex:
                 _blob(page.folded_title),
                 marshal.dumps(page.folded_aliases),
                 page.head,
+                page.digest,
                 path,
             )
             row = connection.execute(
                 "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
                 " volatile = ?, not_text = ?, title = ?, aliases = ?, constellation = ?, type = ?,"
-                " folded_title = ?, folded_aliases = ?, head = ?, recall = NULL WHERE path = ? RETURNING id",
+                " folded_title = ?, folded_aliases = ?, head = ?, recall = NULL, digest = ? WHERE path = ?"
+                " RETURNING id",
                 values,
             ).fetchone()
             if row is None:
                 page_id = connection.execute(
                     "INSERT INTO pages(size, mtime_ns, ctime_ns, inode, device, racy, volatile, not_text, title,"
-                    " aliases, constellation, type, folded_title, folded_aliases, head, path)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " aliases, constellation, type, folded_title, folded_aliases, head, digest, path)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     values,
                 ).lastrowid
             else:
@@ -709,4 +786,4 @@ def written_by(build: Callable[[NoteIndex], None], index: NoteIndex) -> None:
     index.commit()
 
 
-__all__ = ["FORMAT", "IndexUnusable", "NoteIndex", "Ranked", "answerable"]
+__all__ = ["FORMAT", "IndexUnusable", "NoteIndex", "Ranked", "answerable", "fault_of"]

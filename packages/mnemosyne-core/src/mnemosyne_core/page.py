@@ -41,6 +41,7 @@ class Page:
     __slots__ = (
         "aliases",
         "constellation",
+        "digest",
         "error",
         "folded_aliases",
         "folded_path",
@@ -70,6 +71,9 @@ class Page:
         self.type: str | None = None
         #: The page's bytes up to the end of its frontmatter (recall parses them), or None.
         self.head: bytes | None = None
+        #: A digest of the bytes read: a page read again with the same bytes (only its stat
+        #: changed: touch, chown, a checkout) holds the same row (``NoteIndex.write``).
+        self.digest = b""
         #: The file as it was read (``stat_key``).
         self.key: StatKey = (0, 0, 0, 0, 0)
         #: Changed too recently to trust its stat next time (see the module's docstring).
@@ -120,6 +124,10 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_
     except OSError as error:
         page.error = error
         return page
+    # From the C module, here: a --no-cache find never reads a page through read_page.
+    from _blake2 import blake2b
+
+    page.digest = blake2b(data, digest_size=16).digest()
     page.key = stat_key(before)
     page.volatile = before.st_nlink > 1
     page.racy = is_racy(before, after, time.time_ns() if now_ns is None else now_ns)

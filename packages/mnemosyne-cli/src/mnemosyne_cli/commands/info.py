@@ -211,19 +211,45 @@ def cache_state(cache: IndexInfo, served: bool = False) -> str:
     if cache.building is not None:
         done, total = cache.building
         building = f"being built ({done} of {counted(total, 'page')} read)" if total else "being built"
+    failed = f"; {_failed_state(cache.failed)}" if cache.failed is not None else ""
     if not cache.complete:
         state = building or "not built yet (the next find, recall or wiki init builds it)"
-        return f"{printable(cache.path)}, {state}"
+        return f"{printable(cache.path)}, {state}{failed}"
     size = f"{cache.bytes / (1 << 20):.1f} MiB" if cache.bytes >= 1 << 20 else f"{cache.bytes >> 10} KiB"
-    written = ""
-    if cache.written is not None:
-        import time
-
-        written = f", written {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(cache.written))}"
+    if cache.damaged is not None:
+        # Its rows may look fresh: what a call read of it is what counts.
+        damaged = f"damaged ({cache.damaged}): find and recall read every page until a builder replaces it"
+        return f"{printable(cache.path)}, {size}, {printable(damaged)}{failed}"
+    written = f", written {_utc(cache.written)}" if cache.written is not None else ""
     fed = "; the server below tells each call what changed" if served else ""
     rebuilding = f"; {building}" if building else ""
     fresh = f"{cache.fresh} of {counted(cache.pages, 'page')} fresh"
-    return f"{printable(cache.path)}, {size}, {fresh}{written}{fed}{rebuilding}"
+    return f"{printable(cache.path)}, {size}, {fresh}{written}{fed}{rebuilding}{failed}"
+
+
+def _utc(seconds: float) -> str:
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+
+
+#: When a build that failed is tried before its retry time, by its fault.
+_RETRIED_SOONER = {"full": "once the disk has room, or ", "unwritable": "once the index is writable, or "}
+
+
+def _failed_state(failed: dict[str, object]) -> str:
+    """The last build's failure: when, the error, and when a find or recall tries again."""
+    import time
+
+    when, retry, fault = failed["time"], failed["retry"], failed["fault"]
+    assert isinstance(when, int | float)
+    assert isinstance(retry, int | float)
+    assert isinstance(fault, str)
+    if retry <= time.time():
+        again = "the next find or recall tries again"
+    else:
+        again = f"a find or recall tries again {_RETRIED_SOONER.get(fault, '')}from {_utc(retry)} on"
+    return printable(f"the last build failed {_utc(when)}: {failed['reason']}; {again}")
 
 
 def server_state(served: Status | None, auto: AutoStarted | None) -> str:

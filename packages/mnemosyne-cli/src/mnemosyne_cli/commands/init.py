@@ -101,7 +101,7 @@ def _build_index(console: Console, config_path: str) -> None:
 
     vault_real = os.path.dirname(config_path)
     terminal = console.stderr_is_terminal()
-    cache_dir, why_not = usable_cache_dir(console.env.environ, create=True)
+    cache_dir, why_not = usable_cache_dir(console.env.environ, create=True, vault_real=vault_real)
     if cache_dir is None:
         if terminal:
             console.err(printable(f"no index built: {why_not}"))
