@@ -322,7 +322,10 @@ def test_a_server_that_cannot_start_changes_no_answer_and_is_not_retried_at_once
     assert record_path.read_bytes() == record  # no second try within RETRY_AFTER_SECONDS
     code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
     assert code == 0
-    assert f"server: none (auto-start is on: a find or recall starts one; the last one's log: {log})\n" in out
+    assert (
+        f"server: none (auto-start is on: [serve] auto = true; a find or recall starts one; the last one's log: {log})\n"
+        in out
+    )
 
 
 def test_a_call_never_waits_for_the_server_it_starts(
@@ -386,7 +389,7 @@ def test_a_server_started_by_hand_is_not_joined_by_another(
         ('[serve]\nauto = "yes"\n', "serve.auto must be true or false (no quotes), e.g. auto = true"),
         ("[serve]\nauto = 1\n", "serve.auto must be true or false (no quotes), e.g. auto = true"),
         ("serve = true\n", "serve must be a table, e.g. [serve] then auto = true"),
-        ("[serve]\nautostart = true\n", "has unknown key(s) serve.autostart; allowed: serve.auto"),
+        ("[serve]\nautostart = true\n", "has unknown key(s) serve.autostart; allowed: serve.auto, serve.idle_minutes"),
         (
             "[serves]\nauto = true\n",
             "has unknown key(s) serves; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache], "
@@ -415,9 +418,11 @@ def test_info_says_the_server_was_auto_started_and_where_it_logs(
     vault = make_vault(tmp_path / "v")
     code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
     assert code == 0
-    assert "\nserver: none (auto-start is on: a find or recall starts one)\n" in out
+    assert "\nserver: none (auto-start is on: [serve] auto = true; a find or recall starts one)\n" in out
     assert json.loads(run_cli(capsys, ["wiki", "info", "--json", "--vault", str(vault)])[1])["auto_start"] == {
         "enabled": True,
+        "reason": "[serve] auto = true",
+        "idle_minutes": 30,
         "log": None,
     }
 
@@ -431,7 +436,9 @@ def test_info_says_the_server_was_auto_started_and_where_it_logs(
     assert (code, err) == (0, "")
     line = next(line for line in out.splitlines() if line.startswith("server: "))
     assert re.fullmatch(
-        rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident; auto-started, log {re.escape(log)}", line
+        rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident; auto-started, log {re.escape(log)}; "
+        r"exits after 30 minutes without a call",
+        line,
     ), line
     code, out, err = run_cli(capsys, ["wiki", "serve", "--status", "--vault", str(vault)])
     assert (code, err) == (0, "")
@@ -445,7 +452,7 @@ def test_info_says_the_server_was_auto_started_and_where_it_logs(
     jsonschema.validate(report, load_schema("info"))
     assert report["server"]["pid"] == status.pid
     assert report["server"]["auto_started"] is True
-    assert report["auto_start"] == {"enabled": True, "log": log}
+    assert report["auto_start"] == {"enabled": True, "reason": "[serve] auto = true", "idle_minutes": 30, "log": log}
 
 
 def test_info_does_not_call_a_server_started_by_hand_auto_started(
@@ -458,14 +465,22 @@ def test_info_does_not_call_a_server_started_by_hand_auto_started(
         code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
         assert code == 0
         line = next(line for line in out.splitlines() if line.startswith("server: "))
-        assert re.fullmatch(rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident", line), line
+        assert re.fullmatch(
+            rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident; exits after 30 minutes without a call",
+            line,
+        ), line
         code, out, _ = run_cli(capsys, ["wiki", "serve", "--status", "--vault", str(vault)])
         assert code == 0
         assert out.endswith(" UTC\n"), out  # no "auto-started"
         report = json.loads(run_cli(capsys, ["wiki", "info", "--json", "--vault", str(vault)])[1])
         jsonschema.validate(report, load_schema("info"))
         assert report["server"]["auto_started"] is False
-        assert report["auto_start"] == {"enabled": True, "log": None}
+        assert report["auto_start"] == {
+            "enabled": True,
+            "reason": "[serve] auto = true",
+            "idle_minutes": 30,
+            "log": None,
+        }
     finally:
         process.terminate()
         process.wait(WAIT_SECONDS)
