@@ -164,7 +164,8 @@ class Server:
         #: ``serve_forever`` returns once no call asked what changed for this long (None:
         #: never). A status request is no call: ``wiki info`` must not keep a server alive.
         self.idle_seconds: float | None = None
-        #: When a call last asked what changed (``time.monotonic``; the loop's start before).
+        #: When a call last asked what changed (``time.monotonic``; until one does, when
+        #: ``start`` was done).
         self.last_call = time.monotonic()
         #: Why ``serve_forever`` returned by itself (None: it was stopped).
         self.exited: str | None = None
@@ -216,6 +217,7 @@ class Server:
             raise
         self.listener = listener
         self._wake_reader, self._wake_writer = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.last_call = time.monotonic()  # the idle time runs from here, not from the watch's build
         return took
 
     def serve_forever(self) -> None:
@@ -228,7 +230,6 @@ class Server:
         selector.register(self._wake_reader, selectors.EVENT_READ)
         self._watched = (-1, -1)  # this selector has no watch fd yet
         listening = False
-        self.last_call = time.monotonic()
         try:
             while not self._stopping:
                 if not connections and self._idle_for() <= 0:

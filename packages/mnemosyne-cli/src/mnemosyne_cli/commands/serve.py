@@ -32,14 +32,15 @@ COMMAND = Command(
     "(with their own rights, into the vault's index) instead of listing the vault and\n"
     "checking every page; the answer is the same bytes. It never reads a page. They\n"
     "list the vault as before when it is not running, does not answer in time, or\n"
-    "answers 'rescan' (see docs/server.md). One server per vault. Ctrl-C or SIGTERM\n"
-    "stops it.",
+    "answers 'rescan' (see docs/server.md). One server per vault. A find or recall\n"
+    "starts one on a vault of 5,000 pages, or any with [serve] auto = true. It exits\n"
+    "after [serve] idle_minutes (30) without a call; Ctrl-C or SIGTERM stops it.",
     examples=[
         "mnemosyne wiki serve --vault ~/aion",
         "mnemosyne wiki serve --status --vault ~/aion",
     ],
     exit_codes=[
-        (ExitCode.OK, "stopped by SIGTERM; --status: a server is running"),
+        (ExitCode.OK, "stopped by SIGTERM, or idle for [serve] idle_minutes; --status: a server is running"),
         (ExitCode.NO_MATCH, "--status: no server is running for the vault"),
         (
             ExitCode.VAULT_ERROR,
