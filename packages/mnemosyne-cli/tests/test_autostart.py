@@ -36,8 +36,9 @@ PAGES = {
     "wiki/beta.md": "---\ntitle: Beta\nupdated: 2026-03-01\n---\nalpha in the body\n",
 }
 AUTO_CONFIG = 'dirs = ["wiki"]\n\n[serve]\nauto = true\n'
-#: How long a test waits for a server to appear or go before it fails.
-WAIT_SECONDS = 30.0
+#: How long a test waits for a server to appear or go before it fails: an upper bound on
+#: a state awaited (a pid, a log line, a status answer), never the thing tested.
+WAIT_SECONDS = 120.0
 PR_SET_CHILD_SUBREAPER = 36
 
 

@@ -194,7 +194,7 @@ def test_a_rebuild_that_fails_in_the_same_select_batch_as_a_question_does_not_cr
         answers: list[tuple[str, tuple[str, ...] | None] | None] = []
         caller = threading.Thread(target=lambda: answers.append(client.ServerChanges(Environment())(vault_real, "0:0")))
         caller.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120
         while not _listener_has_a_peer(running) and time.monotonic() < deadline:
             time.sleep(0.01)
         assert _listener_has_a_peer(running), "the caller never connected: no batch holds both"
@@ -454,7 +454,7 @@ def _stop_autostarted(vault_real: str) -> None:
     status = client.status(vault_real, Environment())
     if status is not None:
         os.kill(status.pid, 15)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120
         while Path(f"/proc/{status.pid}").exists() and time.monotonic() < deadline:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(status.pid, os.WNOHANG)
