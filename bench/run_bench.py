@@ -64,6 +64,8 @@ NAIVE = ROOT / "bench" / "naive_find.py"
 RESET_INDEX = ROOT / "bench" / "reset_index.py"
 #: The index's schema and why it was chosen: shown in the report above the sizes it names.
 INDEX_DESIGN = ROOT / "bench" / "index_design.md"
+#: Measured by bench/server_threshold.py, by hand (it starts servers of its own).
+SERVER_THRESHOLD = ROOT / "bench" / "server_threshold.md"
 #: --quick's vaults: the generated ones cut to this many pages.
 QUICK_PAGES = 2000
 
@@ -224,7 +226,9 @@ TOOLS: dict[str, Callable[[Context, Path, list[str]], list[str]]] = {
     WARM: lambda context, vault, keywords: find_argv(context, vault, keywords, "--no-server"),
     SCAN: lambda context, vault, keywords: find_argv(context, vault, keywords, "--no-cache"),
     SERVED: lambda context, vault, keywords: find_argv(context, vault, keywords),
-    COLD: lambda context, vault, keywords: find_argv(context, vault, keywords),
+    # --no-server: on a vault of 5,000 pages a first call would start a server, which then
+    # holds the vault's lock when the served rows start theirs by hand.
+    COLD: lambda context, vault, keywords: find_argv(context, vault, keywords, "--no-server"),
     RG: lambda context, vault, keywords: rg_argv(vault, keywords),
     BARE: lambda context, vault, keywords: [context.python, "-c", "pass"],
     "naive": lambda context, vault, keywords: [context.python, str(NAIVE), "--vault", str(vault), *keywords],
@@ -988,8 +992,9 @@ def report(profiles: list[Profile], results: Results, quick: bool, seconds: floa
             line = fill(LIMITS.get(row.target.key, "not said yet (LIMITS in bench/run_bench.py)."), row.facts)
             lines.append(f"- **{row_name(row.target, profiles)}**: {line}")
     lines.append("")
-    if INDEX_DESIGN.is_file():
-        lines += [INDEX_DESIGN.read_text(encoding="utf-8").strip(), ""]
+    for hand_written in (INDEX_DESIGN, SERVER_THRESHOLD):
+        if hand_written.is_file():
+            lines += [hand_written.read_text(encoding="utf-8").strip(), ""]
     if results.builds:
         lines += ["## The index per vault", ""]
         lines += markdown_table(

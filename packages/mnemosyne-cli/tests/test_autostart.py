@@ -1,6 +1,8 @@
-"""``[serve] auto = true``: the first find or recall starts ``wiki serve`` for the vault,
-detached, and answers by its scan; one server however many calls arrive at once; none
-without the setting; the setting's errors; what ``wiki info`` says.
+"""Auto-start: the first find or recall starts ``wiki serve`` for the vault (with ``[serve]
+auto = true``, or without the key on a vault of ``autostart.AUTO_START_PAGES``), detached,
+and answers by its scan; one server however many calls arrive at once; none below the size,
+with ``auto = false``, ``--no-server`` or MNEMOSYNE_NO_SERVER; the server's exit when idle;
+the settings' errors; what ``wiki info`` says.
 
 Every server a test starts is stopped and reaped before the test ends (``servers``): the
 test process is made a child subreaper, so a server orphaned by its double fork becomes
@@ -24,7 +26,7 @@ import jsonschema
 import pytest
 import server_harness
 
-from mnemosyne_cli import autostart, client
+from mnemosyne_cli import autostart, client, protocol
 from mnemosyne_cli.app import main
 from mnemosyne_cli.environment import Environment
 from mnemosyne_contract import load_schema
@@ -34,8 +36,9 @@ PAGES = {
     "wiki/beta.md": "---\ntitle: Beta\nupdated: 2026-03-01\n---\nalpha in the body\n",
 }
 AUTO_CONFIG = 'dirs = ["wiki"]\n\n[serve]\nauto = true\n'
-#: How long a test waits for a server to appear or go before it fails.
-WAIT_SECONDS = 30.0
+#: How long a test waits for a server to appear or go before it fails: an upper bound on
+#: a state awaited (a pid, a log line, a status answer), never the thing tested.
+WAIT_SECONDS = 120.0
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -248,9 +251,10 @@ def test_a_first_find_on_a_tree_starts_a_server_that_serves_the_tree(
         'dirs = ["wiki"]\n[serve]\n',
     ],
 )
-def test_a_vault_without_the_setting_never_gets_a_server(
+def test_a_vault_below_the_size_without_auto_true_never_gets_a_server(
     tmp_path: Path, runtime_dir: Path, capsys: pytest.CaptureFixture[str], config: str | None
 ) -> None:
+    """Below AUTO_START_PAGES nothing changes: no process, nothing in the runtime dir."""
     vault = make_vault(tmp_path / "v", config)
     where = ["--vault", str(vault)] + (["--dir", "wiki"] if config is None else [])
     argv = ["wiki", "find", "alpha", *where]
@@ -285,6 +289,128 @@ def test_a_vault_owned_by_another_user_never_gets_a_server(
     os.chown(vault, os.geteuid(), os.getegid())  # ours again: the setting is followed
     assert run_cli(capsys, argv) == scanned
     assert wait_for_server(vault).pid == recorded_pid(vault)
+
+
+def test_a_vault_of_the_threshold_s_size_gets_a_server_and_one_page_fewer_none(
+    tmp_path: Path, runtime_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without ``[serve] auto``, the listing's size decides: the threshold is lowered to
+    3 pages here, a vault of 3,000 more pages than a test should write."""
+    monkeypatch.setattr(autostart, "AUTO_START_PAGES", 3)
+    vault = make_vault(tmp_path / "v", 'dirs = ["wiki"]\n')
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    two = (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
+    assert run_cli(capsys, argv) == two
+    assert list(runtime_dir.iterdir()) == []
+    assert serve_pids(vault) == []
+    info = ["wiki", "info", "--vault", str(vault)]
+    assert (
+        "\nserver: none (auto-start is off: the vault lists 2 pages, fewer than 3; "
+        "'wiki serve' or [serve] auto = true starts one)\n"
+    ) in run_cli(capsys, info)[1]
+
+    (vault / "wiki" / "gamma.md").write_text("no match here\n", encoding="utf-8")
+    assert (
+        "\nserver: none (auto-start is on: the vault lists 3 pages, at least 3; a find or recall starts one)\n"
+        in (run_cli(capsys, info)[1])
+    )
+    assert run_cli(capsys, argv) == two
+    status = wait_for_server(vault)
+    assert status.pid == recorded_pid(vault)
+    assert serve_pids(vault) == [status.pid]
+    assert run_cli(capsys, argv) == two
+    assert wait_for_server(vault).requests > status.requests  # the server answered it
+
+
+@pytest.mark.parametrize("off", ["auto = false", "--no-server", "MNEMOSYNE_NO_SERVER"])
+def test_auto_false_no_server_and_the_variable_keep_a_big_vault_without_a_server(
+    tmp_path: Path,
+    runtime_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    off: str,
+) -> None:
+    monkeypatch.setattr(autostart, "AUTO_START_PAGES", 1)
+    vault = make_vault(
+        tmp_path / "v", 'dirs = ["wiki"]\n' + ("[serve]\nauto = false\n" if off == "auto = false" else "")
+    )
+    flags = ["--no-server"] if off == "--no-server" else []
+    if off == autostart.NO_SERVER_ENV_VAR:
+        monkeypatch.setenv(off, "1")
+    find = run_cli(capsys, ["wiki", "find", "alpha", "--vault", str(vault), *flags])
+    assert find == (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
+    memory = ["--memory-dir", str(tmp_path / "memory")]
+    assert run_cli(capsys, ["wiki", "recall", "alpha", "--vault", str(vault), *memory, *flags])[0] == 0
+    assert list(runtime_dir.iterdir()) == []
+    assert serve_pids(vault) == []
+    reason = {"auto = false": "[serve] auto = false", "--no-server": None, autostart.NO_SERVER_ENV_VAR: f"{off} is set"}
+    if reason[off] is not None:
+        expected = (
+            f"\nserver: none (auto-start is off: {reason[off]}; 'wiki serve' or [serve] auto = true starts one)\n"
+        )
+        assert expected in run_cli(capsys, ["wiki", "info", "--vault", str(vault)])[1]
+
+
+def test_the_variable_asks_no_running_server_either(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(tmp_path / "v")
+    process = server_harness.start_subprocess_server(vault)
+    try:
+        monkeypatch.setenv(autostart.NO_SERVER_ENV_VAR, "1")
+        before = wait_for_server(vault).requests
+        argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+        for _ in range(2):
+            assert run_cli(capsys, argv) == (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
+        # Only the status requests: the one counted in ``before`` and the one asking now.
+        assert wait_for_server(vault).requests == before + 1
+    finally:
+        process.terminate()
+        process.wait(WAIT_SECONDS)
+
+
+# --- the idle exit ---
+
+
+def test_an_auto_started_server_exits_after_its_idle_minutes_and_removes_its_socket(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = make_vault(tmp_path / "v", 'dirs = ["wiki"]\n\n[serve]\nauto = true\nidle_minutes = 0.02\n')
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    assert run_cli(capsys, argv) == (0, "wiki/alpha.md — Alpha auth\nwiki/beta.md — Beta\n", "")
+    pid = recorded_pid(vault)
+    # The state waited on is the process's end; 1.2 s of idle time is all the test needs.
+    assert wait_gone(pid), f"server {pid} was still running after {WAIT_SECONDS} s"
+    log = Path(autostart.log_path(str(vault), Environment())).read_text(encoding="utf-8").splitlines()
+    assert log[1].startswith(f"mnemosyne serve: watching {vault}: 1 dirs in ")
+    assert log[1].endswith("; exits after 0.02 minutes without a call")
+    assert log[2:] == ["mnemosyne serve: no call for 0.02 minutes: exiting"]
+    assert not Path(protocol.socket_path(str(vault), Environment())).exists()
+    assert client.status(str(vault), Environment()) is None
+
+
+def test_a_call_keeps_a_server_from_its_idle_exit_and_a_status_request_does_not(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "v")
+    with server_harness.ThreadServer(vault) as running:
+        running.idle_seconds = 3600.0
+        changes = client.ServerChanges(Environment())
+        before = running.last_call
+        assert client.status(str(vault), Environment()) is not None
+        assert running.last_call == before
+        assert changes(str(vault), None) is not None
+        assert running.last_call > before
+
+
+def test_a_server_with_no_idle_time_left_returns_and_says_why(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path / "v")
+    threaded = server_harness.ThreadServer(vault)
+    threaded.server.idle_seconds = 0.0
+    with threaded as running:
+        assert threaded.thread is not None
+        threaded.thread.join(WAIT_SECONDS)
+        assert not threaded.thread.is_alive()
+        assert running.exited == "no call for 0 minutes"
+        assert threaded.log.getvalue().endswith("mnemosyne serve: no call for 0 minutes: exiting\n")
 
 
 # --- a server that cannot start, or is slow to ---
@@ -322,7 +448,10 @@ def test_a_server_that_cannot_start_changes_no_answer_and_is_not_retried_at_once
     assert record_path.read_bytes() == record  # no second try within RETRY_AFTER_SECONDS
     code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
     assert code == 0
-    assert f"server: none (auto-start is on: a find or recall starts one; the last one's log: {log})\n" in out
+    assert (
+        "server: none (auto-start is on: [serve] auto = true; a find or recall starts one; "
+        f"the last one's log: {log})\n" in out
+    )
 
 
 def test_a_call_never_waits_for_the_server_it_starts(
@@ -386,7 +515,15 @@ def test_a_server_started_by_hand_is_not_joined_by_another(
         ('[serve]\nauto = "yes"\n', "serve.auto must be true or false (no quotes), e.g. auto = true"),
         ("[serve]\nauto = 1\n", "serve.auto must be true or false (no quotes), e.g. auto = true"),
         ("serve = true\n", "serve must be a table, e.g. [serve] then auto = true"),
-        ("[serve]\nautostart = true\n", "has unknown key(s) serve.autostart; allowed: serve.auto"),
+        ("[serve]\nautostart = true\n", "has unknown key(s) serve.autostart; allowed: serve.auto, serve.idle_minutes"),
+        *(
+            (
+                f"[serve]\nidle_minutes = {value}\n",
+                f"serve.idle_minutes must be a number of minutes above 0 and at most 10080 (a week), not {shown}; "
+                "e.g. idle_minutes = 30",
+            )
+            for value, shown in (("0", "0"), ("-5", "-5"), ('"30"', "'30'"), ("true", "True"), ("inf", "inf"))
+        ),
         (
             "[serves]\nauto = true\n",
             "has unknown key(s) serves; allowed: dirs, depth, suffixes, exclude, memory_dir, [lint], [serve], [cache], "
@@ -415,9 +552,11 @@ def test_info_says_the_server_was_auto_started_and_where_it_logs(
     vault = make_vault(tmp_path / "v")
     code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
     assert code == 0
-    assert "\nserver: none (auto-start is on: a find or recall starts one)\n" in out
+    assert "\nserver: none (auto-start is on: [serve] auto = true; a find or recall starts one)\n" in out
     assert json.loads(run_cli(capsys, ["wiki", "info", "--json", "--vault", str(vault)])[1])["auto_start"] == {
         "enabled": True,
+        "reason": "[serve] auto = true",
+        "idle_minutes": 30,
         "log": None,
     }
 
@@ -431,7 +570,9 @@ def test_info_says_the_server_was_auto_started_and_where_it_logs(
     assert (code, err) == (0, "")
     line = next(line for line in out.splitlines() if line.startswith("server: "))
     assert re.fullmatch(
-        rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident; auto-started, log {re.escape(log)}", line
+        rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident; auto-started, log {re.escape(log)}; "
+        r"exits after 30 minutes without a call",
+        line,
     ), line
     code, out, err = run_cli(capsys, ["wiki", "serve", "--status", "--vault", str(vault)])
     assert (code, err) == (0, "")
@@ -445,7 +586,7 @@ def test_info_says_the_server_was_auto_started_and_where_it_logs(
     jsonschema.validate(report, load_schema("info"))
     assert report["server"]["pid"] == status.pid
     assert report["server"]["auto_started"] is True
-    assert report["auto_start"] == {"enabled": True, "log": log}
+    assert report["auto_start"] == {"enabled": True, "reason": "[serve] auto = true", "idle_minutes": 30, "log": log}
 
 
 def test_info_does_not_call_a_server_started_by_hand_auto_started(
@@ -458,14 +599,22 @@ def test_info_does_not_call_a_server_started_by_hand_auto_started(
         code, out, _ = run_cli(capsys, ["wiki", "info", "--vault", str(vault)])
         assert code == 0
         line = next(line for line in out.splitlines() if line.startswith("server: "))
-        assert re.fullmatch(rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident", line), line
+        assert re.fullmatch(
+            rf"server: pid {status.pid}, 1 dirs watched, [0-9.]+ MiB resident; exits after 30 minutes without a call",
+            line,
+        ), line
         code, out, _ = run_cli(capsys, ["wiki", "serve", "--status", "--vault", str(vault)])
         assert code == 0
         assert out.endswith(" UTC\n"), out  # no "auto-started"
         report = json.loads(run_cli(capsys, ["wiki", "info", "--json", "--vault", str(vault)])[1])
         jsonschema.validate(report, load_schema("info"))
         assert report["server"]["auto_started"] is False
-        assert report["auto_start"] == {"enabled": True, "log": None}
+        assert report["auto_start"] == {
+            "enabled": True,
+            "reason": "[serve] auto = true",
+            "idle_minutes": 30,
+            "log": None,
+        }
     finally:
         process.terminate()
         process.wait(WAIT_SECONDS)

@@ -46,13 +46,16 @@ def cache_file(vault: Path) -> str:
     return index_path(cache_dir, os.path.realpath(vault))
 
 
-def last_lines(vault: Path) -> str:
+def last_lines(vault: Path, pages: int) -> str:
     """The report's last lines: no index of the vault is built yet, no server runs in these
-    tests, then the versions."""
+    tests (the vault of ``pages`` pages is too small for a call to start one), then the
+    versions."""
     packages = ", ".join(f"{name} {version(name)}" for name in PACKAGES)
     return (
         f"index: {cache_file(vault)}, not built yet (the next find, recall or wiki init builds it)\n"
-        f"server: none ('wiki serve' starts one)\nversion: mnemosyne {version('mnemosyne-wiki-cli')} ({packages})\n"
+        f"server: none (auto-start is off: the vault lists {pages} pages, fewer than 5,000; "
+        "'wiki serve' or [serve] auto = true starts one)\n"
+        f"version: mnemosyne {version('mnemosyne-wiki-cli')} ({packages})\n"
     )
 
 
@@ -102,7 +105,7 @@ def test_info_describes_the_vault_given_by_the_flag(vault: Path, capsys: pytest.
         'not searched: 2 markdown files: 1 in sub-dirs (set depth = "tree" in .mnemosyne.toml), 1 outside the '
         "default (Aion) dirs, in the vault root (the vault has atlas/, so it is searched as an Aion vault; set "
         'dirs = ["."] and depth = "tree" in .mnemosyne.toml to search the whole folder); wiki lint lists them\n'
-        + last_lines(vault),
+        + last_lines(vault, 2),
         "",
     )
 
@@ -124,7 +127,7 @@ def test_info_names_the_vault_config_found_from_the_cwd(
         "pages: 2\n"
         "skipped: 2 markdown files find never searches; 'mnemosyne wiki lint' lists them\n"
         'not searched: 1 markdown file in the searched dirs: 1 in sub-dirs (set depth = "tree" in .mnemosyne.toml); '
-        "wiki lint lists them\n" + last_lines(vault),
+        "wiki lint lists them\n" + last_lines(vault, 2),
         "",
     )
 
@@ -203,7 +206,12 @@ def test_info_json_is_the_report_and_matches_the_schema(vault: Path, capsys: pyt
             "unused": None,
         },
         "server": None,
-        "auto_start": {"enabled": False, "log": None},
+        "auto_start": {
+            "enabled": False,
+            "reason": "the vault lists 2 pages, fewer than 5,000",
+            "idle_minutes": 30,
+            "log": None,
+        },
         "version": version("mnemosyne-wiki-cli"),
         "packages": {name: version(name) for name in PACKAGES},
     }
@@ -227,7 +235,7 @@ def test_info_shows_a_vault_find_cannot_search_and_exits_3(home: Path, capsys: p
         "scanned dirs (from .mnemosyne.toml):\n"
         f"  wiki/: skipped: {reason}\n"
         "pages: 0\n"
-        "skipped: none\n" + last_lines(root),
+        "skipped: none\n" + last_lines(root, 0),
         f"mnemosyne: error: vault '{root}' has no scanned dir find can read (wiki): wiki/ is {reason}; "
         "move the dir into the vault, or pass the dir that holds it as --vault\n",
     )

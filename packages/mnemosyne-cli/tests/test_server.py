@@ -87,11 +87,15 @@ def test_info_names_the_running_server(tmp_path: Path, capsys: pytest.CaptureFix
 
     vault = make_vault(tmp_path / "v", HARNESS_PAGES)
     assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
-    assert "\nserver: none ('wiki serve' starts one)\n" in capsys.readouterr().out
+    assert (
+        "\nserver: none (auto-start is off: the vault lists 3 pages, fewer than 5,000; "
+        "'wiki serve' or [serve] auto = true starts one)\n"
+    ) in capsys.readouterr().out
     with ThreadServer(vault):
         assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
         out = capsys.readouterr().out
         assert f"\nserver: pid {os.getpid()}, 1 dirs watched, " in out
+        assert "MiB resident; exits after 30 minutes without a call\n" in out
         assert main(["wiki", "find", "zzqx", "--vault", str(vault)]) == ExitCode.NO_MATCH
         assert main(["wiki", "info", "--vault", str(vault)]) == ExitCode.OK
         index_line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("index: "))

@@ -114,7 +114,7 @@ print("ANSWER", answer is not None and answer[1])
 print("DOUBT", server.watch.doubt)
 os.chmod(vault, 0o755)
 # The server retries on the next question (and every RETRY_SECONDS); within a bound.
-deadline = time.monotonic() + 15
+deadline = time.monotonic() + 120
 result = backend.search(FindRequest(vault, ["page"]))
 while not backend.served and time.monotonic() < deadline:
     time.sleep(0.05)
@@ -408,7 +408,7 @@ def test_a_caller_without_the_servers_groups_is_told_to_scan(tmp_path: Path) -> 
         )
         try:
             probe = [*NOBODY, python, "-m", "mnemosyne_cli", "wiki", "serve", "--status", "--vault", str(vault)]
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120
             while subprocess.run(probe, env=env, capture_output=True, check=False, timeout=60).returncode != 0:
                 assert time.monotonic() < deadline
                 assert server.poll() is None

@@ -141,6 +141,33 @@ def test_a_file_system_mounted_inside_the_vault(
         assert same_as_the_scan(capsysbinary, argv) == before  # unmounted: the dir beneath again
 
 
+def test_a_mount_outside_the_vault_changes_no_answer_and_one_inside_it_does(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """Other programs mount and unmount all the time (and parallel tests do): only a mount
+    at or below the vault may hide what a watch saw. The vault's path holds a space and a
+    backslash, which the mount table escapes."""
+    vault = make_vault(tmp_path / "a v\\ault", {".mnemosyne.toml": 'dirs = ["wiki"]\n', "wiki/a.md": "alpha\n"})
+    (tmp_path / "elsewhere").mkdir()
+    (vault / "wiki" / "under").mkdir()
+    argv = ["wiki", "find", "alpha", "--vault", str(vault)]
+    with ThreadServer(vault) as running:
+        changes = client.ServerChanges(Environment())
+        token = changes(running.watch.vault, None)
+        assert token is not None
+        with mounted_tmpfs(tmp_path / "elsewhere"):
+            assert changes(running.watch.vault, token[0]) == (token[0], ())
+            served, scanned = served_and_scanned(capsysbinary, running, argv)
+            assert served == scanned == (0, b"wiki/a.md \xe2\x80\x94 a\n", "")
+        token = changes(running.watch.vault, None)
+        assert token is not None
+        with mounted_tmpfs(vault / "wiki" / "under"):
+            answer = changes(running.watch.vault, token[0])
+            assert answer is not None
+            assert answer[1] is None  # "rescan": a new generation, the old token unknown
+            assert answer[0] != token[0]
+
+
 # --- a rebuild that fails while the old inotify fd is in the same select batch ---
 
 
@@ -167,7 +194,7 @@ def test_a_rebuild_that_fails_in_the_same_select_batch_as_a_question_does_not_cr
         answers: list[tuple[str, tuple[str, ...] | None] | None] = []
         caller = threading.Thread(target=lambda: answers.append(client.ServerChanges(Environment())(vault_real, "0:0")))
         caller.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120
         while not _listener_has_a_peer(running) and time.monotonic() < deadline:
             time.sleep(0.01)
         assert _listener_has_a_peer(running), "the caller never connected: no batch holds both"
@@ -427,7 +454,7 @@ def _stop_autostarted(vault_real: str) -> None:
     status = client.status(vault_real, Environment())
     if status is not None:
         os.kill(status.pid, 15)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120
         while Path(f"/proc/{status.pid}").exists() and time.monotonic() < deadline:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(status.pid, os.WNOHANG)

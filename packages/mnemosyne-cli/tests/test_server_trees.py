@@ -90,7 +90,7 @@ def test_a_page_written_into_a_new_dir_just_before_its_watch_is_served(
             os.rename(tmp_path / "staged", vault / "notes" / "new")
         # The server's thread meets the new dir when it takes the event; the page is written
         # as it watches it. Each call before that answers for the vault as it was then.
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 120
         while not (new_dir / "late.md").exists() and time.monotonic() < deadline:
             assert run_cli(capsysbinary, find(vault, "zeta"))[0] in (0, 1)
         served, scanned = served_and_scanned(capsysbinary, running, find(vault, "zeta"))

@@ -110,7 +110,12 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
             "unused": None,
         },
         "server": None,
-        "auto_start": {"enabled": False, "log": None},
+        "auto_start": {
+            "enabled": False,
+            "reason": "the vault lists 0 pages, fewer than 5,000",
+            "idle_minutes": 30,
+            "log": None,
+        },
         "version": "0.1.0",
         "packages": versions,
     }
@@ -122,9 +127,10 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
     assert validator.is_valid({**good, "packages": {**versions, "mnemosyne-wiki-core": None}})
     server = {"pid": 42, "watched_dirs": 10, "resident_bytes": 16 << 20, "auto_started": False}
     assert validator.is_valid({**good, "server": server})
-    assert validator.is_valid(
-        {**good, "server": {**server, "auto_started": True}, "auto_start": {"enabled": True, "log": "/run/x.log"}}
-    )
+    started = {"enabled": True, "reason": "[serve] auto = true", "idle_minutes": 0.5, "log": "/run/x.log"}
+    assert validator.is_valid({**good, "server": {**server, "auto_started": True}, "auto_start": started})
+    assert not validator.is_valid({**good, "auto_start": {**started, "idle_minutes": 0}})
+    assert not validator.is_valid({**good, "auto_start": {k: v for k, v in started.items() if k != "reason"}})
     assert not validator.is_valid({**good, "server": {"pid": 42}})
     assert not validator.is_valid({**good, "server": {**server, "auto_started": "yes"}})
     assert not validator.is_valid({**good, "auto_start": {"enabled": True}})

@@ -1,9 +1,12 @@
-"""A ``wiki serve`` that starts itself: ``[serve] auto = true`` in ``.mnemosyne.toml``.
+"""A ``wiki serve`` that starts itself, where it pays: on a vault whose listing holds at
+least AUTO_START_PAGES pages, or at any size with ``[serve] auto = true`` in
+``.mnemosyne.toml``; never with ``auto = false``, ``--no-server`` or NO_SERVER_ENV_VAR.
 
-Opt-in per vault, like git's ``core.fsmonitor``. When a find or recall finds no server to
-ask, ``start_if_wanted`` starts ``mnemosyne wiki serve --vault VAULT`` fully detached (a
-new session, cwd ``/``, stdin ``/dev/null``, stdout and stderr the log, every other fd
-closed) and returns at once: the call answers by its scan, later calls are the server's.
+When a find or recall finds no server to ask, ``start_if_wanted`` starts ``mnemosyne wiki
+serve --vault VAULT`` fully detached (a new session, cwd ``/``, stdin ``/dev/null``, stdout
+and stderr the log, every other fd closed) and returns at once: the call answers by its
+scan, later calls are the server's. The server exits by itself once no call came for
+``[serve] idle_minutes``, as Gradle's daemon and Bazel's server do.
 
 Files, next to the vault's socket in the runtime dir (``protocol.socket_dir``):
 
@@ -17,8 +20,8 @@ Files, next to the vault's socket in the runtime dir (``protocol.socket_dir``):
 Nothing here may change a call's output or exit code: every failure is silent, and the
 server's own failure to start shows only in its log (``wiki info`` names it).
 
-Start-up: this module imports only ``os`` and ``sys``; ``fcntl`` and ``time`` are loaded
-by a vault whose config turns the setting on, never by a plain find.
+Start-up: this module imports only ``os``, ``sys`` and ``time``; ``fcntl`` is loaded only
+by a call that starts a server, never by a plain find on a small vault.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from mnemosyne_cli import protocol
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from mnemosyne_cli.environment import Environment
 
 #: A server this module started that is gone within this many seconds did not start (its
@@ -39,6 +44,32 @@ if TYPE_CHECKING:
 RETRY_AFTER_SECONDS = 60
 #: The spawn lock is dup'ed to this fd in the server, which never closes it.
 INHERITED_LOCK_FD = 3
+#: A vault whose listing holds this many pages gets a server without asking: below it, a
+#: call's listing and stat pass cost less than the server's start-up would ever save on
+#: the calls a user makes (docs/performance.md, "When a server pays").
+AUTO_START_PAGES = 5000
+#: Set to anything but the empty string, no find or recall asks or starts a server, as
+#: with ``--no-server`` (a CI job, a benchmark of the scan).
+NO_SERVER_ENV_VAR = "MNEMOSYNE_NO_SERVER"
+
+
+def wanted(serve_auto: bool | None, pages: int) -> bool:
+    """Whether a call that found no server starts one, by ``[serve] auto`` (None: absent)
+    and the number of pages its listing holds."""
+    return serve_auto if serve_auto is not None else pages >= AUTO_START_PAGES
+
+
+def why(serve_auto: bool | None, pages: int, environ: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether a find or recall that finds no server starts one, and why: what ``wiki
+    info`` says (the vault's owner is checked by ``describe``)."""
+    if environ.get(NO_SERVER_ENV_VAR):
+        return False, f"{NO_SERVER_ENV_VAR} is set"
+    if serve_auto is not None:
+        return serve_auto, f"[serve] auto = {str(serve_auto).lower()}"
+    listed = f"the vault lists {pages:,} page{'' if pages == 1 else 's'}"
+    if pages >= AUTO_START_PAGES:
+        return True, f"{listed}, at least {AUTO_START_PAGES:,}"
+    return False, f"{listed}, fewer than {AUTO_START_PAGES:,}"
 
 
 def record_path(vault_real: str, env: Environment) -> str:
@@ -59,7 +90,7 @@ def server_command(vault_real: str) -> list[str]:
 
 def start_if_wanted(vault_real: str, env: Environment) -> None:
     """Start the vault's server, detached, if none is running or starting and the vault is
-    ours (the caller checked that its config says ``[serve] auto``); return at once either
+    ours (the caller checked that one is ``wanted``); return at once either
     way. Never raises (but for Ctrl-C) and never prints: the call goes on to answer by its
     listing. A server we started for another user's vault would watch it with our inotify
     watches, and tell us what changed in a vault we do not keep."""
@@ -208,37 +239,60 @@ def _become_the_server(argv: list[str], environ: dict[str, str], fds: tuple[int,
 class AutoStarted:
     """What ``wiki info`` says about auto-start for a vault."""
 
-    __slots__ = ("enabled", "log", "server_pid")
+    __slots__ = ("enabled", "idle_minutes", "log", "reason", "server_pid")
 
-    def __init__(self, enabled: bool, server_pid: int | None, log: str | None):
-        #: ``[serve] auto`` is true for the vault.
+    def __init__(
+        self, enabled: bool, server_pid: int | None, log: str | None, reason: str = "", idle_minutes: float = 30.0
+    ):
+        #: A find or recall that finds no server starts one for the vault.
         self.enabled = enabled
+        #: Why it does or does not (``why``).
+        self.reason = reason
         #: The pid of the running auto-started server, or None.
         self.server_pid = server_pid
         #: The auto-start log, when there is one (of the running server, or of the last
         #: try that did not start).
         self.log = log
+        #: ``[serve] idle_minutes``: a server exits after so long without a call.
+        self.idle_minutes = idle_minutes
 
 
-def describe(vault_real: str, enabled: bool, env: Environment) -> AutoStarted:
-    """Whether an auto-started server runs for the vault (its record names a live server
-    still holding the spawn lock), and its log."""
+def minutes(count: float) -> str:
+    """``30 minutes``, ``1 minute``, ``0.05 minutes``."""
+    return f"{count:g} minute{'' if count == 1 else 's'}"
+
+
+def describe(
+    vault_real: str, serve_auto: bool | None, pages: int, env: Environment, idle_minutes: float = 30.0
+) -> AutoStarted:
+    """Whether a call would start a server for the vault (``why``; never for a vault we do
+    not own, nor where no server can run), whether an auto-started one runs (its record
+    names a live server still holding the spawn lock), and its log."""
     import fcntl
 
+    enabled, reason = why(serve_auto, pages, env.environ)
+    if enabled and not sys.platform.startswith("linux"):
+        enabled, reason = False, "'wiki serve' runs on Linux only"
+    elif enabled:
+        try:
+            if os.stat(vault_real).st_uid != os.geteuid():
+                enabled, reason = False, "the vault is another user's"
+        except OSError as error:
+            enabled, reason = False, f"the vault cannot be reached: {error.strerror}"
     log = log_path(vault_real, env)
     if not os.path.isfile(log):
-        return AutoStarted(enabled, None, None)
+        return AutoStarted(enabled, None, None, reason, idle_minutes)
     try:
         fd = _open_private(record_path(vault_real, env), os.O_RDONLY)
     except OSError:
-        return AutoStarted(enabled, None, log)
+        return AutoStarted(enabled, None, log, reason, idle_minutes)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
             fields = os.pread(fd, 64, 0).split()
             pid = int(fields[0]) if fields and fields[0].isdigit() else None
-            return AutoStarted(enabled, pid, log)
-        return AutoStarted(enabled, None, log)
+            return AutoStarted(enabled, pid, log, reason, idle_minutes)
+        return AutoStarted(enabled, None, log, reason, idle_minutes)
     finally:
         os.close(fd)

@@ -112,7 +112,7 @@ def _recv_exactly(sock: Any, count: int, deadline: float) -> bytes | None:
 
 def backend_for(env: Environment, *, no_cache: bool, no_server: bool) -> Backend:
     """Where find's and recall's pages come from: with --no-cache, the plain scan; with
-    --no-server, the vault's index, checked by stat; else the index told by the vault's
+    --no-server or MNEMOSYNE_NO_SERVER, the vault's index, checked by stat; else the index told by the vault's
     server what changed when one of ours answers, checked by stat when none does."""
     if no_cache:
         from mnemosyne_core.backend import SCAN
@@ -120,7 +120,7 @@ def backend_for(env: Environment, *, no_cache: bool, no_server: bool) -> Backend
         return SCAN
     from mnemosyne_core.cache import IndexedScan
 
-    if no_server:
+    if no_server or env.environ.get(autostart.NO_SERVER_ENV_VAR):
         return IndexedScan(env.environ)
     return IndexedScan(env.environ, ServerChanges(env))
 
@@ -130,7 +130,8 @@ class ServerChanges:
     (the token now, the changed paths or None for "rescan"), or None when no server of ours
     answers in time, or one that sees another vault (another mount namespace, another dir
     at the vault's path). When none answers a call that then lists the vault, one starts
-    if the vault's config says ``[serve] auto`` (``unanswered``; docs/server.md)."""
+    on a big vault, or as its config's ``[serve] auto`` says (``unanswered``;
+    docs/server.md)."""
 
     def __init__(self, env: Environment):
         self.env = env
@@ -162,8 +163,8 @@ class ServerChanges:
     def available(self, vault_real: str) -> bool:
         return trusted_socket(vault_real, self.env) is not None
 
-    def unanswered(self, vault_real: str, serve_auto: bool) -> None:
-        if serve_auto:
+    def unanswered(self, vault_real: str, serve_auto: bool | None, pages: int) -> None:
+        if autostart.wanted(serve_auto, pages):
             autostart.start_if_wanted(vault_real, self.env)
 
 

@@ -378,7 +378,8 @@ COLOR: Option[str] = Option(
 )
 NO_SERVER = flag(
     "--no-server",
-    help="ask no 'wiki serve': list the vault and check every page through its index (the answer is the same)",
+    help="ask and start no 'wiki serve' (as MNEMOSYNE_NO_SERVER does): list the vault and check every page "
+    "through its index (the answer is the same)",
 )
 NO_CACHE = flag(
     "--no-cache",

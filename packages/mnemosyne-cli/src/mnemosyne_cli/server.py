@@ -161,6 +161,14 @@ class Server:
         #: Where the server's own log goes (None: the call's stderr); a server in a test's thread
         #: keeps it apart from the calls the test captures.
         self.log_stream: TextIO | None = None
+        #: ``serve_forever`` returns once no call asked what changed for this long (None:
+        #: never). A status request is no call: ``wiki info`` must not keep a server alive.
+        self.idle_seconds: float | None = None
+        #: When a call last asked what changed (``time.monotonic``; until one does, when
+        #: ``start`` was done).
+        self.last_call = time.monotonic()
+        #: Why ``serve_forever`` returned by itself (None: it was stopped).
+        self.exited: str | None = None
 
     @classmethod
     def for_vault(cls, vault_real: str, env: Environment) -> Server:
@@ -209,6 +217,7 @@ class Server:
             raise
         self.listener = listener
         self._wake_reader, self._wake_writer = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.last_call = time.monotonic()  # the idle time runs from here, not from the watch's build
         return took
 
     def serve_forever(self) -> None:
@@ -223,6 +232,12 @@ class Server:
         listening = False
         try:
             while not self._stopping:
+                if not connections and self._idle_for() <= 0:
+                    assert self.idle_seconds is not None
+                    idle = self.idle_seconds / 60
+                    self.exited = f"no call for {idle:g} minute{'' if idle == 1 else 's'}"
+                    self.log(f"{self.exited}: exiting")
+                    return
                 watched_fd = self._watch_fd(selector)
                 if listening != (len(connections) < MAX_CONNECTIONS):
                     if listening:
@@ -234,6 +249,8 @@ class Server:
                 timeout = RETRY_SECONDS if failed else 60.0
                 if connections:
                     timeout = max(0.0, min(timeout, *(c.deadline - time.monotonic() for c in connections.values())))
+                else:
+                    timeout = max(0.0, min(timeout, self._idle_for()))
                 for key, events in selector.select(timeout):
                     target = key.fileobj
                     if target is self.listener:
@@ -257,6 +274,12 @@ class Server:
             for connection in list(connections):
                 self._drop(selector, connections, connection)
             selector.close()
+
+    def _idle_for(self) -> float:
+        """Seconds left before the server exits for want of a call (inf: never)."""
+        if self.idle_seconds is None:
+            return float("inf")
+        return self.last_call + self.idle_seconds - time.monotonic()
 
     def _watch_fd(self, selector: selectors.BaseSelector) -> int:
         """Keep the watch's inotify fd registered, and return it. A rebuild (answering a
@@ -354,6 +377,7 @@ class Server:
             return protocol.encode_reply(protocol.STATUS_OK, self.status_body())
         if request.vault != self.watch.vault:
             return protocol.encode_reply(protocol.STATUS_ERROR, "this server watches another vault")
+        self.last_call = time.monotonic()
         try:
             token, paths = self.watch.changes_since(request.token or None)
         except Exception as error:

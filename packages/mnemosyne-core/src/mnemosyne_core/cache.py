@@ -77,9 +77,9 @@ if TYPE_CHECKING:
             we trust): a cheap look, made before the index is read."""
             ...
 
-        def unanswered(self, vault_real: str, serve_auto: bool) -> None:
-            """No server answered a call that listed the vault, whose config says
-            ``[serve] auto`` = ``serve_auto``: one may start now."""
+        def unanswered(self, vault_real: str, serve_auto: bool | None, pages: int) -> None:
+            """No server answered a call that listed the vault's ``pages`` pages, whose
+            config says ``[serve] auto`` = ``serve_auto`` (None: absent): one may start now."""
             ...
 
 
@@ -472,8 +472,10 @@ class IndexedScan:
             asked = self._answer or self.changes(vault_real, None)
         pages = scan(vault_real, dirs, home=home)
         if self.changes is not None and asked is None and not dirs:
-            # No server answered: one may start, as the config the listing read says.
-            self.changes.unanswered(vault_real, pages.config is not None and pages.config.serve_auto)
+            # No server answered: one may start, as the config the listing read says, or
+            # the listing's size where it says nothing.
+            serve_auto = pages.config.serve_auto if pages.config is not None else None
+            self.changes.unanswered(vault_real, serve_auto, sum(len(names) for _, _, names in pages.listing))
         index = self._open(vault_real, home) if pages.cache_enabled else None
         if index is not None and not self._same_title_rule(index, pages):
             # Its titles were made under another title rule (the layout or .obsidian/

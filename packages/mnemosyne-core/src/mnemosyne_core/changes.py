@@ -66,14 +66,29 @@ CANNOT_WATCH = "cannot watch the vault: "
 RETRY_SECONDS = 2.0
 
 
-def mount_table() -> bytes:
-    """What this process's mount namespace has mounted (``/proc/self/mountinfo``; empty
-    where there is none to read)."""
+def mount_table(vault_real: str) -> bytes:
+    """The lines of this process's mount namespace's table (``/proc/self/mountinfo``) whose
+    mount point is the vault or below it (empty where there is none to read). A mount
+    anywhere else (a USB stick, a container, another program's tmpfs) hides nothing a
+    listing reads: a dir mounted over the vault's path or one above it changes the root's
+    (device, inode), which every caller compares, and symlinked pages are stat'ed on each
+    call. Comparing the whole table made every such mount answer "rescan"."""
     try:
         with open("/proc/self/mountinfo", "rb") as mounts:
-            return mounts.read()
+            table = mounts.read()
     except OSError:
         return b""
+    # The kernel escapes these four bytes of a mount point as octal (show_mountinfo).
+    point = os.fsencode(vault_real)
+    for byte, escaped in ((b"\\", b"\\134"), (b" ", b"\\040"), (b"\t", b"\\011"), (b"\n", b"\\012")):
+        point = point.replace(byte, escaped)
+    below = point.rstrip(b"/") + b"/"
+    kept = []
+    for line in table.splitlines(keepends=True):
+        fields = line.split(b" ", 5)
+        if len(fields) > 4 and (fields[4] == point or fields[4].startswith(below)):
+            kept.append(line)
+    return b"".join(kept)
 
 
 def new_generation() -> str:
@@ -107,8 +122,9 @@ class VaultWatch:
         self.rebuilds = 0
         #: The listed dirs (vault-relative) each watch descriptor reports on.
         self._dir_wds: dict[int, list[str]] = {}
-        #: The mount table as this build saw it: a file system mounted over a listed dir or
-        #: page (or taken away) raises no inotify event, so every question compares it.
+        #: The vault's part of the mount table as this build saw it: a file system mounted
+        #: over a listed dir or page (or taken away) raises no inotify event, so every
+        #: question compares it.
         self._mounts = b""
         #: The watched dirs on the way to a searched dir (the root among them), and the names
         #: in each whose change may change the listing.
@@ -162,7 +178,7 @@ class VaultWatch:
         self._rule_files = {}
         self.root = (0, 0)
         self._out_of_watches_at = None
-        self._mounts = mount_table()
+        self._mounts = mount_table(self.vault)
         self._stale = False
         self.rebuilds += 1
         try:
@@ -426,7 +442,7 @@ class VaultWatch:
         """(the token now, the vault-relative paths of the files changed since ``token``),
         the paths None for "rescan": any doubt, or a token this generation did not give."""
         synced = self.sync()
-        if synced and self.doubt is None and (mount_table() != self._mounts or self._rule_files_changed()):
+        if synced and self.doubt is None and (mount_table(self.vault) != self._mounts or self._rule_files_changed()):
             # Something was mounted or unmounted (what it hides, no watch sees), or a config
             # or ignore file was written or linked under another name.
             self.rebuild()

@@ -52,6 +52,13 @@ VAULT_CONFIG_KEYS: tuple[str, ...] = (
     "order",
 )
 LAYOUT_KEYS: tuple[str, ...] = ("dirs", "depth", "suffixes", "exclude")
+#: The keys of ``[serve]``.
+SERVE_KEYS: tuple[str, ...] = ("auto", "idle_minutes")
+#: How long a ``wiki serve`` waits for a call before it exits, unless ``[serve]
+#: idle_minutes`` says; Gradle's daemon waits 3 hours, but a vault's server costs a call
+#: that starts it again only its listing.
+DEFAULT_IDLE_MINUTES = 30
+MAX_IDLE_MINUTES = 7 * 24 * 60
 
 # --- layouts: which files of a vault are its pages ---------------------------------------
 #: ``depth``: the files directly in each searched dir (the Aion layout), or its whole subtree.
@@ -92,8 +99,11 @@ class VaultConfig(Record):
     ``lint_ignore`` is ``[lint] ignore``: lint codes never reported for this vault. Only
     its shape is checked here; ``lint`` checks the codes against its own list.
 
-    ``serve_auto`` is ``[serve] auto``: the first find or recall with no server to ask
-    starts ``wiki serve`` for the vault (mnemosyne_cli.autostart). Off unless true.
+    ``serve_auto`` is ``[serve] auto``: whether the first find or recall with no server to
+    ask starts ``wiki serve`` for the vault (mnemosyne_cli.autostart): always (true), never
+    (false), or, absent (None), when its listing is big enough for a server to pay.
+    ``serve_idle_minutes`` is ``[serve] idle_minutes``: how long a server of the vault
+    waits for a call before it exits.
 
     ``cache_enabled`` is ``[cache] enabled``: find and recall keep what they read of each
     page in the vault's index on disk (mnemosyne_core.index). On unless false.
@@ -113,6 +123,7 @@ class VaultConfig(Record):
         "path",
         "prefer",
         "serve_auto",
+        "serve_idle_minutes",
         "suffixes",
     )
 
@@ -122,8 +133,9 @@ class VaultConfig(Record):
         memory_dir: str | None = None,
         lint_ignore: tuple[str, ...] | None = None,
         path: str | None = None,
-        serve_auto: bool = False,
+        serve_auto: bool | None = None,
         *,
+        serve_idle_minutes: float = DEFAULT_IDLE_MINUTES,
         depth: str | None = None,
         suffixes: tuple[str, ...] | None = None,
         exclude: tuple[str, ...] | None = None,
@@ -136,6 +148,7 @@ class VaultConfig(Record):
         self.memory_dir = memory_dir
         self.lint_ignore = lint_ignore
         self.serve_auto = serve_auto
+        self.serve_idle_minutes = serve_idle_minutes
         #: The file it was read from; None when the vault has none.
         self.path = path
         self.depth = depth
@@ -374,6 +387,7 @@ def load_vault_config(vault: str) -> VaultConfig:
         _lint_ignore(path, data.get("lint")),
         path,
         _serve_auto(path, data.get("serve")),
+        serve_idle_minutes=_serve_idle_minutes(path, data.get("serve")),
         depth=depth if isinstance(depth, str) else None,
         suffixes=suffixes,
         exclude=exclude,
@@ -462,9 +476,41 @@ def _cache_enabled(path: str, table: object) -> bool:
     return _boolean_table_key(path, "cache", "enabled", table, default=True)
 
 
-def _serve_auto(path: str, table: object) -> bool:
-    """``[serve] auto``: true or false, false when absent."""
-    return _boolean_table_key(path, "serve", "auto", table, default=False)
+def _serve_auto(path: str, table: object) -> bool | None:
+    """``[serve] auto``: true or false; None (by the vault's size) when absent."""
+    _check_serve_keys(path, table)
+    value = table.get("auto") if isinstance(table, dict) else None
+    if value is not None and not isinstance(value, bool):
+        raise VaultError(f"{path}: serve.auto must be true or false (no quotes), e.g. auto = true")
+    return value
+
+
+def _serve_idle_minutes(path: str, table: object) -> float:
+    """``[serve] idle_minutes``: a number of minutes above 0 and at most a week."""
+    _check_serve_keys(path, table)
+    if table is None:
+        return DEFAULT_IDLE_MINUTES
+    assert isinstance(table, dict)
+    value = table.get("idle_minutes", DEFAULT_IDLE_MINUTES)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_IDLE_MINUTES:
+        raise VaultError(
+            f"{path}: serve.idle_minutes must be a number of minutes above 0 and at most {MAX_IDLE_MINUTES} "
+            f"(a week), not {_shown_value(value)}; e.g. idle_minutes = {DEFAULT_IDLE_MINUTES}"
+        )
+    return float(value)
+
+
+def _check_serve_keys(path: str, table: object) -> None:
+    if table is None:
+        return
+    if not isinstance(table, dict):
+        raise VaultError(f"{path}: serve must be a table, e.g. [serve] then auto = true")
+    unknown = sorted(set(table) - set(SERVE_KEYS))
+    if unknown:
+        raise VaultError(
+            f"{path} has unknown key(s) {', '.join(f'serve.{name}' for name in unknown)}; "
+            f"allowed: {', '.join(f'serve.{name}' for name in SERVE_KEYS)}"
+        )
 
 
 def _boolean_table_key(path: str, table_name: str, key: str, table: object, *, default: bool) -> bool:

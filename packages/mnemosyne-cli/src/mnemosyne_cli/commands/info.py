@@ -68,7 +68,10 @@ def run(args: InfoArguments, console: Console, backend: Backend) -> int:
     try:
         info = describe_vault(args.vault, dirs=args.dir, **env.vault_lookup())
         vault = info.location.path
-        auto = autostart.describe(vault, load_vault_config(vault).serve_auto, env)
+        settings = load_vault_config(vault)
+        # A call decides by the vault's own layout, whatever --dir this one names.
+        listed = info.pages if args.dir is None else describe_vault(args.vault, **env.vault_lookup()).pages
+        auto = autostart.describe(vault, settings.serve_auto, listed, env, settings.serve_idle_minutes)
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
@@ -112,7 +115,12 @@ def to_json(
         "error": info.error,
         "cache": info.cache.to_dict() if info.cache is not None else None,
         "server": server,
-        "auto_start": {"enabled": bool(auto and auto.enabled), "log": auto.log if auto else None},
+        "auto_start": {
+            "enabled": bool(auto and auto.enabled),
+            "reason": auto.reason if auto else "",
+            "idle_minutes": auto.idle_minutes if auto else config.DEFAULT_IDLE_MINUTES,
+            "log": auto.log if auto else None,
+        },
         "version": __version__,
         "packages": versions,
     }
@@ -254,16 +262,21 @@ def _failed_state(failed: dict[str, object]) -> str:
 
 def server_state(served: Status | None, auto: AutoStarted | None) -> str:
     """The ``server:`` line's value: the running server, whether it was auto-started and
-    where it logs; else how one would start, and the last auto-start's log if any."""
+    where it logs, and when it exits; else whether a call would start one and why, and the
+    last auto-start's log if any."""
+    from mnemosyne_cli.autostart import minutes
+
     log = printable(auto.log or "") if auto is not None else ""
     if served is not None:
-        if _auto_started(served, auto):
-            return f"{served.summary()}; auto-started, log {log}{served.not_answering()}"
-        return f"{served.summary()}{served.not_answering()}"
-    if auto is None or not auto.enabled:
+        how = f"; auto-started, log {log}" if _auto_started(served, auto) else ""
+        idle = f"; exits after {minutes(auto.idle_minutes)} without a call" if auto is not None else ""
+        return f"{served.summary()}{how}{idle}{served.not_answering()}"
+    if auto is None:
         return "none ('wiki serve' starts one)"
+    if not auto.enabled:
+        return f"none (auto-start is off: {printable(auto.reason)}; 'wiki serve' or [serve] auto = true starts one)"
     last = f"; the last one's log: {log}" if log else ""
-    return f"none (auto-start is on: a find or recall starts one{last})"
+    return f"none (auto-start is on: {printable(auto.reason)}; a find or recall starts one{last})"
 
 
 def _auto_started(served: Status, auto: AutoStarted | None) -> bool:

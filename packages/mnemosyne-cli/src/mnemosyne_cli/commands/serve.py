@@ -32,14 +32,15 @@ COMMAND = Command(
     "(with their own rights, into the vault's index) instead of listing the vault and\n"
     "checking every page; the answer is the same bytes. It never reads a page. They\n"
     "list the vault as before when it is not running, does not answer in time, or\n"
-    "answers 'rescan' (see docs/server.md). One server per vault. Ctrl-C or SIGTERM\n"
-    "stops it.",
+    "answers 'rescan' (see docs/server.md). One server per vault. A find or recall\n"
+    "starts one on a vault of 5,000 pages, or any with [serve] auto = true. It exits\n"
+    "after [serve] idle_minutes (30) without a call; Ctrl-C or SIGTERM stops it.",
     examples=[
         "mnemosyne wiki serve --vault ~/aion",
         "mnemosyne wiki serve --status --vault ~/aion",
     ],
     exit_codes=[
-        (ExitCode.OK, "stopped by SIGTERM; --status: a server is running"),
+        (ExitCode.OK, "stopped by SIGTERM, or idle for [serve] idle_minutes; --status: a server is running"),
         (ExitCode.NO_MATCH, "--status: no server is running for the vault"),
         (
             ExitCode.VAULT_ERROR,
@@ -70,21 +71,23 @@ def run(args: ServeArguments, console: Console, backend: Backend) -> int:
             console.out(f"no server is running for {vault}")
             return ExitCode.NO_MATCH
         started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(running_now.started))
-        auto = autostart.describe(vault, False, env)
+        auto = autostart.describe(vault, False, 0, env)
         how = f"; auto-started, log {printable(auto.log or '')}" if auto.server_pid == running_now.pid else ""
         console.out(
             f"server: {running_now.summary()}, {running_now.builds} watch builds, "
             f"{running_now.requests} requests since {started}{how}{running_now.not_answering()}"
         )
         return ExitCode.OK
-    from mnemosyne_core.config import vault_layout
+    from mnemosyne_core.config import load_vault_config, vault_layout
 
     try:
         vault_layout(vault)  # a bad config: refused before anything starts
+        idle_minutes = load_vault_config(vault).serve_idle_minutes
     except VaultError as error:
         console.error(str(error))
         return ExitCode.VAULT_ERROR
     running = server.Server.for_vault(vault, env)
+    running.idle_seconds = idle_minutes * 60
     try:
         took = running.start()
     except server.AlreadyRunning as error:
@@ -98,7 +101,8 @@ def run(args: ServeArguments, console: Console, backend: Backend) -> int:
     doubt = f"; every caller lists the vault: {running.watch.doubt}" if running.watch.doubt else ""
     running.log(
         f"watching {vault}: {running.watch.watched_dirs} dirs in {took:.2f} s, "
-        f"{server.resident_bytes() / (1 << 20):.0f} MiB resident; socket {running.socket_path}{doubt}"
+        f"{server.resident_bytes() / (1 << 20):.0f} MiB resident; socket {running.socket_path}; "
+        f"exits after {autostart.minutes(idle_minutes)} without a call{doubt}"
     )
     try:
         running.serve_forever()
