@@ -14,6 +14,7 @@ from mnemosyne_core.config import (
     DEFAULT_SCANNED_DIRS,
     DEPTH_TREE,
     LAYOUT_FROM_ZERO_CONFIG,
+    UNLISTED_PAGES,
     VAULT_CONFIG_FILE,
     VAULT_ROOT_DIR,
     Layout,
@@ -183,9 +184,14 @@ _ORDER = """
 # Versions or translations of a page (the same path under sibling dirs such as 7.4/ and
 # 7.6/, or en/ and it/) tie in find's order but for their path: the pages under these dirs
 # come first, in this order. wiki init chose the highest release and the language the
-# others repeat most.
+# others repeat most.{unlisted}
 prefer = {prefer}
 """
+
+#: Said in the file when ``[order] prefer`` holds ``UNLISTED_PAGES``, which reads as no dir.
+_UNLISTED_NOTE = """
+# "./" stands for the pages under none of the other dirs listed: the dirs after it
+# translate the pages beside them, which are the original."""
 
 
 def init_text(layout: Layout, prefer: Sequence[str] = ()) -> str:
@@ -204,7 +210,8 @@ def init_text(layout: Layout, prefer: Sequence[str] = ()) -> str:
 
         text += _LINT_CONVENTIONS.format(codes=toml_array(AION_CONVENTION_CODES))
     if prefer:
-        text += _ORDER.format(prefer=toml_array(prefer))
+        unlisted = _UNLISTED_NOTE if UNLISTED_PAGES in prefer else ""
+        text += _ORDER.format(prefer=toml_array(prefer), unlisted=unlisted)
     return text
 
 
