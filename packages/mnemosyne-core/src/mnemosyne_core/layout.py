@@ -76,6 +76,35 @@ def no_pages_message(vault_real: str, dirs: Sequence[str] | None = None) -> str:
     )
 
 
+def empty_dir_notes(vault_real: str, dirs: Sequence[str]) -> list[str]:
+    """One line per dir of ``--dir dirs`` that holds no page: what it holds instead, so
+    that a search there that found nothing says why (``no page in 'po': it holds 12 files
+    directly, none ending in .md``). The dir exists (a --dir the vault lacks never gets
+    this far), so the search was asked well and its answer is a miss, not a vault error.
+    Hidden files and dirs are not counted, as no layout reads them."""
+    layout = vault_layout(vault_real, dirs)
+    *others, last = layout.suffixes
+    suffixes = f"{', '.join(others)} or {last}" if others else last
+    notes = []
+    for name in layout.dirs:
+        top = os.path.join(vault_real, name)
+        if layout.tree:
+            files = 0
+            for _, subdirs, found in os.walk(top):
+                subdirs[:] = [sub for sub in subdirs if not sub.startswith(".")]
+                files += sum(not file.startswith(".") for file in found)
+            where = "in it and below"
+        else:
+            with os.scandir(top) as entries:
+                files = sum(not entry.name.startswith(".") and entry.is_file() for entry in entries)
+            where = "directly"
+        held = f"{files} file{'s' if files != 1 else ''} {where}, none ending in {suffixes}" if files else "no file"
+        if files == 1:
+            held = f"1 file {where}, not ending in {suffixes}"
+        notes.append(f"no page in {name!r}: it holds {held}")
+    return notes
+
+
 def _left_out_note(vault_real: str, left_out: Sequence[tuple[str, str]], layout_suffixes: Sequence[str]) -> str | None:
     """``miss_note``'s line for the files in ``left_out`` (as ``scan(left_out=...)`` lists
     them) under a layout searching ``layout_suffixes``; None when there are none."""
