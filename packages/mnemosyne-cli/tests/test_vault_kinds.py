@@ -195,8 +195,8 @@ def test_lint_names_the_copies_of_a_release_that_also_holds_changed_pages(
         "leave out the copies alone, exclude them by name\n"
         "versioned_docs/version-2.0/intro.md\tduplicate-title\ttitle 'Introduction' is also the title of "
         "blog/2024-05-01-introduction.md; the same in its versions in docs/, versioned_docs/version-1.0/\n",
-        "3 findings in 3 paths; findings left out: 5 missing-updated (--select, --ignore, [lint] ignore, and zero config leaves out "
-        "no-frontmatter, missing-title, missing-updated)\n",
+        "3 findings in 3 paths; findings left out: 5 missing-updated (--select, --ignore, [lint] ignore, and zero "
+        "config leaves out no-frontmatter, missing-title, missing-updated)\n",
     )
 
 
