@@ -23,6 +23,7 @@ REQUIRED = {"find": ["k"], "recall": ["t"], "ingest": ["s.md", "--constellation"
 #: A valid value for each kind of row.
 SAMPLES = {
     "--limit": "3",
+    "--max-bytes": "4096",
     "--dir": "atlas",
     "--select": "missing-title",
     "--ignore": "missing-title",

@@ -220,7 +220,11 @@ DATED = {
 }
 MISSING_UPDATED = "missing-updated\tno updated, lastmod or date; recall ranks the page last\n"
 NOTES_UNSCANNED = f"notes/n.md\tunscanned-dir\t{unscanned('notes')}\n"
-IGNORED = "ignored (--select, --ignore, [lint] ignore)"
+WHY = "(--select, --ignore, [lint] ignore)"
+#: What the summary says the selection left out: how many findings of each code.
+IGNORED_2 = f"findings left out: 2 missing-updated {WHY}"
+IGNORED_3 = f"findings left out: 2 missing-updated, 1 unscanned-dir {WHY}"
+IGNORED_1 = f"findings left out: 1 unscanned-dir {WHY}"
 KNOWN_CODES = ", ".join(REASON_CODES)
 
 
@@ -234,10 +238,10 @@ def test_ignore_leaves_out_a_code_and_the_exit_code_follows(tmp_path: Path, caps
     assert run(capsys, "wiki", "lint", "--vault", vault, "--ignore", "missing-updated") == (
         1,
         NOTES_UNSCANNED,
-        f"1 finding in 1 path; 2 {IGNORED}\n",
+        f"1 finding in 1 path; {IGNORED_2}\n",
     )
     # Nothing reported: exit 0, even though the vault has findings.
-    expected = (0, "", f"no findings reported; 3 {IGNORED}\n")
+    expected = (0, "", f"no findings reported; {IGNORED_3}\n")
     assert run(capsys, "wiki", "lint", "--vault", vault, "--ignore", "missing-updated,unscanned-dir") == expected
     assert run(capsys, "wiki", "lint", "--vault", vault, "--ignore", "missing-updated", "--ignore=unscanned-dir") == (
         expected
@@ -245,7 +249,7 @@ def test_ignore_leaves_out_a_code_and_the_exit_code_follows(tmp_path: Path, caps
     assert run(capsys, "wiki", "lint", "--vault", vault, "--ignore", "missing-updated,unscanned-dir", "--json") == (
         0,
         "[]\n",
-        f"no findings reported; 3 {IGNORED}\n",
+        f"no findings reported; {IGNORED_3}\n",
     )
 
 
@@ -254,40 +258,40 @@ def test_select_reports_only_the_codes_named(tmp_path: Path, capsys: pytest.Capt
     assert run(capsys, "wiki", "lint", "--vault", vault, "--select", "unscanned-dir") == (
         1,
         NOTES_UNSCANNED,
-        f"1 finding in 1 path; 2 {IGNORED}\n",
+        f"1 finding in 1 path; {IGNORED_2}\n",
     )
     assert run(
         capsys, "wiki", "lint", "--vault", vault, "--select", "hidden-file,unscanned-dir", "--select", "nested-file"
     ) == (
         1,
         NOTES_UNSCANNED,
-        f"1 finding in 1 path; 2 {IGNORED}\n",
+        f"1 finding in 1 path; {IGNORED_2}\n",
     )
     assert run(capsys, "wiki", "lint", "--vault", vault, "--select", "nested-file") == (
         0,
         "",
-        f"no findings reported; 3 {IGNORED}\n",
+        f"no findings reported; {IGNORED_3}\n",
     )
     # --ignore wins over --select for a code both name; "a," is the list a.
     assert run(capsys, "wiki", "lint", "--vault", vault, "--select", "unscanned-dir,", "--ignore", "unscanned-dir") == (
         0,
         "",
-        f"no findings reported; 3 {IGNORED}\n",
+        f"no findings reported; {IGNORED_3}\n",
     )
 
 
 def test_config_ignore_and_select_naming_a_code_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     vault = make_vault(tmp_path, {**DATED, ".mnemosyne.toml": '[lint]\nignore = ["missing-updated"]\n'})
-    assert run(capsys, "wiki", "lint", "--vault", vault) == (1, NOTES_UNSCANNED, f"1 finding in 1 path; 2 {IGNORED}\n")
+    assert run(capsys, "wiki", "lint", "--vault", vault) == (1, NOTES_UNSCANNED, f"1 finding in 1 path; {IGNORED_2}\n")
     assert run(capsys, "wiki", "lint", "--vault", vault, "--ignore", "unscanned-dir") == (
         0,
         "",
-        f"no findings reported; 3 {IGNORED}\n",
+        f"no findings reported; {IGNORED_3}\n",
     )
     assert run(capsys, "wiki", "lint", "--vault", vault, "--select", "missing-updated") == (
         1,
         f"atlas/a.md\t{MISSING_UPDATED}atlas/b.md\t{MISSING_UPDATED}",
-        f"2 findings in 2 paths; 1 {IGNORED}\n",
+        f"2 findings in 2 paths; {IGNORED_1}\n",
     )
 
 

@@ -560,3 +560,110 @@ def test_recall_help_ends_with_examples_and_exit_codes(capsys: pytest.CaptureFix
     tail = out[out.index("exit codes:") :].splitlines()
     # A meaning too long for the terminal wraps onto lines indented under it (no code).
     assert [line.split()[0] for line in tail[1:] if line[:5].strip().isdigit()] == ["0", "3", "64", "74", "130"]
+
+
+# --- recall cannot flood: each page read is cut to its share of --max-bytes ---
+
+
+def long_pages(tmp_path: Path) -> Path:
+    """Three pages on rust: a short one dated newest, and two of 3,000 lines each."""
+    vault = wiki_vault(tmp_path)
+    lines = "".join(f"line {number}: rust\n" for number in range(1, 3001))
+    write_page(vault, "wiki/rust-short.md", "title: Rust short\nupdated: 2026-03-03", "Short.\n")
+    write_page(vault, "wiki/rust-async.md", "title: Rust async\nupdated: 2026-03-02", lines)
+    write_page(vault, "wiki/rust.md", "title: Rust\nupdated: 2026-03-01", lines)
+    return vault
+
+
+def test_a_long_page_shows_its_first_lines_and_the_call_that_prints_it_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = long_pages(tmp_path)
+    monkeypatch.chdir(vault)  # the vault found from here: the call names no --vault, nor does its --cat
+    code = main(["wiki", "recall", "rust", "--max-bytes", "600"])
+    captured = capsys.readouterr()
+    # 600 bytes: the list (150 at most) and the summary, then each page its share of the
+    # rest; the short page leaves what it does not use to the two after it.
+    assert (code, captured.out, captured.err) == (
+        0,
+        "wiki/rust-short.md\n"
+        "wiki/rust-async.md\n"
+        "wiki/rust.md\n"
+        "\n"
+        "==> wiki/rust-short.md <==\n"
+        "---\ntitle: Rust short\nupdated: 2026-03-03\n---\n\nShort.\n"
+        "\n"
+        "==> wiki/rust-async.md <==\n"
+        "---\ntitle: Rust async\nupdated: 2026-03-02\n---\n\nline 1: rust\nline 2: rust\n"
+        "[… 2998 more lines; to print the whole page: mnemosyne wiki find --cat wiki/rust-async.md]\n"
+        "\n"
+        "==> wiki/rust.md <==\n"
+        "---\ntitle: Rust\nupdated: 2026-03-01\n---\n\nline 1: rust\nline 2: rust\nline 3: rust\nline 4: rust\n"
+        "[… 2996 more lines; to print the whole page: mnemosyne wiki find --cat wiki/rust.md]\n"
+        "\n"
+        "3 matches; read 3: rust-short, rust-async, rust; 0 not read\n",
+        "",
+    )
+    assert len(captured.out.encode()) <= 600
+    # The call it names prints that page, byte for byte.
+    assert main(["wiki", "find", "--cat", "wiki/rust.md"]) == 0
+    assert capsys.readouterr().out == Path("wiki/rust.md").read_text(encoding="utf-8")
+
+
+def test_the_default_cap_keeps_recall_under_32_kb_and_zero_lifts_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = long_pages(tmp_path)
+    for name in ("rust-async", "rust"):
+        path = vault / "wiki" / f"{name}.md"
+        path.write_text(path.read_text(encoding="utf-8") * 10, encoding="utf-8")  # 30,000 lines each
+    assert main(["wiki", "recall", "rust", "--vault", str(vault)]) == 0
+    out = capsys.readouterr().out
+    assert 30_000 < len(out.encode()) <= 32 * 1024
+    assert out.count("[… ") == 2
+    assert main(["wiki", "recall", "rust", "--vault", str(vault), "--max-bytes", "0"]) == 0
+    whole = capsys.readouterr().out
+    assert "[… " not in whole
+    assert whole.endswith(
+        (vault / "wiki/rust.md").read_text(encoding="utf-8")
+        + "\n3 matches; read 3: rust-short, rust-async, rust; 0 not read\n"
+    )
+
+
+def test_a_long_match_list_takes_a_quarter_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = wiki_vault(tmp_path)
+    for number in range(1, 31):
+        write_page(vault, f"wiki/rust-{number:02}.md", f"title: Rust {number}\nupdated: 2026-03-01")
+    assert main(["wiki", "recall", "rust", "--vault", str(vault), "--max-bytes", "400"]) == 0
+    listed = capsys.readouterr().out.split("\n\n")[0]
+    # A quarter of 400 bytes holds 6 lines of 16 bytes.
+    assert listed == (
+        "wiki/rust-01.md\nwiki/rust-02.md\nwiki/rust-03.md\nwiki/rust-04.md\nwiki/rust-05.md\nwiki/rust-06.md\n"
+        "… and 24 more matches (--max-bytes 0 lists them all)"
+    )
+
+
+def test_json_carries_the_same_cut_and_says_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(long_pages(tmp_path))
+    assert main(["wiki", "recall", "rust", "--max-bytes", "600", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    jsonschema.validate(document, load_schema("recall"))
+    assert [(match["content"], match.get("cut")) for match in document["matches"]] == [
+        ("---\ntitle: Rust short\nupdated: 2026-03-03\n---\n\nShort.\n", None),
+        (
+            "---\ntitle: Rust async\nupdated: 2026-03-02\n---\n\nline 1: rust\nline 2: rust\n",
+            {
+                "lines_shown": 7,
+                "lines_left_out": 2998,
+                "command": "mnemosyne wiki find --cat wiki/rust-async.md",
+            },
+        ),
+        (
+            "---\ntitle: Rust\nupdated: 2026-03-01\n---\n\nline 1: rust\nline 2: rust\nline 3: rust\nline 4: rust\n",
+            {"lines_shown": 9, "lines_left_out": 2996, "command": "mnemosyne wiki find --cat wiki/rust.md"},
+        ),
+    ]

@@ -75,6 +75,47 @@ def test_cat_on_a_folder_without_pages_is_the_same_vault_error(
     assert err.startswith(f"mnemosyne: error: vault '{vault}' holds no page: ")
 
 
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_dir_without_pages_is_a_miss_that_says_what_it_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], as_json: bool
+) -> None:
+    # The call names a dir the vault has: the question was asked well, and the answer is
+    # no, with what the dir holds instead (hidden files are no candidates, so not counted).
+    files = {"book/a.md": "# A\n", "po/de.po": "", "po/fr.po": "", "po/.keep": "", "po/old/it.po": ""}
+    vault = write(tmp_path, {**files, "empty/.keep": ""})
+    argv = ["wiki", "find", "po", "--vault", vault, "--dir", "po", "--dir", "empty", *(["--json"] * as_json)]
+    assert run(capsys, *argv) == (
+        ExitCode.NO_MATCH,
+        "[]\n" if as_json else "",
+        "no wiki page matches 'po'\n"
+        "no page in 'po': it holds 3 files in it and below, none ending in .md, .markdown or .mdx\n"
+        "no page in 'empty': it holds no file\n",
+    )
+    Path(vault, ".mnemosyne.toml").write_text('dirs = ["book"]\n', encoding="utf-8")
+    assert run(capsys, "wiki", "find", "po", "x", "--vault", vault, "--dir", "po", "--cat") == (
+        ExitCode.CAT_NEEDS_ONE_MATCH,
+        "",
+        "no wiki page matches 'po x'\n  'po': 0 pages\n  'x': 0 pages\n"
+        "no page in 'po': it holds 2 files directly, none ending in .md\n--cat needs exactly one match\n",
+    )
+
+
+def test_a_dir_that_holds_the_home_dir_is_named_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Searching it would search the home dir: that is the reason, not a system dir.
+    vault = write(tmp_path / "users", {"me/notes/a.md": "a", "you/b.md": "b"})
+    monkeypatch.setenv("HOME", str(tmp_path / "users" / "me"))
+    assert run(capsys, "wiki", "find", "a", "--vault", vault) == (
+        ExitCode.VAULT_ERROR,
+        "",
+        f"mnemosyne: error: vault '{vault}' is a dir that holds your home dir, not a notes folder, and has no "
+        ".mnemosyne.toml nor any default dir (atlas, hades, mnemosyne, proteus, metis, apollo, hermes, hephaistos, "
+        "athena, analyses), so find will not search all of it: pass --vault the folder that holds your notes, or "
+        "run 'mnemosyne wiki init' there\n",
+    )
+
+
 def test_a_vault_with_one_page_still_misses_with_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     vault = write(tmp_path, {"a.md": "# A\n"})
     assert run(capsys, "wiki", "find", "zzz", "--vault", vault) == (
@@ -154,8 +195,8 @@ def test_lint_names_the_copies_of_a_release_that_also_holds_changed_pages(
         "leave out the copies alone, exclude them by name\n"
         "versioned_docs/version-2.0/intro.md\tduplicate-title\ttitle 'Introduction' is also the title of "
         "blog/2024-05-01-introduction.md; the same in its versions in docs/, versioned_docs/version-1.0/\n",
-        "3 findings in 3 paths; 5 ignored (--select, --ignore, [lint] ignore, and zero config leaves out "
-        "no-frontmatter, missing-title, missing-updated)\n",
+        "3 findings in 3 paths; findings left out: 5 missing-updated (--select, --ignore, [lint] ignore, and zero "
+        "config leaves out no-frontmatter, missing-title, missing-updated)\n",
     )
 
 

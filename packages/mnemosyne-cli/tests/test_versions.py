@@ -121,10 +121,6 @@ EXAMPLE = 'e.g. [order] then prefer = ["reference/7.6/", "content/en/"]'
             "order.prefer has '../7.10/', which has a part starting with '.' (hidden dirs and '..' are never "
             f"searched); {EXAMPLE}",
         ),
-        (
-            '[order]\nprefer = ["./"]\n',
-            f"order.prefer has './', which is the vault root, which holds every page; {EXAMPLE}",
-        ),
     ],
 )
 def test_a_bad_order_is_a_one_line_vault_error(
@@ -252,6 +248,96 @@ def test_init_prefers_the_highest_release_and_the_language_the_others_copy(
     ) in out
     code, out, _ = run(capsys, "wiki", "info", "--vault", vault, "--json")
     assert json.loads(out)["prefer"] == ["content/en/", "reference/7.10/"]
+
+
+ROOT_ORIGINAL = {
+    "book/coming_from_bash.md": "# Coming from Bash\n\nbash\n",
+    "book/dataframes.md": "# Dataframes\n\nPolars.\n",
+    "zh-CN/book/coming_from_bash.md": "# Coming from Bash\n\n从 Bash\n",
+    "zh-CN/book/dataframes.md": "# Dataframes\n\n数据帧\n",
+    "ja/book/coming_from_bash.md": "# Coming from Bash\n\nBash から\n",
+    "blog/2024.md": "# A year\n",
+}
+
+ROOT_ORIGINAL_ORDER = """
+[order]
+# Versions or translations of a page (the same path under sibling dirs such as 7.4/ and
+# 7.6/, or en/ and it/) tie in find's order but for their path: the pages under these dirs
+# come first, in this order. wiki init chose the highest release and the language the
+# others repeat most.
+# "./" stands for the pages under none of the other dirs listed: the dirs after it
+# translate the pages beside them, which are the original.
+prefer = ["./", "ja/", "zh-CN/"]
+"""
+
+
+def test_init_puts_the_original_at_the_root_before_the_translations_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # zh-CN/ and ja/ mirror book/ at the root: the root holds the original, so no language
+    # dir is preferred; both follow every page outside them.
+    vault = write(tmp_path / "site", ROOT_ORIGINAL)
+    code, out, err = run(capsys, "wiki", "init", vault, "--dry-run")
+    assert (code, out.endswith(ROOT_ORIGINAL_ORDER), err) == (
+        ExitCode.OK,
+        True,
+        "versions of a page found: find puts the one outside ja/, zh-CN/ first (the original: those dirs "
+        "translate the pages beside them); edit [order] prefer to change it\n",
+    )
+    assert run(capsys, "wiki", "init", vault)[0] == ExitCode.OK
+    assert run(capsys, "wiki", "find", "coming", "from", "bash", "--vault", vault) == (
+        ExitCode.OK,
+        "book/coming_from_bash.md — Coming from Bash\n"
+        "ja/book/coming_from_bash.md — Coming from Bash\n"
+        "zh-CN/book/coming_from_bash.md — Coming from Bash\n",
+        "",
+    )
+    assert run(capsys, "wiki", "find", "dataframes", "--vault", vault) == (
+        ExitCode.OK,
+        "book/dataframes.md — Dataframes\nzh-CN/book/dataframes.md — Dataframes\n",
+        "",
+    )
+
+
+def test_a_preferred_and_a_root_original_are_said_together(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    vault = write(
+        tmp_path / "site",
+        {**ROOT_ORIGINAL, "reference/7.9/a.md": "# A\n", "reference/7.10/a.md": "# A, newer\n"},
+    )
+    code, out, err = run(capsys, "wiki", "init", vault, "--dry-run")
+    assert (code, out.splitlines()[-1], err) == (
+        ExitCode.OK,
+        'prefer = ["reference/7.10/", "./", "ja/", "zh-CN/"]',
+        "versions of a page found: find puts the one under reference/7.10/ first (the highest release), and the "
+        "one outside ja/, zh-CN/ before theirs (the original: those dirs translate the pages beside them); edit "
+        "[order] prefer to change it\n",
+    )
+
+
+@pytest.mark.parametrize("unlisted", [".", "./"])
+def test_dot_in_prefer_places_the_pages_under_none_of_the_other_dirs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], unlisted: str
+) -> None:
+    # Path order alone puts blog/ before the root page: ".", listed before ja/ and zh-CN/,
+    # puts every page outside them first, and they follow in the list's order.
+    files = {
+        **ROOT_ORIGINAL,
+        "a/book/dataframes.md": "# Dataframes\n",
+        ".mnemosyne.toml": f'{TREE}[order]\nprefer = ["zh-CN/", "{unlisted}", "ja/"]\n',
+    }
+    vault = write(tmp_path, files)
+    assert run(capsys, "wiki", "find", "coming", "from", "bash", "--vault", vault) == (
+        ExitCode.OK,
+        "zh-CN/book/coming_from_bash.md — Coming from Bash\n"
+        "book/coming_from_bash.md — Coming from Bash\n"
+        "ja/book/coming_from_bash.md — Coming from Bash\n",
+        "",
+    )
+    assert run(capsys, "wiki", "find", "dataframes", "--vault", vault) == (
+        ExitCode.OK,
+        "zh-CN/book/dataframes.md — Dataframes\na/book/dataframes.md — Dataframes\nbook/dataframes.md — Dataframes\n",
+        "",
+    )
 
 
 def test_init_writes_no_order_without_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -146,7 +146,9 @@ def test_obvious_non_vaults_are_refused_not_crawled(
     home.mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
     vault = {"root": "/", "home": str(home), "home-parent": str(tmp_path / "home")}[where]
-    what = {"root": "the file system root", "home": "your home dir", "home-parent": "a system dir"}[where]
+    what = {"root": "the file system root", "home": "your home dir", "home-parent": "a dir that holds your home dir"}[
+        where
+    ]
     with pytest.raises(VaultError) as raised:
         scan(os.path.realpath(vault))
     assert str(raised.value) == (

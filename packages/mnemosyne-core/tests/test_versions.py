@@ -115,3 +115,25 @@ def test_a_copy_has_the_same_bytes_or_the_same_text_after_its_frontmatter() -> N
     [copy] = find_copies(digests)
     assert (copy.dir, copy.of, copy.copies, copy.pages, copy.whole) == ("v/1.0", "v/2.0", ["a.md"], 2, False)
     assert [copy.dir for copy in find_copies(digests, ("v/1.0/",))] == ["v/2.0"]
+
+
+def test_unlisted_pages_rank_where_the_dot_stands_and_nothing_else_changes() -> None:
+    from mnemosyne_core.find import preferred_rank
+
+    prefer = ("reference/7.6/", "./", "ja/")
+    assert [preferred_rank(path, prefer) for path in ("reference/7.6/a.md", "book/a.md", "ja/book/a.md")] == [0, 1, 2]
+    assert [preferred_rank(path, ("ja/",)) for path in ("book/a.md", "ja/book/a.md")] == [1, 0]
+    assert preferred_rank("book/a.md", ()) == 0
+    # recall reads the version outside the translation dirs, and the first listed on a tie.
+    assert chosen_version(["ja/a.md", "ko/a.md", "zh/a.md"], ("./", "ja/", "zh/")) == 1
+    assert chosen_version(["ko/a.md", "it/a.md"], ("./", "ja/")) == 0
+
+
+def test_language_dirs_that_mirror_the_pages_beside_them_are_translations() -> None:
+    from mnemosyne_core.versions import root_translations
+
+    paths = ["book/x.md", "book/y.md", "zh-CN/book/x.md", "ja/book/x.md", "ja/only.md", "ja/more.md", "de/z.md"]
+    # ja/ mirrors 1 of its 3 pages: less than half; de/ none.
+    assert root_translations(paths) == ["zh-CN/"]
+    assert root_translations([*paths, "ja/book/y.md"]) == ["ja/", "zh-CN/"]
+    assert root_translations(["docs/a.md", "docs/it/a.md", "it/b.md"]) == ["docs/it/"]

@@ -73,6 +73,12 @@ FLAT_SUFFIXES: tuple[str, ...] = (".md",)
 
 #: In ``dirs`` (and --dir), the vault root itself.
 VAULT_ROOT_DIR = "."
+#: The ``[order] prefer`` entry (written ``"."`` or ``"./"``) that stands for every page
+#: under none of the other dirs listed: a site whose original language lies at the root
+#: and whose translations lie in dirs beside it lists ``[".", "ja/", "zh-CN/"]``. No page
+#: path starts with it, so it places only the pages no other entry takes
+#: (``find.preferred_rank``).
+UNLISTED_PAGES = "./"
 #: Where a layout came from, as ``wiki info`` reports it.
 LAYOUT_FROM_DEFAULT = "default"  # no layout key set, and the vault has one of the default dirs
 LAYOUT_FROM_VAULT_CONFIG = VAULT_CONFIG_FILE  # .mnemosyne.toml sets at least one layout key
@@ -110,7 +116,8 @@ class VaultConfig(Record):
 
     ``prefer`` is ``[order] prefer``: the dirs (each ending in '/') whose pages come first
     among pages that tie on every other key of find's order (docs/spec.md, rule 8), in the
-    list's order; empty when absent.
+    list's order; ``UNLISTED_PAGES`` among them places the pages under none of the others
+    (``find.preferred_rank``); empty when absent.
     """
 
     __slots__ = (
@@ -445,7 +452,8 @@ def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
 
 
 def _order_prefer(path: str, table: object) -> tuple[str, ...]:
-    """``[order] prefer``, checked: vault-relative dirs, each given back ending in '/'."""
+    """``[order] prefer``, checked: vault-relative dirs, each given back ending in '/', and
+    ``"."``, the pages under none of them, given back as ``UNLISTED_PAGES``."""
     example = 'e.g. [order] then prefer = ["reference/7.6/", "content/en/"]'
     if table is None:
         return ()
@@ -462,9 +470,10 @@ def _order_prefer(path: str, table: object) -> tuple[str, ...]:
     dirs = []
     for name in prefer:
         bare = name[:-1] if name.endswith("/") else name
-        reason = check_dir_name(bare)
         if bare == VAULT_ROOT_DIR:
-            reason = "is the vault root, which holds every page"
+            dirs.append(UNLISTED_PAGES)
+            continue
+        reason = check_dir_name(bare)
         if reason:
             raise VaultError(f"{path}: order.prefer has {name!r}, which {reason}; {example}")
         dirs.append(bare + "/")

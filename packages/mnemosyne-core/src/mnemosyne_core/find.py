@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from mnemosyne_core.config import CONSTELLATIONS
+from mnemosyne_core.config import CONSTELLATIONS, UNLISTED_PAGES
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text, position
 from mnemosyne_core.frontmatter import (
@@ -119,13 +119,16 @@ def judge(
 
 
 def preferred_rank(rel_path: str, prefer: Sequence[str]) -> int:
-    """Where the page at ``rel_path`` sorts among pages tied on every other key: the place
-    in ``prefer`` of the first preferred dir it lies under, ``len(prefer)`` under none (0
-    for every page when the vault prefers no dir, so its order is the path's alone)."""
+    """Where the page at ``rel_path`` sorts among pages tied on every other key: the index
+    in ``prefer`` of the first entry ``rel_path`` starts with; a page that starts with
+    none sorts at the index of ``UNLISTED_PAGES`` (``"./"``, which no path starts with)
+    when ``prefer`` holds it, else at ``len(prefer)``, after all. So ``["./", "ja/"]``
+    puts every page outside ``ja/`` (0) before the pages in it (1), and without a
+    preference every page ranks 0 and the path alone orders them."""
     for index, prefix in enumerate(prefer):
         if rel_path.startswith(prefix):
             return index
-    return len(prefer)
+    return prefer.index(UNLISTED_PAGES) if UNLISTED_PAGES in prefer else len(prefer)
 
 
 def named_key(

@@ -14,6 +14,7 @@ from mnemosyne_core.config import (
     DEFAULT_SCANNED_DIRS,
     DEPTH_TREE,
     LAYOUT_FROM_ZERO_CONFIG,
+    UNLISTED_PAGES,
     VAULT_CONFIG_FILE,
     VAULT_ROOT_DIR,
     Layout,
@@ -73,6 +74,35 @@ def no_pages_message(vault_real: str, dirs: Sequence[str] | None = None) -> str:
         "and found none; pass --vault the folder that holds your notes, or name its dirs with --dir "
         "('mnemosyne wiki info' shows what is searched)"
     )
+
+
+def empty_dir_notes(vault_real: str, dirs: Sequence[str]) -> list[str]:
+    """One line per dir of ``--dir dirs`` that holds no page: what it holds instead, so
+    that a search there that found nothing says why (``no page in 'po': it holds 12 files
+    directly, none ending in .md``). The dir exists (a --dir the vault lacks never gets
+    this far), so the search was asked well and its answer is a miss, not a vault error.
+    Hidden files and dirs are not counted, as no layout reads them."""
+    layout = vault_layout(vault_real, dirs)
+    *others, last = layout.suffixes
+    suffixes = f"{', '.join(others)} or {last}" if others else last
+    notes = []
+    for name in layout.dirs:
+        top = os.path.join(vault_real, name)
+        if layout.tree:
+            files = 0
+            for _, subdirs, found in os.walk(top):
+                subdirs[:] = [sub for sub in subdirs if not sub.startswith(".")]
+                files += sum(not file.startswith(".") for file in found)
+            where = "in it and below"
+        else:
+            with os.scandir(top) as entries:
+                files = sum(not entry.name.startswith(".") and entry.is_file() for entry in entries)
+            where = "directly"
+        held = f"{files} file{'s' if files != 1 else ''} {where}, none ending in {suffixes}" if files else "no file"
+        if files == 1:
+            held = f"1 file {where}, not ending in {suffixes}"
+        notes.append(f"no page in {name!r}: it holds {held}")
+    return notes
 
 
 def _left_out_note(vault_real: str, left_out: Sequence[tuple[str, str]], layout_suffixes: Sequence[str]) -> str | None:
@@ -183,9 +213,14 @@ _ORDER = """
 # Versions or translations of a page (the same path under sibling dirs such as 7.4/ and
 # 7.6/, or en/ and it/) tie in find's order but for their path: the pages under these dirs
 # come first, in this order. wiki init chose the highest release and the language the
-# others repeat most.
+# others repeat most.{unlisted}
 prefer = {prefer}
 """
+
+#: Said in the file when ``[order] prefer`` holds ``UNLISTED_PAGES``, which reads as no dir.
+_UNLISTED_NOTE = """
+# "./" stands for the pages under none of the other dirs listed: the dirs after it
+# translate the pages beside them, which are the original."""
 
 
 def init_text(layout: Layout, prefer: Sequence[str] = ()) -> str:
@@ -204,7 +239,8 @@ def init_text(layout: Layout, prefer: Sequence[str] = ()) -> str:
 
         text += _LINT_CONVENTIONS.format(codes=toml_array(AION_CONVENTION_CODES))
     if prefer:
-        text += _ORDER.format(prefer=toml_array(prefer))
+        unlisted = _UNLISTED_NOTE if UNLISTED_PAGES in prefer else ""
+        text += _ORDER.format(prefer=toml_array(prefer), unlisted=unlisted)
     return text
 
 

@@ -199,6 +199,9 @@ class LintReport:
     #: Whether the vault's layout is zero config, whose ignored codes include
     #: AION_CONVENTION_CODES (unless --select named them).
     zero_config: bool = False
+    #: How many findings of each code the selection left out (they sum to ``ignored``), the
+    #: most first, then by code: what "ignored" counts, so a reader can --select one back.
+    ignored_by_code: list[tuple[str, int]] = field(default_factory=list)
 
 
 def check_codes(codes: Iterable[str], option: str) -> None:
@@ -270,6 +273,11 @@ def lint_report(
     reported = [finding for finding in findings if finding.code not in hidden]
     report = LintReport(reported, len(findings) - len(reported), list(pages.dir_warnings))
     report.zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
+    by_code: dict[str, int] = {}
+    for finding in findings:
+        if finding.code in hidden:
+            by_code[finding.code] = by_code.get(finding.code, 0) + 1
+    report.ignored_by_code = sorted(by_code.items(), key=lambda item: (-item[1], item[0]))
     return report
 
 

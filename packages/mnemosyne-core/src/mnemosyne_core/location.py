@@ -172,14 +172,17 @@ NON_VAULT_DIRS = frozenset(
 
 def non_vault_reason(vault: str, home: str | None = None) -> str | None:
     """Why the dir ``vault`` (a real path) is no vault to search as a whole tree, or None:
-    the file system root, a system dir, the home dir (``home``, the caller's ``~``; default:
-    this process's, for a Python caller) or a dir holding it."""
+    the file system root, the home dir (``home``, the caller's ``~``; default: this
+    process's, for a Python caller), a dir holding it, or a system dir."""
     home = os.path.realpath(home_dir(os.environ) if home is None else home)
     if vault == home:
         return "your home dir"
     if vault == "/":
         return "the file system root"
-    if vault in NON_VAULT_DIRS or is_inside(home, vault):
+    if is_inside(home, vault):
+        # Searching it searches the whole home dir too: that, not the dir itself, is what to say.
+        return "a dir that holds your home dir"
+    if vault in NON_VAULT_DIRS:
         return "a system dir"
     return None
 

@@ -45,6 +45,10 @@ if TYPE_CHECKING:
 #: How many of the ranked matches are read into context. Fixed, as ``/wiki-query``'s is, so
 #: that every logged call reads alike: not a flag.
 READ_CAP = 3
+#: The most bytes the text of a recall writes by default (``recall --max-bytes``): 3 pages
+#: read whole flooded an agent's context (one 163 KB page), so each is cut to its first
+#: lines within its share of these (``cut_text``).
+DEFAULT_MAX_BYTES = 32 * 1024
 #: The heading the harness memory protocol greps for; recall implements /wiki-query.
 LOG_HEADING = "/wiki-query"
 LOG_FILE_NAME = "log.md"
@@ -174,6 +178,19 @@ class RecallResult:
     def incomplete(self) -> bool:
         """Whether something in scope went unread, so "no match" cannot be promised."""
         return self.unreadable > 0
+
+
+def cut_text(text: bytes, budget: int) -> tuple[bytes, int]:
+    """``text`` (a page's UTF-8 bytes) cut to its first whole lines that fit in ``budget``
+    bytes, and how many lines were left out (0: it fits whole, and comes back as it is).
+    Whole lines only, so a cut never splits a character or a line; a first line longer
+    than the budget leaves nothing. A last line without its newline is a line."""
+    if len(text) <= budget:
+        return text, 0
+    end = text.rfind(b"\n", 0, max(budget, 0)) + 1
+    kept = text[:end]
+    lines = text.count(b"\n") + (not text.endswith(b"\n"))
+    return kept, lines - kept.count(b"\n")
 
 
 def split_topic(topic: str | Sequence[str]) -> tuple[str, ...]:

@@ -109,13 +109,15 @@ def version_dirs(paths: Sequence[str]) -> list[str]:
 
 def chosen_version(paths: Sequence[str], prefer: Sequence[str]) -> int:
     """Which of ``paths``, the versions of one page in their listed order, stands for them
-    (recall reads it): the one under the dir ``prefer`` names first (``[order] prefer``);
-    else, when they differ by release dirs, the highest release by ``natural_key``; else
-    (translations) the first listed."""
-    for prefix in prefer:
-        for index, path in enumerate(paths):
-            if path.startswith(prefix):
-                return index
+    (recall reads it): the first that ``[order] prefer`` ranks best (``find.preferred_rank``)
+    when it ranks them apart; else, when they differ by release dirs, the highest release by
+    ``natural_key``; else (translations) the first listed."""
+    if prefer:
+        from mnemosyne_core.find import preferred_rank
+
+        ranks = [preferred_rank(path, prefer) for path in paths]
+        if len(set(ranks)) > 1:
+            return ranks.index(min(ranks))
     dirs = version_dirs(paths)
     names = [path.rstrip("/").rpartition("/")[2] for path in dirs]
     releases = [index for index, name in enumerate(names) if dir_kind(name) == VERSION]
@@ -271,7 +273,16 @@ def preferred_dirs_of(
     the language most copies point to, ``digests_of`` giving a page's ``content_digests``
     by its path: asked only about the pages of translations),
     each with a trailing '/', the deepest first: a translation's language within the
-    preferred release ranks before the rest of that release."""
+    preferred release ranks before the rest of that release.
+
+    Language dirs that translate the pages beside them (``root_translations``) are no
+    family with an original among them: the original is the pages under none of them. They
+    follow ``UNLISTED_PAGES`` at the end of the list, by path, so that it places every other
+    page before them (``find.preferred_rank``)."""
+    from mnemosyne_core.config import UNLISTED_PAGES
+
+    paths = list(paths)
+    translations = root_translations(paths)
     siblings: dict[tuple[str, ...], dict[tuple[str, ...], set[str]]] = {}
     pages: dict[tuple[str, ...], int] = {}
     for rel_path in paths:
@@ -286,6 +297,8 @@ def preferred_dirs_of(
         kinds = {dir_kind(name) for name in shared}
         if len(shared) < 2 or len(kinds) != 1:
             continue
+        if any("/".join((*parent, name)) + "/" in translations for name in shared):
+            continue
         pointed = _pointed(parent, tails, digests_of, pages) if kinds == {LANGUAGE} else {}
         original = original_of(parent, sorted(shared), pointed, ())
         preferred.append("/".join((*parent, original)) + "/")
@@ -294,7 +307,28 @@ def preferred_dirs_of(
     kept = [
         name for name in preferred if not any(other != name and _sibling_of_prefix(name, other) for other in preferred)
     ]
-    return sorted(kept, key=lambda name: (-name.count("/"), name))
+    kept.sort(key=lambda name: (-name.count("/"), name))
+    if translations:
+        kept += [UNLISTED_PAGES, *translations]
+    return kept
+
+
+def root_translations(paths: Iterable[str]) -> list[str]:
+    """The language dirs (each with a trailing '/', sorted) that translate the pages lying
+    beside them: a dir named as a language (``dir_kind``) at least half of whose pages lie
+    at the same relative path under its parent itself, as ``zh-CN/book/x.md`` and
+    ``ja/book/x.md`` mirror ``book/x.md`` on a site whose original language is at the
+    root: its parent, outside such dirs, then holds the original."""
+    present = set(paths)
+    mirrored: dict[tuple[str, ...], list[int]] = {}
+    for rel_path in present:
+        parts = tuple(rel_path.split("/"))
+        for depth in range(len(parts) - 1):
+            if dir_kind(parts[depth]) == LANGUAGE:
+                count = mirrored.setdefault(parts[: depth + 1], [0, 0])
+                count[1] += 1
+                count[0] += "/".join((*parts[:depth], *parts[depth + 1 :])) in present
+    return sorted("/".join(name) + "/" for name, (beside, total) in mirrored.items() if beside and 2 * beside >= total)
 
 
 def _sibling_of_prefix(name: str, other: str) -> bool:

@@ -163,9 +163,10 @@ def _report(
             console.err(printable(f"no wiki page matches '{query}' among the pages that could be read"))
             console.error("the search was incomplete (see the warnings below): fix them and search again")
             return ExitCode.VAULT_ERROR
-        if result.pages_searched == 0:
+        if result.pages_searched == 0 and not args.dir:
             # Not a miss: nothing was searched. A wrong path (a typo, the wrong folder)
-            # must not read as "no such page".
+            # must not read as "no such page". A --dir names a dir the vault has (else 64),
+            # so a search there asked well and is a miss, said below.
             from mnemosyne_core.layout import no_pages_message
 
             console.error(printable(no_pages_message(result.vault, args.dir)))
@@ -176,6 +177,15 @@ def _report(
         console.err(printable(f"no wiki page matches '{query}'"))
         if len(result.keyword_counts) > 1:
             _print_keyword_counts(console, result.keyword_counts, args.limit)
+        if result.pages_searched == 0 and args.dir:
+            from mnemosyne_core.layout import empty_dir_notes
+
+            try:
+                notes = empty_dir_notes(result.vault, args.dir)
+            except (VaultError, OSError):
+                notes = []  # the dir went away meanwhile: the miss stands as it is
+            for note in notes:
+                console.err(printable(note))
         say_miss_note(console, result, args.dir)
         if result.not_text:
             # Their words cannot match: "no such page" would be a guess for them.

@@ -130,18 +130,31 @@ def _build_index(console: Console, config_path: str) -> None:
 def _say_prefer(console: Console, prefer: Sequence[str]) -> None:
     """The versions or translations the written file prefers, so that a vault is never
     ordered by a choice nobody was told of, each with the reason it was chosen."""
-    if prefer:
-        from mnemosyne_core.versions import VERSION, dir_kind
+    if not prefer:
+        return
+    from mnemosyne_core.config import UNLISTED_PAGES
+    from mnemosyne_core.versions import VERSION, dir_kind
 
-        releases = [dir_kind(name.rstrip("/").rpartition("/")[2]) == VERSION for name in prefer]
+    chosen = list(prefer)
+    translations: list[str] = []
+    if UNLISTED_PAGES in chosen:
+        at = chosen.index(UNLISTED_PAGES)
+        chosen, translations = chosen[:at], chosen[at + 1 :]
+    said = []
+    if chosen:
+        releases = [dir_kind(name.rstrip("/").rpartition("/")[2]) == VERSION for name in chosen]
         reasons = ["the highest release" if release else "the language the others repeat most" for release in releases]
         why = " and ".join(dict.fromkeys(reasons))  # each reason once, in the order of the dirs
-        console.err(
-            printable(
-                f"versions of a page found: find puts the one under {', '.join(prefer)} first ({why}); "
-                "edit [order] prefer to change it"
-            )
+        said.append(f"the one under {', '.join(chosen)} first ({why})")
+    if translations:
+        where = "before theirs" if chosen else "first"
+        said.append(
+            f"the one outside {', '.join(translations)} {where} (the original: those dirs translate the pages "
+            "beside them)"
         )
+    console.err(
+        printable(f"versions of a page found: find puts {', and '.join(said)}; edit [order] prefer to change it")
+    )
 
 
 def _say_left_out(console: Console, note: str | None) -> None:

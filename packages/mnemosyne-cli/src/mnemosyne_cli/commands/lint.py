@@ -127,7 +127,9 @@ def run(args: LintArguments, console: Console, backend: Backend) -> int:
     why = "--select, --ignore, [lint] ignore"
     if report.zero_config:
         why += ", and zero config leaves out no-frontmatter, missing-title, missing-updated"
-    ignored = f"; {report.ignored} ignored ({why})" if report.ignored else ""
+    # Counted per code, so "ignored" says which findings it counts and which --select shows.
+    codes = ", ".join(f"{count} {code}" for code, count in report.ignored_by_code)
+    ignored = f"; findings left out: {codes} ({why})" if report.ignored else ""
     for warning in report.warnings:
         console.diagnostic(warning)
     if not findings:

@@ -11,12 +11,14 @@ from mnemosyne_cli.options import (
     PagesArguments,
     command_line,
     flag,
+    read_limit,
     vault_error_code,
 )
 from mnemosyne_cli.output import printable
 from mnemosyne_contract import ExitCode
 from mnemosyne_core import InvalidQueryError, VaultError
 from mnemosyne_core.backend import RecallRequest
+from mnemosyne_core.recall import DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -43,6 +45,14 @@ class RecallArguments(PagesArguments):
         metavar="PATH",
         complete="dir",
     )
+    max_bytes: Option[int] = Option(
+        ("--max-bytes",),
+        "write at most about N bytes: each page read is cut to its first lines within its share "
+        f"(default {DEFAULT_MAX_BYTES}; 0: no cap)",
+        DEFAULT_MAX_BYTES,
+        metavar="N",
+        read=read_limit,
+    )
     vault = VAULT
     dir = DIR
     color = COLOR
@@ -56,8 +66,10 @@ COMMAND = Command(
     "case-insensitive substring of its frontmatter title, slug or tags (body, file name and\n"
     "other keys are not searched).\n\n"
     "Prints every matching path, newest `updated` first (entries without a valid one last,\n"
-    "ties by path); then the full text of the top 3, each after a line '==> PATH <=='; then\n"
-    "a summary line: '<N> matches; read <K>: <slugs>; <M> not read'. No match prints\n"
+    "ties by path); then the text of the top 3, each after a line '==> PATH <=='; then\n"
+    "a summary line: '<N> matches; read <K>: <slugs>; <M> not read'. The output stays within\n"
+    "--max-bytes (32768): a page too long for its share shows its first lines, then a line\n"
+    "with how many were left out and the find --cat call that prints it whole. No match prints\n"
     "'No wiki entries matched TOPIC' and exits 0. Versions of a page (the same path under\n"
     "sibling release or language dirs) are read once: the preferred one ([order] prefer,\n"
     "else the highest release), the others listed after it and marked, never read.\n\n"
@@ -133,7 +145,7 @@ def _report(args: RecallArguments, console: Console, result: RecallResult, query
 
     empty_message = printable(f"No wiki entries matched {query}")
     if args.json:
-        _print_json(console, result)
+        _print_json(args, console, result)
         if not result.matches:
             console.err(empty_message)
             _hint_unseen(args, console, result, query)
@@ -144,21 +156,74 @@ def _report(args: RecallArguments, console: Console, result: RecallResult, query
         _hint_unseen(args, console, result, query)
         say_miss_note(console, result, args.dir)
         return ExitCode.OK
-    from mnemosyne_core.fold import as_utf8
-
-    for entry in result.matches:
-        other = f" (another version of {entry.version_of}: not read)" if entry.version_of is not None else ""
-        console.out(printable(entry.path + other))
-    for entry in result.read:
+    listed, texts = _fit(args, result)
+    for line in listed:
+        console.out(line)
+    for entry, (text, left, command) in zip(result.read, texts, strict=True):
         console.out("")
         console.out(f"==> {printable(entry.path)} <==")
-        # A UTF-16 or UTF-32 page is printed as UTF-8, as the rest of the output is.
-        assert entry.content is not None, "a read entry holds its text (only the unread drop it)"
-        content = as_utf8(entry.content)
-        console.out_bytes(content if content.endswith(b"\n") or not content else content + b"\n")
+        console.out_bytes(text)
+        if left:
+            console.out(_cut_line(left, command))
     console.out("")
     console.out(printable(_summary(result)))
     return ExitCode.OK
+
+
+def _fit(args: RecallArguments, result: RecallResult) -> tuple[list[str], list[tuple[bytes, int, str]]]:
+    """The lines listing the matches and, per page read, its text, how many of its lines
+    were cut (0: it is whole) and the call that prints it whole, within ``--max-bytes``. The list takes at
+    most a quarter of the bytes (then one line counts the rest); each page then gets an
+    equal share of what is left after it, the header, the cut line and the summary, and
+    a page shorter than its share leaves the rest to the pages after it. --json carries
+    the same cut, so an agent reads alike either way."""
+    from mnemosyne_core.fold import as_utf8
+    from mnemosyne_core.recall import cut_text
+
+    def size(line: str) -> int:
+        return len(line.encode("utf-8", "surrogateescape")) + 1
+
+    limit = args.max_bytes
+    listed: list[str] = []
+    used = 0
+    for index, entry in enumerate(result.matches):
+        other = f" (another version of {entry.version_of}: not read)" if entry.version_of is not None else ""
+        line = printable(entry.path + other)
+        if limit and used + size(line) > limit // 4:
+            rest = len(result.matches) - index
+            listed.append(f"… and {rest} more {'match' if rest == 1 else 'matches'} (--max-bytes 0 lists them all)")
+            break
+        listed.append(line)
+        used += size(line)
+    used = sum(map(size, listed)) + 1 + size(printable(_summary(result)))
+    texts: list[tuple[bytes, int, str]] = []
+    read = result.read
+    for index, entry in enumerate(read):
+        # A UTF-16 or UTF-32 page is printed as UTF-8, as the rest of the output is.
+        assert entry.content is not None, "a read entry holds its text (only the unread drop it)"
+        content = as_utf8(entry.content)
+        if content and not content.endswith(b"\n"):
+            content += b"\n"
+        header = size(f"==> {printable(entry.path)} <==") + 1
+        share = (limit - used) // (len(read) - index)
+        command = command_line("find", args.vault, args.dir, "--cat", keywords=[entry.path])
+        if not limit or header + len(content) <= share:
+            texts.append((content, 0, command))
+            used += header + len(content)
+            continue
+        # Reserved for the cut line at its longest: every line of the page left out.
+        longest = _cut_line(content.count(b"\n"), command)
+        kept, left = cut_text(content, share - header - size(longest))
+        texts.append((kept, left, command))
+        used += header + len(kept) + size(_cut_line(left, command))
+    return listed, texts
+
+
+def _cut_line(left: int, command: str) -> str:
+    """The line after a page cut short: how many of its lines were left out, and the call
+    that prints it whole (find --cat with its vault-relative path, which names that page)."""
+    lines = "line" if left == 1 else "lines"
+    return printable(f"[… {left} more {lines}; to print the whole page: {command}]")
 
 
 def _hint_unseen(args: RecallArguments, console: Console, result: RecallResult, query: str) -> None:
@@ -181,13 +246,23 @@ def _summary(result: RecallResult) -> str:
     return f"{count} {noun}; read {len(result.read)}: {slugs}; {result.not_read} not read"
 
 
-def _print_json(console: Console, result: RecallResult) -> None:
+def _print_json(args: RecallArguments, console: Console, result: RecallResult) -> None:
+    matches = [entry.to_dict() for entry in result.matches]
+    # The same cut as the text's: a read page too long for its share carries its first
+    # lines and says what was left out, and how to print it whole.
+    _, texts = _fit(args, result)
+    cuts = {entry.path: cut for entry, cut in zip(result.read, texts, strict=True) if cut[1]}
+    for item in matches:
+        if item["path"] in cuts:
+            kept, left, command = cuts[item["path"]]
+            item["content"] = kept.decode("utf-8", "replace")
+            item["cut"] = {"lines_shown": kept.count(b"\n"), "lines_left_out": left, "command": command}
     document = {
         "query": result.topic,
         "terms": list(result.terms),
         "match_count": len(result.matches),
         "read_slugs": result.read_slugs,
         "not_read": result.not_read,
-        "matches": [entry.to_dict() for entry in result.matches],
+        "matches": matches,
     }
     console.out_json(document)
