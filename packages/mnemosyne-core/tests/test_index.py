@@ -337,7 +337,7 @@ def _keywords_of(draw: st.DrawFn, pages: list[page.Page]) -> list[str]:
     pages=_indexed_pages(),
     data=st.data(),
     limit=st.sampled_from([0, 1, 2, 5]),
-    prefer=st.lists(st.sampled_from(["a/", "zh/", "b/", "a/b/"]), unique=True, max_size=2),
+    prefer=st.lists(st.sampled_from(["a/", "zh/", "b/", "a/b/", "./"]), unique=True, max_size=3),
     scoped=st.booleans(),
 )
 def test_rule_8_in_sql_answers_as_judge(

@@ -46,6 +46,7 @@ import os
 import stat
 import time
 
+from mnemosyne_core.config import UNLISTED_PAGES
 from mnemosyne_core.results import PATH, TEXT, TITLE
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -689,7 +690,8 @@ def _optional_text(blob: bytes | None) -> str | None:
 
 def _preferred_order(prefer: Sequence[str], values: dict[str, object]) -> str:
     """Key 5 as an ORDER BY term ending in ", " (nothing without ``[order] prefer``): the
-    place of the first preferred dir the page's path starts with. The path is a BLOB of
+    place of the first preferred dir the page's path starts with, else that of
+    ``UNLISTED_PAGES`` (``find.preferred_rank``). The path is a BLOB of
     UTF-8, so a byte prefix is the string's prefix, and its order the code points'."""
     if not prefer:
         return ""
@@ -697,7 +699,8 @@ def _preferred_order(prefer: Sequence[str], values: dict[str, object]) -> str:
     for at, prefix in enumerate(prefer):
         values[f"p{at}"] = _blob(prefix)
         cases.append(f"WHEN substr(p.path, 1, {len(_blob(prefix))}) = :p{at} THEN {at}")
-    return f"CASE {' '.join(cases)} ELSE {len(prefer)} END, "
+    unlisted = prefer.index(UNLISTED_PAGES) if UNLISTED_PAGES in prefer else len(prefer)
+    return f"CASE {' '.join(cases)} ELSE {unlisted} END, "
 
 
 def _names_holding(at: int, keyword: str, values: dict[str, object]) -> str:
