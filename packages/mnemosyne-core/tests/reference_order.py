@@ -33,9 +33,13 @@ def reference_sort_key(
     text, ``aliases`` its frontmatter aliases, ``prefer`` the vault's ``[order] prefer``
     (each only matters where the spec says)."""
     folded_title, folded_path = plain_fold(title), plain_fold(rel_path)
+    # The file name without its suffix: a name too.
+    folded_stem = folded_path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     preferred = next((index for index, name in enumerate(prefer) if rel_path.startswith(name)), len(prefer))
     for_names = []
-    names = [(0, folded_title)] + [(1, plain_fold(alias)) for alias in aliases]
+    if folded_path in folded_keywords:
+        return (-1, 0, 0, 0, 0, preferred, rel_path)
+    names = [(0, folded_title), (0, folded_stem)] + [(1, plain_fold(alias)) for alias in aliases]
     for is_alias, name in names:
         if all(keyword in name for keyword in folded_keywords):
             every_word_starts = all(begins_a_word(keyword, name) for keyword in folded_keywords)
@@ -48,7 +52,7 @@ def reference_sort_key(
     every_word_starts = all(
         begins_a_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in folded_keywords
     )
-    return (0, 0 if every_word_starts else 1, 1, len(folded_title), 0, preferred, rel_path)
+    return (0, 0 if every_word_starts else 1, 1, len(folded_path), 0, preferred, rel_path)
 
 
 def mention_depth(folded_keywords: list[str], folded_text: str) -> tuple[int, int]:

@@ -341,10 +341,10 @@ def test_group_1_title_or_path_holds_every_keyword_before_text_only(make_vault: 
         }
     )
     # Group 2 (text only) ties on how soon the text holds it, then goes by path; group 1
-    # sorts by the keys below.
+    # sorts by the keys below (a file name is a name: "mastra-stem" ties "zeta mastra").
     assert paths(vault, "mastra") == [
-        "hermes/zeta.md",
         "atlas/mastra-stem.md",
+        "hermes/zeta.md",
         "analyses/a-body.md",
         "analyses/b-body.md",
     ]
@@ -352,8 +352,9 @@ def test_group_1_title_or_path_holds_every_keyword_before_text_only(make_vault: 
 
 def test_key_2_title_alone_holding_every_keyword_comes_next(make_vault: MakeVault) -> None:
     vault = make_vault({"atlas/mastra.md": page("Framework"), "atlas/x.md": page("Mastra Framework Decision Trail")})
-    # Both start the word; the path-only page has the shorter title, yet the title match wins.
-    assert paths(vault, "mastra") == ["atlas/x.md", "atlas/mastra.md"]
+    # Both start the words; the other page's title and file name hold them only together
+    # (both shorter), yet the one name holding both wins.
+    assert paths(vault, "mastra", "framework") == ["atlas/x.md", "atlas/mastra.md"]
 
 
 def test_key_1_every_keyword_starting_a_word_comes_first(make_vault: MakeVault) -> None:
@@ -377,9 +378,10 @@ def test_key_1_every_keyword_starting_a_word_comes_first(make_vault: MakeVault) 
 
 def test_key_1_counts_in_the_title_when_the_title_holds_the_keyword(make_vault: MakeVault) -> None:
     # "tar" starts a word in the path "atlas/tar.md" but not in the title "Bsdtar", which
-    # holds it: the title decides. "Tar notes" starts the word in its (longer) title.
+    # holds it: the title decides ("atlas" is in the path alone, so no one name holds both
+    # keywords). "Tar notes" starts the word in its title.
     vault = make_vault({"atlas/tar.md": page("Bsdtar"), "atlas/notes.md": page("Tar notes")})
-    assert paths(vault, "tar") == ["atlas/notes.md", "atlas/tar.md"]
+    assert paths(vault, "tar", "atlas") == ["atlas/notes.md", "atlas/tar.md"]
 
 
 def test_key_1_word_start_is_after_any_character_that_is_not_a_letter_or_digit(make_vault: MakeVault) -> None:
@@ -633,7 +635,7 @@ def test_an_alias_holding_every_keyword_counts_as_the_title(make_vault: MakeVaul
     result = search(vault, ["cli"])
     assert [(match.path, match.title, match.matched) for match in result.matches] == [
         ("atlas/command-line.md", "Command-line interface", "title"),
-        ("atlas/cli-notes.md", "Notes", "path"),
+        ("atlas/cli-notes.md", "Notes", "title"),
         ("atlas/deploy.md", "Deploy", "text"),
     ]
     assert result.named == 2
@@ -656,20 +658,15 @@ def test_a_title_outranks_another_pages_alias_of_equal_weight(make_vault: MakeVa
     # Translations carry the English name as an alias; "ar" and "bn" sort before "en" by path.
     vault = make_vault(
         {
-            "atlas/ar-embed.md": page("تضمين الملفات", aliases="[Embed files]"),
-            "atlas/bn-embed.md": page("ফাইল এম্বেড করা", aliases="[Embed files]"),
-            "atlas/en-embed.md": page("Embed files"),
+            "atlas/ar.md": page("تضمين الملفات", aliases="[Embed files]"),
+            "atlas/bn.md": page("ফাইল এম্বেড করা", aliases="[Embed files]"),
+            "atlas/en.md": page("Embed files"),
             "atlas/embed.md": page("Embed", aliases="[Embed files everywhere]"),
         }
     )
-    assert paths(vault, "embed", "files") == [
-        "atlas/en-embed.md",
-        "atlas/ar-embed.md",
-        "atlas/bn-embed.md",
-        "atlas/embed.md",
-    ]
-    # The weights before it still come first: a shorter alias beats a longer title.
-    assert paths(vault, "embed") == ["atlas/embed.md", "atlas/en-embed.md", "atlas/ar-embed.md", "atlas/bn-embed.md"]
+    assert paths(vault, "embed", "files") == ["atlas/en.md", "atlas/ar.md", "atlas/bn.md", "atlas/embed.md"]
+    # The weights before it still come first: a shorter name beats a longer title.
+    assert paths(vault, "embed") == ["atlas/embed.md", "atlas/en.md", "atlas/ar.md", "atlas/bn.md"]
 
 
 def test_one_alias_string_and_items_that_are_not_strings(make_vault: MakeVault) -> None:
@@ -710,11 +707,11 @@ def test_word_starts_in_the_path_outrank_a_title_holding_the_keywords_inside_wor
             "atlas/en__fonts.md": page("Fonts", "images"),
         }
     )
-    # "en" starts a word in the English page's path; in the French title it sits inside
-    # "dynamiquement". Word starts (key 1) come before a title alone (key 2).
+    # "en" starts a word in the English page's file name; in the French title it sits
+    # inside "dynamiquement". Word starts (key 1) come first.
     result = search(vault, ["en", "images"])
     assert [(match.path, match.matched) for match in result.matches] == [
-        ("atlas/en__images.md", "path"),
+        ("atlas/en__images.md", "title"),
         ("atlas/fr__charger.md", "title"),
         ("atlas/en__fonts.md", "text"),
     ]

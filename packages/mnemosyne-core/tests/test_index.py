@@ -324,6 +324,9 @@ def _keywords_of(draw: st.DrawFn, pages: list[page.Page]) -> list[str]:
         text for made in pages for text in (made.folded_title, made.path, *made.folded_aliases, made.folded_text)
     ]
     for _ in range(draw(st.integers(1, 3))):
+        if draw(st.integers(0, 5)) == 0:  # a page's whole path: that page first
+            keywords.append(draw(st.sampled_from(pages)).path)
+            continue
         typed = draw(st.integers(0, 3)) == 0
         source = "" if typed else draw(st.sampled_from(sources))
         start = draw(st.integers(0, max(0, len(source) - 1)))
@@ -388,7 +391,8 @@ def test_rule_8_in_sql_answers_as_judge(
     shown = judged[:limit] if limit else judged
     expected = [(made.path, made.title, None, None, find.matched_by(key)) for key, made in shown]
     assert ranked.rows == expected
-    assert (ranked.total, ranked.named) == (len(judged), sum(key[0] == 0 for key, _ in judged))
+    named = sum(key[0] <= 0 for key, _ in judged)
+    assert (ranked.total, ranked.named, ranked.exact) == (len(judged), named, sum(key[0] < 0 for key, _ in judged))
     if not judged and len(folded) > 1:
         assert ranked.counts == counts
 

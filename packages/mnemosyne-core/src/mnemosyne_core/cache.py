@@ -345,7 +345,7 @@ class IndexedScan:
             result.warnings.sort(key=Diagnostic.sort_key)
             result.unreadable = pages.incomplete + len(fresh.unreadable)
             result.pages_searched = fresh.searched
-            result.total, result.named = ranked.total, ranked.named
+            result.total, result.named, result.exact = ranked.total, ranked.named, ranked.exact
             result.matches = [shown_match(*row) for row in ranked.rows]
             if not ranked.total:
                 result.keyword_counts = keyword_counts(request.keywords, ranked.counts or [0] * len(folded))
@@ -355,8 +355,8 @@ class IndexedScan:
                 result.not_text = fresh.not_text
             if result.total == 0 and not result.incomplete:
                 result.left_out = left_out_files(pages)
-            if request.keep_content and result.total == 1:
-                match = result.matches[0]
+            match = result.the_page
+            if request.keep_content and match is not None:
                 identity = index.identity(match.path)
                 content = read_as_judged(pages.vault, match.path, identity) if identity is not None else None
                 if content is None:

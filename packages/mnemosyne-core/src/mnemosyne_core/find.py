@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from mnemosyne_core.config import CONSTELLATIONS, UNLISTED_PAGES
+from mnemosyne_core.config import CONSTELLATIONS, UNLISTED_PAGES, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text, position
 from mnemosyne_core.frontmatter import (
@@ -43,11 +43,12 @@ if TYPE_CHECKING:
 
     from mnemosyne_core.vault import Scan
 
-    #: Where a matching page sorts: (group, a keyword starts no word, no name alone holds
-    #: every keyword, name length (first group) or mention depth's line (second group),
-    #: the name is an alias, not the title (first group) or mention depth's column (second
-    #: group), the place of its preferred dir in ``[order] prefer``, path); compared as a
-    #: tuple, smallest first. See ``judge``.
+    #: Where a matching page sorts: (group: -1 the page a keyword is the path of, 0 a
+    #: named page, 1 one that only mentions the keywords; a keyword starts no word, no name
+    #: alone holds every keyword, name length (first group) or mention depth's line
+    #: (second group), the name is an alias (first group) or mention depth's column
+    #: (second group), the place of its preferred dir in ``[order] prefer``, path);
+    #: compared as a tuple, smallest first. See ``judge``.
     SortKey = tuple[int, int, int, int, int, int, str]
 
 
@@ -84,17 +85,22 @@ def judge(
     the vault's preferred dirs (``[order] prefer``, each ending in '/').
 
     The order (docs/spec.md rule 8), smallest key first:
-    0. group: title, an alias or the path holds every keyword (the page the caller named)
-       before the rest;
+    0. group: first the page whose vault-relative path a keyword is, whole (a path pasted
+       names one page: its translations and the pages quoting it come after); then the
+       pages whose title, file name, an alias or path holds every keyword (the page the
+       caller named); then the rest;
     1. every keyword starts a word (in a name that holds them all; else in the title when
        the title holds it, else in the path): "tar" names "tar" and "tar-split", not
        "setarch", and "en" the English page, not "dynamiquement";
-    2. a name (the title or an alias) alone holds every keyword: a name is what people
-       call a page;
-    3. length of that folded name: the name closest to the keywords wins
-       ("strings.contains" before "strings.containsany");
-    4. the title before an alias: a page's own title names it more surely than another
-       page's alias of equal weight (a translation carrying the English name as an alias);
+    2. a name (the title, the file name's stem or an alias) alone holds every keyword: a
+       name is what people call a page, and Obsidian, Foam, Dendron and zk link by file name;
+    3. length of that folded name, or of the path when the title and path hold the
+       keywords together (some keyword is in the path alone, so the title's length says
+       nothing of it): the name closest to the keywords wins ("strings.contains" before
+       "strings.containsany"; ``book/x.md`` before ``zh-cn/book/x.md``);
+    4. the title or stem before an alias: a page's own name names it more surely than
+       another page's alias of equal weight (a translation carrying the English name as
+       an alias);
     5. a page under a preferred dir, in the order of ``prefer`` (``preferred_rank``),
        before the rest: of the versions or translations of a page, which tie on every
        key above, the one the vault prefers;
@@ -107,13 +113,15 @@ def judge(
             present or any(keyword in alias for alias in folded_aliases)
             for keyword, present in zip(keywords, holds, strict=True)
         ]
-    if all(holds):
-        key = named_key(keywords, rel_path, folded_path, folded_title, folded_aliases, prefer)
-        if key is not None:
-            return holds, key
-    holds = [present or text_contains(keyword) for keyword, present in zip(keywords, holds, strict=True)]
-    if not all(holds):
-        return holds, None
+    key = named_key(keywords, rel_path, folded_path, folded_title, folded_aliases, prefer) if all(holds) else None
+    if key is None:
+        holds = [present or text_contains(keyword) for keyword, present in zip(keywords, holds, strict=True)]
+        if not all(holds):
+            return holds, None
+    if folded_path in keywords:
+        return holds, (-1, 0, 0, 0, 0, preferred_rank(rel_path, prefer), rel_path)
+    if key is not None:
+        return holds, key
     line, column = mention_depth(keywords, text_position)
     return holds, (1, 0, 0, line, column, preferred_rank(rel_path, prefer), rel_path)
 
@@ -143,10 +151,11 @@ def named_key(
     alone nor its title and path together hold every keyword."""
     best: SortKey | None = None
     rank = preferred_rank(rel_path, prefer) if prefer else 0
-    for is_alias, name in enumerate((folded_title, *folded_aliases)):
+    names = ((0, folded_title), (0, stem_of(folded_path.rpartition("/")[2])), *((1, alias) for alias in folded_aliases))
+    for is_alias, name in names:
         if all(keyword in name for keyword in keywords):
             words_start = all(starts_word(keyword, name) for keyword in keywords)
-            key = (0, not words_start, 0, len(name), min(is_alias, 1), rank, rel_path)
+            key = (0, not words_start, 0, len(name), is_alias, rank, rel_path)
             if best is None or key < best:
                 best = key
     if best is not None:
@@ -156,7 +165,7 @@ def named_key(
     words_start = all(
         starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in keywords
     )
-    return (0, not words_start, 1, len(folded_title), 0, rank, rel_path)
+    return (0, not words_start, 1, len(folded_path), 0, rank, rel_path)
 
 
 def mention_depth(keywords: tuple[str, ...], text_position: Callable[[str], tuple[int, int] | None]) -> tuple[int, int]:
@@ -173,12 +182,12 @@ def mention_depth(keywords: tuple[str, ...], text_position: Callable[[str], tupl
 
 
 def matched_by(key: SortKey) -> str:
-    """Where a page with this sort key (``judge``) matched: "title" when its title or an
-    alias alone holds every keyword, "path" when the title and path together do, "text"
-    when only its text completes them."""
-    if key[0]:
+    """Where a page with this sort key (``judge``) matched: "path" when a keyword is its
+    path, or its title and path together hold every keyword, "title" when its title, stem
+    or an alias alone does, "text" when only its text completes them."""
+    if key[0] > 0:
         return TEXT
-    return PATH if key[2] else TITLE
+    return PATH if key[0] < 0 or key[2] else TITLE
 
 
 def aliases_of(fields: Mapping[Any, Any] | None) -> tuple[str, ...]:
@@ -243,7 +252,18 @@ class Tally:
     """What a search found so far: the pages ``judge`` matched (the best ``limit`` of them),
     the keyword counts, the unreadable pages."""
 
-    __slots__ = ("counts", "kept", "limit", "named", "not_text", "searched", "total", "unreadable", "warnings")
+    __slots__ = (
+        "counts",
+        "exact",
+        "kept",
+        "limit",
+        "named",
+        "not_text",
+        "searched",
+        "total",
+        "unreadable",
+        "warnings",
+    )
 
     def __init__(self, keywords: int, limit: int):
         self.limit = limit
@@ -252,6 +272,7 @@ class Tally:
         self.kept: list[tuple[SortKey, Match]] = []
         self.total = 0
         self.named = 0
+        self.exact = 0
         self.searched = 0
         self.unreadable = 0
         #: Pages that do not read as text (``fold.is_text``), counted until the first match.
@@ -273,14 +294,16 @@ class Tally:
         content: bytes | None = None,
     ) -> None:
         """Keep a page that ``judge`` matched, with its frontmatter ``fields``; ``content``
-        only for --cat, which prints a page only when it is the one match: from a second
-        match on, no page's bytes are kept."""
+        only for --cat, which prints the one match, or the one page a keyword is the path
+        of: from a second match on, only such a page's bytes are kept."""
         self.total += 1
-        self.named += key[0] == 0
-        if self.total > 1:
+        self.named += key[0] <= 0
+        self.exact += key[0] < 0
+        if self.total > 1 and key[0] >= 0:
             content = None
-            if self.total == 2:
-                for _key, match in self.kept:
+        if self.total == 2:
+            for kept_key, match in self.kept:
+                if kept_key[0] >= 0:
                     match.content = None
         self.kept.append((key, _shown(rel_path, title, fields, key, content)))
         if self.limit and len(self.kept) >= 2 * self.limit + 256:
@@ -303,6 +326,7 @@ class Tally:
         result.pages_searched = self.searched
         result.total = self.total
         result.named = self.named
+        result.exact = self.exact
         result.matches = [match for _key, match in self.best()]
         if not self.total:
             result.keyword_counts = keyword_counts(keywords, self.counts)
@@ -361,15 +385,13 @@ class _Task:
                 rel_path = prefix + name
                 read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
                 try:
-                    found = self.examine(read_path, rel_path, name[: name.rindex(".")], tally)
+                    found = self.examine(read_path, rel_path, stem_of(name), tally)
                 except OSError as error:
                     tally.unreadable_page(rel_path, error)
                     continue
                 tally.searched += 1
                 if found is not None:
                     tally.add_match(rel_path, *found)
-                    # From a second match on, --cat needs no page's bytes: keep no more.
-                    self.keep_content = self.keep_content and tally.total < 2
         return tally
 
     def examine(
@@ -404,7 +426,10 @@ class _Task:
         tally.count(holds)
         if key is None:
             return None
-        return title, fields, key, raw if self.keep_content else None
+        # From a second match on, --cat needs no page's bytes but those of a page a keyword
+        # is the path of.
+        keep = self.keep_content and (not tally.total or key[0] < 0)
+        return title, fields, key, raw if keep else None
 
 
 def page_fields(data: bytes) -> dict[Any, Any] | None:

@@ -46,7 +46,7 @@ import os
 import stat
 import time
 
-from mnemosyne_core.config import UNLISTED_PAGES
+from mnemosyne_core.config import UNLISTED_PAGES, stem_of
 from mnemosyne_core.results import PATH, TEXT, TITLE
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -106,6 +106,7 @@ CREATE TABLE names(
     marked TEXT NOT NULL
 );
 CREATE INDEX names_of_page ON names(page_id, kind);
+CREATE INDEX names_as_paths ON names(name) WHERE kind = 2;
 CREATE VIRTUAL TABLE name_grams USING fts5(
     name, content='names', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none
 );
@@ -265,13 +266,15 @@ def marked(folded: str) -> str:
     return "".join(parts)
 
 
-#: A name's kind in ``names.kind``: rule 8's order takes the title before an alias of the
-#: same length (the kind is the key's last bit), and the path only with the title.
-TITLE_NAME, ALIAS_NAME, PATH_NAME = 0, 1, 2
-#: Where each part of a first-group page's order lies in its packed key (``Ranked``): a
-#: keyword starts no word, then the title and path together hold them (no name alone),
-#: then the name's length, then whether it is an alias. Lengths stay far below 2**59.
-_NO_WORD_START, _TITLE_AND_PATH, _LENGTH = 61, 60, 1
+#: A name's kind in ``names.kind``: rule 8's order takes the title and the file name's
+#: stem before an alias of the same length (the kind's last bit is the key's), and the
+#: path only with the title.
+TITLE_NAME, ALIAS_NAME, PATH_NAME, STEM_NAME = 0, 1, 2, 4
+#: Where each part of a first-group page's order lies in its packed key (``Ranked``): no
+#: keyword is its whole path, a keyword starts no word, then the title and path together
+#: hold them (no name alone), then the name's length, then whether it is an alias.
+#: Lengths stay far below 2**59.
+_NOT_ITS_PATH, _NO_WORD_START, _TITLE_AND_PATH, _LENGTH = 62, 61, 60, 1
 #: A mention depth packed as one integer: the line above, the column below.
 _LINE = 32
 
@@ -287,13 +290,15 @@ class Ranked:
     match, how many of them are named (the first group), and (on a miss) how many pages
     hold each keyword."""
 
-    __slots__ = ("counts", "named", "rows", "total")
+    __slots__ = ("counts", "exact", "named", "rows", "total")
 
     def __init__(self) -> None:
         #: (path, title, constellation, type, where it matched: ``results.TITLE``/``PATH``/``TEXT``).
         self.rows: list[tuple[str, str, str | None, str | None, str]] = []
         self.total = 0
         self.named = 0
+        #: How many matching pages a keyword is the whole path of (they come first).
+        self.exact = 0
         #: Per folded keyword, the pages holding it; filled on a miss only.
         self.counts: list[int] = []
 
@@ -498,7 +503,8 @@ class NoteIndex:
                 "INSERT INTO texts(rowid, names, body) VALUES (?, ?, ?)",
                 (page_id, storable(names), storable(page.folded_text)),
             )
-            kinds = ((TITLE_NAME, page.folded_title), (PATH_NAME, page.folded_path))
+            stem = stem_of(page.folded_path.rpartition("/")[2])
+            kinds = ((TITLE_NAME, page.folded_title), (PATH_NAME, page.folded_path), (STEM_NAME, stem))
             for kind, name in (*kinds, *((ALIAS_NAME, alias) for alias in page.folded_aliases)):
                 name = storable(name)
                 row_id = connection.execute(
@@ -605,20 +611,14 @@ class NoteIndex:
         # Only placeholders and fixed SQL are formatted into these statements: every value is bound.
         rows = self.connection.execute(
             f"WITH {_named_pages(keywords, values)} SELECT p.id, p.path, p.title, p.constellation, p.type, g1.k,"
-            f" count(*) OVER () FROM g1 JOIN pages AS p ON p.id = g1.page_id WHERE 1{within}"
+            f" count(*) OVER (), sum(g1.k = 0) OVER () FROM g1 JOIN pages AS p ON p.id = g1.page_id WHERE 1{within}"
             f" ORDER BY g1.k, {order}p.path{cap}",
             values,
         ).fetchall()
-        ranked.named = rows[0][-1] if rows else 0
+        ranked.named, ranked.exact = rows[0][-2:] if rows else (0, 0)
         ranked.rows = [
-            (
-                _text(path),
-                _text(title),
-                _optional_text(constellation),
-                _optional_text(kind),
-                PATH if key >> _TITLE_AND_PATH & 1 else TITLE,
-            )
-            for _id, path, title, constellation, kind, key, _count in rows
+            (_text(path), _text(title), _optional_text(constellation), _optional_text(kind), _matched_by(key))
+            for _id, path, title, constellation, kind, key, _count, _exact in rows
         ]
         match, holds = _text_holds(keywords, values)
         if limit and len(rows) >= limit:
@@ -679,9 +679,9 @@ class NoteIndex:
 
 
 def _matched_by(key: int) -> str:
-    """Where a first-group page matched, by its packed key: its title or an alias, or its
-    title and path together (``find.matched_by``)."""
-    return PATH if key >> _TITLE_AND_PATH & 1 else TITLE
+    """Where a first-group page matched, by its packed key: a keyword is its path, its
+    title and path together hold the keywords, or one name alone (``find.matched_by``)."""
+    return PATH if not key >> _NOT_ITS_PATH & 1 or key >> _TITLE_AND_PATH & 1 else TITLE
 
 
 def _optional_text(blob: bytes | None) -> str | None:
@@ -717,8 +717,8 @@ def _names_holding(at: int, keyword: str, values: dict[str, object]) -> str:
 
 def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
     """The common table expressions ending in ``g1(page_id, k)``: each first-group page
-    (rule 8: one name alone, or the title and the path together, hold every keyword) with
-    its packed key, the best of its names' (``named_key``'s order)."""
+    (rule 8: a keyword is its path, or one name alone, or the title and the path together,
+    hold every keyword) with its packed key, the best of its names' (``named_key``'s order)."""
     count = range(len(keywords))
     candidates = " INTERSECT ".join(_names_holding(at, keyword, values) for at, keyword in enumerate(keywords))
     in_name = " AND ".join(f"instr(name, :k{at}) > 0" for at in count)
@@ -728,15 +728,23 @@ def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
         f"(CASE WHEN instr(t.name, :k{at}) > 0 THEN instr(t.marked, :m{at}) ELSE instr(p.marked, :m{at}) END) > 0"
         for at in count
     )
+    paths = ", ".join(f":k{at}" for at in count)
+    held = " AND ".join(f"(instr(texts.names, :k{at}) > 0 OR instr(texts.body, :k{at}) > 0)" for at in count)
     return (
         f"candidates AS ({candidates}),"
-        f" by_name AS (SELECT page_id, min(((NOT ({starts})) << {_NO_WORD_START}) | (length << {_LENGTH}) | kind) AS k"
-        f" FROM names WHERE page_id IN candidates AND kind < {PATH_NAME} AND {in_name} GROUP BY page_id),"
-        f" g1 AS (SELECT page_id, k FROM by_name UNION ALL"
+        f" by_name AS (SELECT page_id, min(((NOT ({starts})) << {_NO_WORD_START}) | (length << {_LENGTH})"
+        f" | (kind & 1)) AS k"
+        f" FROM names WHERE page_id IN candidates AND kind != {PATH_NAME} AND {in_name} GROUP BY page_id),"
+        f" named AS (SELECT page_id, k FROM by_name UNION ALL"
         f" SELECT t.page_id, ((NOT ({starts_in_title_or_path})) << {_NO_WORD_START}) | (1 << {_TITLE_AND_PATH})"
-        f" | (t.length << {_LENGTH}) FROM names AS t JOIN names AS p ON p.page_id = t.page_id AND p.kind = {PATH_NAME}"
+        f" | (p.length << {_LENGTH}) FROM names AS t JOIN names AS p ON p.page_id = t.page_id AND p.kind = {PATH_NAME}"
         f" WHERE t.page_id IN candidates AND t.kind = {TITLE_NAME} AND {in_title_or_path}"
-        f" AND t.page_id NOT IN (SELECT page_id FROM by_name))"
+        f" AND t.page_id NOT IN (SELECT page_id FROM by_name)),"
+        # The page a keyword is the path of comes first (k 0), wherever its keywords lie.
+        f" its_path AS (SELECT n.page_id FROM names AS n JOIN texts ON texts.rowid = n.page_id"
+        f" WHERE n.kind = {PATH_NAME} AND n.name IN ({paths}) AND {held}),"
+        f" g1 AS (SELECT page_id, CASE WHEN page_id IN its_path THEN 0 ELSE k | (1 << {_NOT_ITS_PATH}) END AS k"
+        f" FROM named UNION ALL SELECT page_id, 0 FROM its_path WHERE page_id NOT IN (SELECT page_id FROM named))"
     )
 
 

@@ -63,6 +63,7 @@ class FindResult:
     how many pages each keyword alone matched, and what went wrong along the way."""
 
     __slots__ = (
+        "exact",
         "keyword_counts",
         "left_out",
         "matches",
@@ -83,6 +84,9 @@ class FindResult:
         #: How many of the ``total`` matches a title, an alias or the path names (the first
         #: group of the order; they come first, so ``matches`` starts with them).
         self.named = 0
+        #: How many of the matches a keyword names by their whole vault-relative path (the
+        #: first of the order): --cat prints the one such page.
+        self.exact = 0
         self.pages_searched = 0
         #: On a miss, per keyword as given: in how many pages it occurs (title, path or
         #: text); empty on a match, where nothing shows it (the index counts only a miss).
@@ -100,6 +104,14 @@ class FindResult:
         #: (a served flat layout, an incomplete search): the miss note then lists the vault
         #: for them.
         self.left_out: list[tuple[str, str]] | None = None
+
+    @property
+    def the_page(self) -> Match | None:
+        """The page --cat prints: the one match, else the one page a keyword is the path of
+        (it sorts first); None when there is no such page."""
+        if self.total == 1 or (self.exact == 1 and self.matches):
+            return self.matches[0]
+        return None
 
     @property
     def incomplete(self) -> bool:

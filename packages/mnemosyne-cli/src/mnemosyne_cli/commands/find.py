@@ -134,7 +134,7 @@ def run(args: FindArguments, console: Console, backend: Backend) -> int:
         _say_options_taken_for_keywords(console, args.keywords)
         return vault_error_code(error)
     query = " ".join(args.keywords)
-    if args.cat and result.total > 1 and result.named == 1:
+    if args.cat and result.total > 1 and result.named == 1 and result.the_page is None:
         # Before --absolute rewrites the paths: the way out names the page as find matches it.
         console.err(_cat_way_out(args, console.env, backend, result, query))
     # Before --absolute too: each page is read again by its vault-relative path.
@@ -196,10 +196,10 @@ def _report(
             return ExitCode.CAT_NEEDS_ONE_MATCH
         return ExitCode.NO_MATCH
     if args.cat:
-        if result.total == 1:
-            content = result.matches[0].content
-            assert content is not None, "searched with keep_content: every match holds its bytes"
-            console.out_bytes(content)
+        the_page = result.the_page
+        if the_page is not None:
+            assert the_page.content is not None, "searched with keep_content: the page --cat prints holds its bytes"
+            console.out_bytes(the_page.content)
             return ExitCode.OK
         console.err(
             printable(
@@ -312,11 +312,11 @@ def _cat_way_out(args: FindArguments, env: Environment, backend: Backend, result
     import shlex  # only this dead end needs it
 
     named = result.matches[0]
-    # Its path as the one keyword names it alone, unless other pages quote that path in
-    # their text too: then the file itself is the way out.
+    # Its path as the one keyword names it alone (rule 8: the page a keyword is the path
+    # of), unless another page's path folds to the same: then the file itself is the way out.
     try:
         request = FindRequest(args.vault, [named.path], limit=1, dirs=args.dir, **env.vault_lookup())
-        alone = backend.search(request).total == 1
+        alone = backend.search(request).the_page is not None
     except VaultError:  # the vault went away since: the file is still the way out
         alone = False
     if alone:
