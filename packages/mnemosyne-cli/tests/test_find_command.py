@@ -508,10 +508,11 @@ def test_matched_line_marks_where_the_named_pages_end(
         "atlas/lifetimes.md\natlas/2094-nll.md\n",
         "1 page is named by 'lexical lifetimes'; 1 more mentions them in its text\n",
     )
-    # Every page named: the line says that none only mentions them.
+    # Every page named (by its path, the shortest first): the line says that none only
+    # mentions them.
     assert run(capsys, "wiki", "find", "atlas", "--matched", "--limit", "2", "--vault", vault) == (
         0,
-        "atlas/2094-nll.md — 2094-nll\natlas/1774-roadmap.md — 1774-roadmap\n",
+        "atlas/2094-nll.md — 2094-nll\natlas/lifetimes.md — Non-lexical lifetimes\n",
         "3 pages are named by 'atlas'; no page only mentions it\nshowing 2 of 3 matches\n",
     )
 

@@ -311,6 +311,8 @@ class NoteIndex:
         self.path = path
         # Mention depth in one Python call a row: plain SQL costs column × prefix length.
         connection.create_function("depth", 1, _mention_depth, deterministic=True)
+        #: Whether this connection made its view of the trigrams' doclists (``_pages_holding``).
+        self._vocabulary = False
 
     # --- opening ---
 
@@ -620,15 +622,14 @@ class NoteIndex:
             (_text(path), _text(title), _optional_text(constellation), _optional_text(kind), _matched_by(key))
             for _id, path, title, constellation, kind, key, _count, _exact in rows
         ]
-        match, holds = _text_holds(keywords, values)
+        match, holds = self._text_holds(keywords, values)
         if limit and len(rows) >= limit:
-            if match and len(keywords) == 1 and len(keywords[0]) == 3 and scope is None:
+            if len(keywords) == 1 and len(keywords[0]) == 3 and scope is None:
                 # One trigram: a page is in its doclist exactly when its names or text hold it.
-                where = "texts MATCH :grams"
-            else:
-                where = match + holds
+                ranked.total = self._pages_holding(keywords[0])
+                return ranked
             scoped = within.replace("p.id", "texts.rowid")
-            sql = f"SELECT count(*) FROM texts WHERE {where}{scoped}"
+            sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{scoped}"
             ranked.total = self.connection.execute(sql, values).fetchone()[0]
             return ranked
         values["named"] = "[" + ",".join(str(row[0]) for row in rows) + "]"
@@ -654,10 +655,34 @@ class NoteIndex:
             ranked.counts = [self._holding(keyword, within, values.get("scope")) for keyword in keywords]
         return ranked
 
+    def _text_holds(self, keywords: tuple[str, ...], values: dict[str, object]) -> tuple[str, str]:
+        """(a MATCH of the rarest of the keywords' trigrams followed by " AND ", or nothing;
+        the check that the names or the text of a ``texts`` row hold each keyword): the
+        trigram picks, ``instr`` decides. Nothing when no keyword has three characters, or
+        when every trigram is in more than a quarter of the pages: reading every row then
+        costs less than walking the doclists (twice less for a word on every page)."""
+        holds = " AND ".join(f"(instr(names, :k{at}) > 0 OR instr(body, :k{at}) > 0)" for at in range(len(keywords)))
+        enough = self.page_count() // 4
+        for gram in trigrams(keywords):
+            if self._pages_holding(gram) <= enough:
+                values["grams"] = match_expression([gram])
+                return "texts MATCH :grams AND ", holds
+        return "", holds
+
+    def _pages_holding(self, gram: str) -> int:
+        """How many pages' names or text hold the trigram: its doclist's length, from FTS5's
+        own vocabulary (a table of this connection's alone)."""
+        connection = self.connection
+        if not self._vocabulary:
+            connection.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.text_grams USING fts5vocab(main, texts, row)")
+            self._vocabulary = True
+        row = connection.execute("SELECT doc FROM temp.text_grams WHERE term = ?", (gram,)).fetchone()
+        return 0 if row is None else int(row[0])
+
     def _holding(self, folded_keyword: str, within: str, scope: object) -> int:
         """How many pages (in the ``scope`` ``within`` names) hold the keyword: a miss says it."""
         values: dict[str, object] = {"k0": folded_keyword, "scope": scope}
-        match, holds = _text_holds((folded_keyword,), values)
+        match, holds = self._text_holds((folded_keyword,), values)
         sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{within.replace('p.id', 'texts.rowid')}"
         return int(self.connection.execute(sql, values).fetchone()[0])
 
@@ -741,23 +766,12 @@ def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
         f" WHERE t.page_id IN candidates AND t.kind = {TITLE_NAME} AND {in_title_or_path}"
         f" AND t.page_id NOT IN (SELECT page_id FROM by_name)),"
         # The page a keyword is the path of comes first (k 0), wherever its keywords lie.
-        f" its_path AS (SELECT n.page_id FROM names AS n JOIN texts ON texts.rowid = n.page_id"
+        # CROSS JOIN keeps the names, found by their index, outside: the planner would scan texts.
+        f" its_path AS (SELECT n.page_id FROM names AS n CROSS JOIN texts ON texts.rowid = n.page_id"
         f" WHERE n.kind = {PATH_NAME} AND n.name IN ({paths}) AND {held}),"
         f" g1 AS (SELECT page_id, CASE WHEN page_id IN its_path THEN 0 ELSE k | (1 << {_NOT_ITS_PATH}) END AS k"
         f" FROM named UNION ALL SELECT page_id, 0 FROM its_path WHERE page_id NOT IN (SELECT page_id FROM named))"
     )
-
-
-def _text_holds(keywords: tuple[str, ...], values: dict[str, object]) -> tuple[str, str]:
-    """(the MATCH of every keyword's trigrams followed by " AND ", or nothing when none has
-    three characters; the check that the names or the text of a ``texts`` row hold each
-    keyword): the trigrams pick, ``instr`` decides."""
-    grams = trigrams(keywords)
-    holds = " AND ".join(f"(instr(names, :k{at}) > 0 OR instr(body, :k{at}) > 0)" for at in range(len(keywords)))
-    if not grams:
-        return "", holds
-    values["grams"] = match_expression(grams)
-    return "texts MATCH :grams AND ", holds
 
 
 def _recall_blob(fields: RecallFields | None) -> bytes:
