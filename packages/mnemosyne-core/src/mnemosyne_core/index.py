@@ -139,6 +139,11 @@ PRAGMA user_version = {FORMAT};
 """
 
 
+#: The pages a watch cannot vouch for: read through their partial index (``pages_watched``),
+#: so a served call touches those rows alone.
+WATCHED_SQL = "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy FROM pages WHERE racy OR volatile"
+
+
 def uri_path(path: str) -> str:
     """``path`` as the path of an SQLite URI: ``%``, ``?`` and ``#`` escaped (urllib's import
     costs a find's start-up more than these three replacements)."""
@@ -573,9 +578,7 @@ class NoteIndex:
     def watched_by_stat(self) -> dict[str, tuple[int, StatKey, bool]]:
         """(id, stat key, racy) of the pages a watch cannot vouch for (racy, or with other
         hard links), by path: a served call stats these and the ones the server names."""
-        rows = self.connection.execute(
-            "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy FROM pages WHERE racy OR volatile"
-        )
+        rows = self.connection.execute(WATCHED_SQL)
         return {_text(path): (page_id, tuple(key), bool(racy)) for path, page_id, *key, racy in rows}
 
     def stat_keys_of(self, paths: Iterable[str]) -> dict[str, tuple[int, StatKey, bool]]:
