@@ -399,3 +399,50 @@ def test_a_served_miss_on_a_flat_layout_walks_for_its_note(
         with caller_listings() as walks:
             assert run_cli(capsysbinary, find(vault, "zyzzyva")) == served
         assert walks == [str(vault.resolve())]
+
+
+def _aged(*dirs: Path) -> None:
+    """Give ``dirs`` an mtime an hour old: a stat that recent may still change within its
+    tick (the racy rule), so only an older one lets a kept note stand for a listing's."""
+    old = time.time_ns() - 3600 * 10**9
+    for path in dirs:
+        os.utime(path, ns=(old, old))
+
+
+def test_a_served_miss_takes_its_note_from_the_last_listing_while_the_stats_vouch_for_it(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listing that kept the server's token kept the miss's note with the stat of each
+    dir it listed for it: a served miss lists nothing while they are as they were, and a
+    file made where no watch sees (a flat dir's sub-dir), or one no page could be in a
+    watched dir, is noted at once, through a listing, as the scan notes it."""
+    vault = make_vault(tmp_path / "v", {"atlas/a.md": "alpha\n", "atlas/sub/b.md": "x\n", "atlas/C.MD": "x\n"})
+    argv = find(vault, "zyzzyva")
+
+    def note(nested: int, upper: int) -> str:
+        count = nested + upper
+        return (
+            f"not searched: {count} markdown files in the searched dirs: {nested} in sub-dirs "
+            f'(set depth = "tree" in .mnemosyne.toml), {upper} ending in .MD (set suffixes = [".md", ".MD"] in '
+            ".mnemosyne.toml); wiki lint lists them"
+        )
+
+    def listings() -> tuple[tuple[int, bytes, str], list[str]]:
+        with caller_listings() as walks:
+            answer = run_cli(capsysbinary, argv)
+        return answer, walks
+
+    _aged(vault, vault / "atlas", vault / "atlas" / "sub")
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, argv, skips_listing=True)
+        assert served == scanned == miss(vault, note(1, 1))
+        assert listings() == (miss(vault, note(1, 1)), [])
+        (vault / "atlas" / "sub" / "c.md").write_text("x\n")
+        assert listings() == (miss(vault, note(2, 1)), [str(vault.resolve())])
+        assert run_cli(capsysbinary, [*argv, "--no-cache"]) == miss(vault, note(2, 1))
+        _aged(vault / "atlas" / "sub")
+        assert listings() == (miss(vault, note(2, 1)), [str(vault.resolve())])  # keeps the aged stats
+        assert listings() == (miss(vault, note(2, 1)), [])
+        (vault / "atlas" / "D.MD").write_text("x\n")
+        assert listings() == (miss(vault, note(2, 2)), [str(vault.resolve())])
+        assert run_cli(capsysbinary, [*argv, "--no-cache"]) == miss(vault, note(2, 2))

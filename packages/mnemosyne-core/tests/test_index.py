@@ -614,3 +614,49 @@ def test_more_changed_pages_than_a_call_can_read_are_left_to_a_builder(
     reads.clear()
     answer(backend, vault, "alpha")
     assert reads == []
+
+
+# --- what a served call reads: counts kept, watched pages by their partial index ---
+
+
+def _counted(opened: NoteIndex) -> tuple[int, int]:
+    """(pages, pages not text) as the table holds them, counted."""
+    rows = opened.connection.execute("SELECT count(*), coalesce(sum(not_text), 0) FROM pages").fetchone()
+    return int(rows[0]), int(rows[1])
+
+
+def test_page_counts_are_kept_across_writes_and_removals(vault: Path, built: Path) -> None:
+    """``page_count`` and ``not_text_count`` read ``meta``, which the schema's triggers keep
+    in each write's transaction: equal to a count of the table after a build, a new page,
+    a page rewritten as not text and back, a removal, and a rolled-back write."""
+    (vault / "a" / "bin.md").write_bytes(b"bin\0ary\n")
+    (vault / "a" / "new.md").write_text("new\n", encoding="utf-8")
+    with NoteIndex.open(str(built)) as opened:
+        assert (opened.page_count(), opened.not_text_count()) == _counted(opened) == (len(PAGES), 0)
+
+        def write(*rel_paths: str) -> None:
+            read = [page.read_page(str(vault / rel_path), rel_path) for rel_path in rel_paths]
+            index.written_by(lambda opened: opened.write(read) and None, opened)
+
+        write("a/bin.md", "a/new.md")
+        assert (opened.page_count(), opened.not_text_count()) == _counted(opened) == (len(PAGES) + 2, 1)
+        (vault / "a" / "new.md").write_bytes(b"now\0binary\n")
+        write("a/new.md")
+        assert (opened.page_count(), opened.not_text_count()) == _counted(opened) == (len(PAGES) + 2, 2)
+        (vault / "a" / "new.md").write_text("text again\n", encoding="utf-8")
+        write("a/new.md")
+        assert (opened.page_count(), opened.not_text_count()) == _counted(opened) == (len(PAGES) + 2, 1)
+        index.written_by(lambda opened: opened.remove(["a/bin.md", "a/no-such.md"]), opened)
+        assert (opened.page_count(), opened.not_text_count()) == _counted(opened) == (len(PAGES) + 1, 0)
+        opened.begin_write()
+        opened.remove(["a/new.md"])
+        opened.rollback()
+        assert (opened.page_count(), opened.not_text_count()) == _counted(opened) == (len(PAGES) + 1, 0)
+
+
+def test_the_watched_pages_are_read_through_their_partial_index(built: Path) -> None:
+    """A served call's one query over pages that are not named to it reads the rows of
+    racy or hard-linked pages alone, never the whole table."""
+    with NoteIndex.open(str(built)) as opened:
+        plan = " ".join(str(row[-1]) for row in opened.connection.execute("EXPLAIN QUERY PLAN " + index.WATCHED_SQL))
+    assert "USING INDEX pages_watched" in plan, plan

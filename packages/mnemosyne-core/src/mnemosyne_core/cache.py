@@ -23,21 +23,13 @@ from __future__ import annotations
 
 import _sqlite3 as sqlite3  # as in index.py: without the datetime import of sqlite3's own layer
 import contextlib
-import marshal
 import os
 import stat
 import sys
 
 from mnemosyne_core.build import mark_damaged, start_detached
 from mnemosyne_core.config import home_dir
-from mnemosyne_core.freshness import (
-    CatchUp,
-    ListingChanged,
-    fresh_listed,
-    fresh_served,
-    listing_fields,
-    scan_from_fields,
-)
+from mnemosyne_core.freshness import CatchUp, ListingChanged, fresh_listed, fresh_served, keep_listing, served_listing
 from mnemosyne_core.index import (
     FORMAT,
     REPLACEABLE_FAULTS,
@@ -58,7 +50,7 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     from mnemosyne_core.backend import FindRequest, RecallRequest
-    from mnemosyne_core.freshness import Fresh
+    from mnemosyne_core.freshness import Fresh, ServedListing
     from mnemosyne_core.recall import RecallResult
     from mnemosyne_core.results import FindResult
     from mnemosyne_core.vault import Scan
@@ -273,7 +265,8 @@ class IndexedScan:
     what changed since, and when the answer is a list of pages it neither lists the vault
     nor stats the pages it was told are unchanged; any doubt (no answer, "rescan", a listed
     dir that is not the one it was, a changed file that is no longer the listed page, a
-    miss, whose note needs the listing) takes the listing path."""
+    miss whose note on the files the layout leaves out the kept stats cannot vouch for)
+    takes the listing path."""
 
     def __init__(self, environ: Mapping[str, str], changes: ChangeSource | None = None):
         self.environ = environ
@@ -306,7 +299,7 @@ class IndexedScan:
         if ask and answerable(folded):
             with self._served(vault_real, request_home(request)) as served:
                 if served is not None:
-                    result = self._search(*served, folded, request, served=True)
+                    result = self._search(*served[:3], folded, request, served=served[3])
                     if result is not None:
                         self.served = self.indexed = True
                         return result
@@ -329,10 +322,12 @@ class IndexedScan:
         fresh: Fresh,
         folded: tuple[str, ...],
         request: FindRequest,
-        served: bool = False,
+        served: ServedListing | None = None,
     ) -> FindResult | None:
         """find's answer from the index; None when the index could not answer, the one page
-        --cat prints changed since it was judged, or (``served``) nothing matches."""
+        --cat prints changed since it was judged, or nothing matches and the note on the
+        files the layout leaves out, which ``served`` (the listing a served call reuses)
+        keeps, cannot be vouched for."""
         from mnemosyne_core.diagnostics import Diagnostic
         from mnemosyne_core.find import keyword_counts, shown_match
         from mnemosyne_core.results import FindResult
@@ -349,12 +344,12 @@ class IndexedScan:
             result.matches = [shown_match(*row) for row in ranked.rows]
             if not ranked.total:
                 result.keyword_counts = keyword_counts(request.keywords, ranked.counts or [0] * len(folded))
-            if result.total == 0 and served:
-                return None  # a miss's note counts files no watch sees: the listing path answers
             if result.total == 0:
                 result.not_text = fresh.not_text
             if result.total == 0 and not result.incomplete:
-                result.left_out = left_out_files(pages)
+                result.left_out = left_out_files(pages) if served is None else served.left_out()
+                if result.left_out is None and served is not None:
+                    return None  # files no watch sees may have changed: the listing path answers
             match = result.the_page
             if request.keep_content and match is not None:
                 identity = index.identity(match.path)
@@ -380,7 +375,7 @@ class IndexedScan:
         if ask:
             with self._served(vault_real, request_home(request)) as served:
                 if served is not None:
-                    result = self._recall(*served, topic, terms, request_home(request))
+                    result = self._recall(*served[:3], topic, terms, request_home(request))
                     if result is not None and result.matches:
                         self.served = self.indexed = True
                         return result
@@ -490,7 +485,7 @@ class IndexedScan:
             index.begin_snapshot()
             fresh = fresh_listed(index, pages, part=bool(dirs))
             if asked is not None and not dirs:
-                self._keep_listing(index, asked[0], pages)
+                keep_listing(index, asked[0], pages)
         except _INDEX_ERRORS as error:
             with contextlib.suppress(sqlite3.Error):
                 index.rollback()
@@ -537,22 +532,8 @@ class IndexedScan:
         except sqlite3.Error:
             return False
 
-    @staticmethod
-    def _keep_listing(index: NoteIndex, token: str, pages: Scan) -> None:
-        """Keep the server's token and the listing, so the next call may skip the listing."""
-        listing = listing_fields(pages)
-        blob = marshal.dumps(listing) if listing is not None else None
-        if index.meta("token") == token and index.meta("listing") == blob:
-            return
-
-        def keep(index: NoteIndex) -> None:
-            index.set_meta("token", token)
-            index.set_meta("listing", blob)
-
-        written_by(keep, index)
-
     @contextlib.contextmanager
-    def _served(self, vault_real: str, home: str) -> Iterator[tuple[Scan, NoteIndex, Fresh] | None]:
+    def _served(self, vault_real: str, home: str) -> Iterator[tuple[Scan, NoteIndex, Fresh, ServedListing] | None]:
         """The pages as the index's listing holds them and the server says they changed,
         without listing the vault; None at any doubt (see the class's docstring). Asked
         only when a server's socket is there."""
@@ -580,28 +561,29 @@ class IndexedScan:
             index.end_snapshot()
             index.close()
 
-    def _served_pages(self, index: NoteIndex, vault_real: str, home: str) -> tuple[Scan, NoteIndex, Fresh] | None:
+    def _served_pages(
+        self, index: NoteIndex, vault_real: str, home: str
+    ) -> tuple[Scan, NoteIndex, Fresh, ServedListing] | None:
         assert self.changes is not None
         try:
             if not index.usable(code_key()):
                 return None
-            token, blob = index.meta("token"), index.meta("listing")
-            if not isinstance(token, str) or not isinstance(blob, bytes):
+            token = index.meta("token")
+            if not isinstance(token, str) or not isinstance(index.meta("served"), bytes):
                 return None
             answer = self.changes(vault_real, token)
             self._answer, self._unanswered = answer, answer is None
             if answer is None or answer[1] is None:
                 return None
-            # Written by ``_keep_listing`` into our own 0600 file.
-            pages = scan_from_fields(vault_real, marshal.loads(blob), home)  # noqa: S302
-            if pages is None:
+            listing = served_listing(vault_real, index, home)
+            if listing is None:
                 return None
-            fresh = fresh_served(index, pages, answer[1])
+            fresh = fresh_served(index, listing, answer[1])
             if answer[0] != token:
                 written_by(lambda index: index.set_meta("token", answer[0]), index)
         except (*_INDEX_ERRORS, ValueError, EOFError, TypeError):
             return None
-        return pages, index, fresh
+        return listing.pages, index, fresh, listing
 
 
 # --- what wiki info says -------------------------------------------------------------------

@@ -7,11 +7,13 @@ taken from the index; any other is read again by this process, with its own righ
 (``page.read_page``). What was read, what could not be read and what is no longer listed
 are written in one transaction, so another call sees all of it or none of it. A served call
 (``fresh_served``) neither lists the vault nor stats its pages: only the ones the server
-names and the ones a watch cannot vouch for (racy, hard-linked, symlinked).
+names and the ones a watch cannot vouch for (racy, hard-linked, symlinked), with what it
+reuses of the last listing kept in the index (``keep_listing``, ``served_listing``).
 """
 
 from __future__ import annotations
 
+import marshal
 import os
 import stat
 import time
@@ -137,24 +139,34 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
     return fresh
 
 
-def fresh_served(index: NoteIndex, pages: Scan, changed: Iterable[str]) -> Fresh:
-    """The pages of the listing a served call reuses (``scan_from_fields``), fresh in the
+def fresh_served(index: NoteIndex, listing: ServedListing, changed: Iterable[str]) -> Fresh:
+    """The pages of the listing a served call reuses (``served_listing``), fresh in the
     index: only the ``changed`` ones and those a watch cannot vouch for are stat'ed and, when
-    changed, read again. Raises ListingChanged when one is no longer the listed file (only a
-    listing can say what it is now)."""
+    changed, read again. Raises ListingChanged when one is no longer the listed file, or
+    is no page the index holds (only a listing can say what it is now).
+
+    Which pages the kept listing holds is the ``pages`` table itself: the listing that
+    kept the token wrote every page it listed in the same transaction, and the count it
+    listed is kept (``ServedListing.listed``). A later call's listing may have written the
+    table since; every page it added or dropped was made, moved or removed after the
+    token, so the server names it (or answers "rescan"), and a named path the table does
+    not hold is asked of a listing. So while the table holds as many pages as were listed
+    (none dropped as unreadable), a path it holds is a listed page, and nothing here runs
+    once per page: the watched pages come from their partial index, the counts from
+    ``meta``."""
     fresh = Fresh()
-    listed = {dir_rel: (dir_path, set(names)) for dir_rel, dir_path, names in pages.listing}
-    count = sum(len(names) for _, names in listed.values())
-    if index.page_count() != count:
+    if index.page_count() != listing.listed:
         raise ListingChanged("pages the index does not hold")  # unreadable ones: the listing says
-    check = dict(index.watched_by_stat())
+    pages = listing.pages
+    check = index.watched_by_stat()
     linked = [path for path in pages.links if path not in check]
     check.update(index.stat_keys_of([*changed, *linked]))
     to_read: list[tuple[str, str]] = []
     for rel_path in [*check, *(path for path in changed if path not in check)]:
+        held = check.get(rel_path)
         dir_rel, _, name = rel_path.rpartition("/")
-        dir_path, names = listed.get(dir_rel, ("", set()))
-        if name not in names:
+        dir_path = listing.dir_paths.get(dir_rel)
+        if held is None or dir_path is None:
             raise ListingChanged(rel_path)  # a new file, maybe a page: the listing decides
         read_path = pages.links.get(rel_path) or f"{dir_path}/{name}"
         try:
@@ -163,14 +175,10 @@ def fresh_served(index: NoteIndex, pages: Scan, changed: Iterable[str]) -> Fresh
             raise ListingChanged(rel_path) from None
         if not stat.S_ISREG(info.st_mode):
             raise ListingChanged(rel_path)
-        held = check.get(rel_path)
-        if held is None:
-            to_read.append((read_path, rel_path))
-            continue
         _page_id, key, racy = held
         if racy or stat_key(info) != key:
             to_read.append((read_path, rel_path))
-    if len(to_read) > read_limit(count):
+    if len(to_read) > read_limit(listing.listed):
         raise CatchUp(f"{len(to_read)} pages changed")
     read = _read(to_read, fresh, pages.heading_titles)
     if any(isinstance(error, FileNotFoundError) for _, error in fresh.unreadable):
@@ -206,51 +214,158 @@ def _read(to_read: list[tuple[str, str]], fresh: Fresh, heading_titles: bool) ->
 # --- the listing a served call reuses ------------------------------------------------------
 
 
-def listing_fields(pages: Scan) -> tuple[Any, ...] | None:
-    """What of the vault's own listing a served call needs instead of listing it again: the
-    searched dirs, each listed dir with its names and (device, inode), the symlinked pages'
-    targets, the listing's warnings and what it could not list, the title rule its layout
-    gives (``Scan.heading_titles``), and whether that layout is the zero-config one (which
-    the scan refuses for the caller's home dir). None when a dir vanished."""
+def keep_listing(index: NoteIndex, token: str, pages: Scan) -> None:
+    """Keep the server's ``token`` with what a served call needs of the vault's own listing
+    ``pages`` instead of listing it again (``served_listing``), unless the index holds
+    them already: each listed dir with its identity in ``served_dirs``; in ``meta``
+    (``served``) the searched dirs, the symlinked pages' targets, the listing's warnings
+    and what it could not list, the title rule its layout gives, whether that layout is
+    the zero-config one (which the scan refuses for the caller's home dir), how many pages
+    it listed, and a miss's note on the files the layout leaves out (``_kept_left_out``).
+    The pages themselves are the ``pages`` table's (``fresh_served``)."""
     from mnemosyne_core.config import LAYOUT_FROM_ZERO_CONFIG
 
+    now_ns = time.time_ns()
     try:
-        identities = [tuple(_dir_identity(dir_path)) for _dir_rel, dir_path, _names in pages.listing]
+        infos = [os.stat(dir_path) for _dir_rel, dir_path, _names in pages.listing]
     except OSError:
+        infos = None  # a dir vanished: no served call until a listing keeps one again
+    fields: tuple[Any, ...] | None = None
+    dirs: list[tuple[str, str, int, int, int, int]] = []
+    if infos is not None:
+        for (dir_rel, dir_path, _names), info in zip(pages.listing, infos, strict=True):
+            dirs.append((dir_rel, dir_path, info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns))
+        zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
+        warnings = [warning.as_fields() for warning in pages.warnings]
+        left_out = _kept_left_out(pages, infos, now_ns)
+        listed = (pages.dirs, pages.links, pages.symlinks, warnings, pages.incomplete, pages.memory_dir)
+        fields = (*listed, pages.heading_titles, zero_config, len(pages), left_out)
+    blob = marshal.dumps(fields) if fields is not None else None
+    if index.meta("token") == token and index.meta("served") == blob and sorted(index.served_dirs()) == sorted(dirs):
+        return
+
+    def keep(index: NoteIndex) -> None:
+        index.set_meta("token", token)
+        index.set_meta("served", blob)
+        index.set_served_dirs(dirs)
+
+    written_by(keep, index)
+
+
+def _kept_left_out(
+    pages: Scan, infos: list[os.stat_result], now_ns: int
+) -> tuple[list[tuple[str, str]], list[tuple[str, tuple[int, ...] | None]]] | None:
+    """A miss's note on the files the layout leaves out, as the listing ``pages`` finds
+    them (``vault.left_out_files``), with what a served miss checks to take it as it is:
+    the stat of the vault root, of each dir that walk listed and of each ignore file it
+    read. The listed dirs' own mtime_ns and ctime_ns are in ``served_dirs``. A dir's
+    entries change only with its mtime, a file's bytes only with its, so a note whose
+    every such stat is as it was is the note a listing would make now; the config and the
+    listed dirs' ignore files are the server's to watch (a change to one answers
+    "rescan"). None when a stat could not be trusted: one changed within ``page.RACY_NS``
+    of now (git's racy rule: a change in the same tick leaves the stat as it is), or the
+    listing is incomplete (the note then needs the vault listed again, as the scan does)."""
+    from mnemosyne_core import page
+    from mnemosyne_core.vault import left_out_files
+
+    racy_from = now_ns - page.RACY_NS
+    if pages.incomplete or any(info.st_mtime_ns >= racy_from for info in infos):
         return None
-    warnings = [warning.as_fields() for warning in pages.warnings]
-    listing = (pages.dirs, pages.listing, identities, pages.links, warnings, pages.incomplete, pages.memory_dir)
-    zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
-    return (*listing, pages.symlinks, pages.heading_titles, zero_config)
+    entered: list[str] = []
+    # The walk warns of an ignore file it cannot read; the miss it is made for does not.
+    warnings = len(pages.warnings)
+    try:
+        left_out = left_out_files(pages, entered)
+    finally:
+        del pages.warnings[warnings:]
+    if left_out is None:
+        return None
+    keys: list[tuple[str, tuple[int, ...] | None]] = []
+    for path in [pages.vault, *entered]:
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            keys.append((path, None))
+            continue
+        except OSError:
+            return None
+        if info.st_mtime_ns >= racy_from:
+            return None
+        keys.append((path, (info.st_mode, *stat_key(info))))
+    return left_out, keys
 
 
-def _dir_identity(path: str) -> tuple[int, int]:
-    info = os.stat(path)
-    return info.st_dev, info.st_ino
+class ServedListing:
+    """What a served call reuses of the last listing (``keep_listing``)."""
+
+    __slots__ = ("_left_out", "dir_paths", "entries_kept", "listed", "pages")
+
+    def __init__(self, pages: Scan, dir_paths: dict[str, str], listed: int, entries_kept: bool, left_out: Any) -> None:
+        #: The listing as a Scan, without its names (``listing`` is empty: the pages are
+        #: the index's own).
+        self.pages = pages
+        #: Each listed dir's path as read, by its vault-relative path.
+        self.dir_paths = dir_paths
+        #: How many pages the listing listed.
+        self.listed = listed
+        #: Whether each listed dir's mtime_ns and ctime_ns are as they were.
+        self.entries_kept = entries_kept
+        self._left_out = left_out
+
+    def left_out(self) -> list[tuple[str, str]] | None:
+        """A miss's note on the files the layout leaves out, as a listing would find them
+        now (``_kept_left_out``); None when that cannot be vouched for (a listing can)."""
+        if self._left_out is None or not self.entries_kept:
+            return None
+        left_out, keys = self._left_out
+        for path, key in keys:
+            try:
+                info = os.lstat(path)
+            except FileNotFoundError:
+                now = None
+            except OSError:
+                return None
+            else:
+                now = (info.st_mode, *stat_key(info))
+            if now != (None if key is None else tuple(key)):
+                return None
+        return [(kind, rel_path) for kind, rel_path in left_out]
 
 
-def scan_from_fields(vault_real: str, fields: tuple[Any, ...], home: str) -> Scan | None:
-    """The listing ``listing_fields`` kept, as a Scan; None when a listed dir is not the
-    dir it was (gone, or another file system mounted over it: no event tells that), a
-    page-named symlink no longer leads where it led (its target, or a link on its way, may
-    lie in a dir no watch sees: each is resolved again, one ``realpath`` a symlink), or the
-    scan would refuse the vault for this caller (``location.non_vault_reason``: the listing
-    may have been kept by a caller with another ``home``)."""
+def served_listing(vault_real: str, index: NoteIndex, home: str) -> ServedListing | None:
+    """The listing ``keep_listing`` kept; None when there is none, a listed dir is not the
+    dir it was (gone, or another file system mounted over it: no event tells that; one
+    ``stat`` a listed dir), a page-named symlink no longer leads where it led (its target,
+    or a link on its way, may lie in a dir no watch sees: each is resolved again, one
+    ``realpath`` a symlink), or the scan would refuse the vault for this caller
+    (``location.non_vault_reason``: the listing may have been kept by a caller with another
+    ``home``)."""
     from mnemosyne_core.diagnostics import Diagnostic
     from mnemosyne_core.location import non_vault_reason
     from mnemosyne_core.page import followed_symlink
     from mnemosyne_core.vault import Scan
 
-    dirs, listing, identities, links, warnings, incomplete, memory_dir, symlinks, heading_titles, zero_config = fields
+    blob = index.meta("served")
+    if not isinstance(blob, bytes):
+        return None
+    # Written by ``keep_listing`` into our own 0600 file.
+    fields = marshal.loads(blob)  # noqa: S302
+    if fields is None:
+        return None
+    dirs, links, symlinks, warnings, incomplete, memory_dir, heading_titles, zero_config, listed, left_out = fields
     if zero_config and non_vault_reason(vault_real, home) is not None:
         return None
-    for (_dir_rel, dir_path, _names), identity in zip(listing, identities, strict=True):
+    dir_paths: dict[str, str] = {}
+    entries_kept = True
+    for dir_rel, dir_path, device, inode, mtime_ns, ctime_ns in index.served_dirs():
         try:
-            if _dir_identity(dir_path) != tuple(identity):
-                return None
+            info = os.stat(dir_path)
         except OSError:
             return None
-    dir_paths = {dir_rel: dir_path for dir_rel, dir_path, _names in listing}
+        if (info.st_dev, info.st_ino) != (device, inode):
+            return None
+        entries_kept = entries_kept and (info.st_mtime_ns, info.st_ctime_ns) == (mtime_ns, ctime_ns)
+        dir_paths[dir_rel] = dir_path
     for dir_rel, name in symlinks:
         rel_path = join_rel(dir_rel, name)
         link_path = f"{dir_paths[dir_rel]}/{name}" if dir_rel in dir_paths else os.path.join(vault_real, rel_path)
@@ -258,13 +373,21 @@ def scan_from_fields(vault_real: str, fields: tuple[Any, ...], home: str) -> Sca
             return None
     pages = Scan(vault_real, tuple(dirs))
     pages.symlinks = [(dir_rel, name) for dir_rel, name in symlinks]
-    pages.listing = [(dir_rel, dir_path, list(names)) for dir_rel, dir_path, names in listing]
     pages.links = dict(links)
     pages.warnings = [Diagnostic.from_fields(tuple(warning)) for warning in warnings]
     pages.incomplete = incomplete
     pages.memory_dir = memory_dir
     pages.heading_titles = heading_titles
-    return pages
+    return ServedListing(pages, dir_paths, listed, entries_kept, left_out)
 
 
-__all__ = ["CatchUp", "Fresh", "ListingChanged", "fresh_listed", "fresh_served", "listing_fields", "scan_from_fields"]
+__all__ = [
+    "CatchUp",
+    "Fresh",
+    "ListingChanged",
+    "ServedListing",
+    "fresh_listed",
+    "fresh_served",
+    "keep_listing",
+    "served_listing",
+]

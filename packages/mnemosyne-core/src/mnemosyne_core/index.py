@@ -19,8 +19,13 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   column filter on ``texts``). Rule 8's first group is ranked from these alone.
 - ``meta``: the code that wrote it (``code``), whether a whole build is in it
   (``complete``), the title rule it was built under (``heading_titles``), a ``wiki
-  serve``'s token and the listing a served call reuses, when it was last written
-  (``written_ns``).
+  serve``'s token and what a served call reuses of the last listing besides its dirs
+  (``served``, ``freshness.keep_listing``), when it was last written (``written_ns``), and
+  how many pages it holds (``pages``) and how many of them are not text (``not_text``):
+  triggers on ``pages`` keep both in the transaction of each write, so no call counts.
+- ``served_dirs``: each dir the last listing a server's token was kept with listed, with
+  the (device, inode) a served call checks and the (mtime_ns, ctime_ns) a served miss
+  checks. Which pages that listing holds is the ``pages`` table itself.
 
 A query is rule 8 in SQL (``NoteIndex.top``), as zk's DAO builds one statement: the
 trigrams of every keyword of three characters or more pick the rows (an explicit AND:
@@ -58,7 +63,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 6
+FORMAT = 8
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -111,9 +116,33 @@ CREATE VIRTUAL TABLE name_grams USING fts5(
     name, content='names', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none
 );
 CREATE INDEX pages_watched ON pages(id) WHERE racy OR volatile;
-CREATE INDEX pages_not_text ON pages(id) WHERE not_text;
+CREATE TABLE served_dirs(
+    dir_rel BLOB PRIMARY KEY,
+    dir_path BLOB NOT NULL,
+    device INTEGER NOT NULL,
+    inode INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO meta(name, value) VALUES ('pages', 0), ('not_text', 0);
+CREATE TRIGGER pages_counted_in AFTER INSERT ON pages BEGIN
+    UPDATE meta SET value = value + 1 WHERE name = 'pages';
+    UPDATE meta SET value = value + NEW.not_text WHERE name = 'not_text';
+END;
+CREATE TRIGGER pages_counted_out AFTER DELETE ON pages BEGIN
+    UPDATE meta SET value = value - 1 WHERE name = 'pages';
+    UPDATE meta SET value = value - OLD.not_text WHERE name = 'not_text';
+END;
+CREATE TRIGGER pages_not_text_counted AFTER UPDATE OF not_text ON pages WHEN NEW.not_text != OLD.not_text BEGIN
+    UPDATE meta SET value = value + NEW.not_text - OLD.not_text WHERE name = 'not_text';
+END;
 PRAGMA user_version = {FORMAT};
 """
+
+
+#: The pages a watch cannot vouch for: read through their partial index (``pages_watched``),
+#: so a served call touches those rows alone.
+WATCHED_SQL = "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy FROM pages WHERE racy OR volatile"
 
 
 def uri_path(path: str) -> str:
@@ -437,9 +466,15 @@ class NoteIndex:
         for kind, name in tables:
             if not name.startswith(("sqlite_", "texts_", "name_grams_")):
                 connection.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                connection.execute(statement)
+        # A trigger's body holds statements of its own: a piece ends a statement only when
+        # SQLite says the text up to it is one.
+        statement = ""
+        for piece in _SCHEMA.split(";"):
+            statement += piece + ";"
+            if sqlite3.complete_statement(statement):
+                if statement.strip(" \n;"):
+                    connection.execute(statement)
+                statement = ""
         self.set_meta("code", code)
         self.set_meta("complete", 0)
 
@@ -551,9 +586,7 @@ class NoteIndex:
     def watched_by_stat(self) -> dict[str, tuple[int, StatKey, bool]]:
         """(id, stat key, racy) of the pages a watch cannot vouch for (racy, or with other
         hard links), by path: a served call stats these and the ones the server names."""
-        rows = self.connection.execute(
-            "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy FROM pages WHERE racy OR volatile"
-        )
+        rows = self.connection.execute(WATCHED_SQL)
         return {_text(path): (page_id, tuple(key), bool(racy)) for path, page_id, *key, racy in rows}
 
     def stat_keys_of(self, paths: Iterable[str]) -> dict[str, tuple[int, StatKey, bool]]:
@@ -576,10 +609,30 @@ class NoteIndex:
         return None if row is None else tuple(row)
 
     def page_count(self) -> int:
-        return int(self.connection.execute("SELECT count(*) FROM pages").fetchone()[0])
+        """The pages the index holds: kept in ``meta`` by the schema's triggers, in the
+        transaction of each insert and delete, so that no call counts the table."""
+        return int(self.connection.execute("SELECT value FROM meta WHERE name = 'pages'").fetchone()[0])
 
     def not_text_count(self) -> int:
-        return int(self.connection.execute("SELECT count(*) FROM pages WHERE not_text").fetchone()[0])
+        """The pages that do not read as text, kept as ``page_count`` is (an update of
+        ``not_text`` too)."""
+        return int(self.connection.execute("SELECT value FROM meta WHERE name = 'not_text'").fetchone()[0])
+
+    # --- what a served call reuses of the last listing (``freshness.keep_listing``) ---
+
+    def served_dirs(self) -> list[tuple[str, str, int, int, int, int]]:
+        """(vault-relative dir, its path as read, device, inode, mtime_ns, ctime_ns) of
+        each dir the kept listing listed."""
+        rows = self.connection.execute("SELECT dir_rel, dir_path, device, inode, mtime_ns, ctime_ns FROM served_dirs")
+        return [(_text(rel), _text(path), *key) for rel, path, *key in rows]
+
+    def set_served_dirs(self, dirs: Iterable[tuple[str, str, int, int, int, int]]) -> None:
+        """Replace the kept listing's dirs (inside the caller's write transaction)."""
+        self.connection.execute("DELETE FROM served_dirs")
+        self.connection.executemany(
+            "INSERT INTO served_dirs(dir_rel, dir_path, device, inode, mtime_ns, ctime_ns) VALUES (?, ?, ?, ?, ?, ?)",
+            ((_blob(rel), _blob(path), *key) for rel, path, *key in dirs),
+        )
 
     def top(
         self, folded_keywords: Sequence[str], limit: int, prefer: Sequence[str] = (), scope: Iterable[int] | None = None

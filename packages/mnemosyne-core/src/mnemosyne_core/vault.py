@@ -677,6 +677,9 @@ class TreeWalk:
         #: The searched dirs, vault-relative: in a flat layout one may lie inside another
         #: (``dirs = [".", "atlas"]``), and its pages are searched, not left out.
         self.searched_rels = frozenset("" if name == VAULT_ROOT_DIR else name for name in layout.dirs)
+        #: When a list: the path of each dir the walk lists only to find what the layout
+        #: leaves out, and of each ignore file it reads, is added to it (``left_out_files``).
+        self.entered: list[str] | None = None
 
     def walk(self, dir_rel: str, dir_path: str) -> None:
         """List the pages of the searched dir ``dir_rel`` (at ``dir_path``), and in a tree
@@ -710,6 +713,8 @@ class TreeWalk:
                 if self.before_listing is not None:
                     self.before_listing(rel, path)
                 result.listing.append((rel, path, names))
+            elif self.entered is not None:
+                self.entered.append(path)
             try:
                 with os.scandir(path) as iterator:
                     entries = list(iterator)
@@ -878,6 +883,8 @@ class TreeWalk:
         return (*rules, (prefix, spec, source)) if spec is not None else rules
 
     def _read_ignore_file(self, rel_path: str, path: str) -> list[str]:
+        if self.entered is not None:
+            self.entered.append(path)
         try:
             fd = open_page(path)
             try:
@@ -902,20 +909,24 @@ def preferred_dirs(pages: Scan) -> tuple[str, ...]:
     return config.prefer
 
 
-def left_out_files(pages: Scan) -> list[tuple[str, str]] | None:
+def left_out_files(pages: Scan, entered: list[str] | None = None) -> list[tuple[str, str]] | None:
     """The markdown files the layout leaves out in the searched dirs, as ``scan(left_out=...)``
     adds them (in another order), found among what the listing of ``pages`` passed over:
     only the dirs below a flat layout's dirs, which it never entered, are listed. What a
     miss tells about, without listing the searched dirs a second time. None when the vault
-    failed under that walk: the miss stands, and its note is the caller's to try or drop."""
+    failed under that walk: the miss stands, and its note is the caller's to try or drop.
+    ``entered``: a list to add the path of each dir listed and ignore file read to."""
     left_out: list[tuple[str, str]] = []
     if pages.layout is None or not any(entries for _, _, entries, _ in pages.passed_over):
         return left_out
     walk = pages.walk if pages.walk is not None else TreeWalk(pages, pages.layout, pages.memory_dir)
+    walk.entered = entered
     try:
         walk.add_left_out(pages.passed_over, left_out)
     except OSError:
         return None
+    finally:
+        walk.entered = None
     return left_out
 
 
