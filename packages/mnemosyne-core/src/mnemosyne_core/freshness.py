@@ -230,10 +230,11 @@ def _stat_keys(dir_path: str, prefix: str, names: list[str], links: dict[str, st
 
 def _dir_digest(names: list[str], keys: list[StatKey]) -> bytes:
     """What the ``dirs`` table keeps of a dir: its page names, in listing order, with their
-    stat keys, digested (names may hold lone surrogates: marshal keeps them)."""
+    stat keys, digested. Of their ``repr``: marshal's bytes depend on which of the objects
+    are shared (its references), so equal values may marshal apart."""
     from _blake2 import blake2b
 
-    return blake2b(marshal.dumps((names, keys)), digest_size=16).digest()
+    return blake2b(repr((names, keys)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def fresh_served(index: NoteIndex, pages: Scan, changed: Iterable[str]) -> Fresh:
