@@ -31,11 +31,14 @@ import contextlib
 import os
 import sys
 
-from mnemosyne_core.index import REPLACEABLE_FAULTS, IndexUnusable, NoteIndex, fault_of, written_by
+from mnemosyne_core.index import REPLACEABLE_FAULTS, IndexUnusable, NoteIndex, fault_of, stored_path, written_by
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
+
+    from mnemosyne_core.freshness import Compared
+    from mnemosyne_core.page import Page, StatKey
 
 #: A builder's CPU priority: below the calls it works for.
 NICENESS = 10
@@ -254,6 +257,7 @@ def build(
     sqlite3.Error when the index cannot be written."""
 
     from mnemosyne_core.cache import code_key
+    from mnemosyne_core.freshness import whole_dirs
     from mnemosyne_core.page import read_page
 
     try:
@@ -287,6 +291,8 @@ def build(
                 return
             index.reset(code_key())
             read = []
+            # What the first call would otherwise keep itself (``freshness.whole_dirs``).
+            held: dict[str, tuple[int, StatKey, int]] = {}
             for done, (read_path, rel_path) in enumerate(refs):
                 if done % PROGRESS_EVERY == 0:
                     note(done)
@@ -294,9 +300,14 @@ def build(
                 if page.error is None:
                     read.append(page)
                 if len(read) >= PROGRESS_EVERY:
-                    index.write(read)
+                    _write_holding(index, read, held)
                     read = []
-            index.write(read)
+            _write_holding(index, read, held)
+            compared: list[Compared] = [
+                (stored_path(dir_name), f"{dir_name}/" if dir_name else "", names, {})
+                for dir_name, _dir_path, names in pages.listing
+            ]
+            index.keep_dirs(whole_dirs(compared, held))
             index.set_meta("heading_titles", pages.heading_titles)
             index.set_meta("complete", 1)
             note(total)
@@ -321,6 +332,12 @@ def build(
         raise AssertionError("unreachable: the second attempt returns or raises")
     finally:
         os.close(lock)
+
+
+def _write_holding(index: NoteIndex, read: list[Page], held: dict[str, tuple[int, StatKey, int]]) -> None:
+    """Write ``read``, and add each page found not racy to ``held`` as ``whole_dirs`` takes it."""
+    written = index.write(read)
+    held.update((page.path, (written[page.path], page.key, page.not_text)) for page in read if not page.racy)
 
 
 def _take(lock: int, wait: bool) -> bool:

@@ -13,6 +13,8 @@ reuses of the last listing kept in the index (``keep_listing``, ``served_listing
 
 from __future__ import annotations
 
+import _sqlite3 as sqlite3  # as in index.py
+import contextlib
 import marshal
 import os
 import stat
@@ -24,11 +26,16 @@ from mnemosyne_core.vault import join_rel
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
     from mnemosyne_core.index import NoteIndex
-    from mnemosyne_core.page import Page
+    from mnemosyne_core.page import Page, StatKey
+
+    #: (id, stat key, not text) of a page the index holds fresh.
+    Held = tuple[int, StatKey, int]
+    #: (dir key, its "dir/" prefix, its page names, the Held of those found unchanged, by name).
+    Compared = tuple[bytes, str, list[str], dict[str, Held]]
     from mnemosyne_core.vault import Scan
 
 
@@ -84,18 +91,51 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
     """Every page of the listing ``pages``, fresh in the index: each stat'ed, the changed and
     new ones read and written, with the rows of pages no longer listed dropped (unless the
     listing is ``part`` of the vault's: a --dir call). Raises CatchUp, reading nothing, when
-    more changed than ``read_limit`` (unless not ``limit``: a builder)."""
+    more changed than ``read_limit`` (unless not ``limit``: a builder).
+
+    A dir is compared whole first: the digest of its page names (in listing order) and their
+    stat keys, when it equals the one the ``dirs`` table keeps, vouches for every page of it
+    without one of its rows read. That is exact because a kept digest was made only from
+    rows that were then unchanged and none racy, for those very names, and any change to a
+    row since empties the table (index.py's triggers): equal digests mean each page's stat
+    key equals its row's, the test the row comparison makes. A page that is racy keeps its
+    dir from being kept, so it is read again every call, as git's racy rule asks. Any other
+    dir has its own rows read (one range of the path index) and compared page by page; a
+    dir whose pages all compare equal is kept for the next call.
+    """
     fresh = Fresh()
-    assert fresh.ids is not None
+    ids = fresh.ids
+    assert ids is not None
+    listing = pages.listing
     # Known before the stat pass, so that it stops at the first page past the limit: after
     # a touch of every page, the rest of the pass would only add to the scan's time.
-    most = read_limit(sum(len(names) for _dir_name, _dir_path, names in pages.listing)) if limit else -1
-    held = index.stat_rows()
+    most = read_limit(sum(len(names) for _dir_name, _dir_path, names in listing)) if limit else -1
+    kept = index.kept_dirs() if len({dir_name for dir_name, _, _ in listing}) == len(listing) else {}
     links = pages.links
-    lstat, is_regular = os.lstat, stat.S_ISREG
+    lstat, is_regular, loads = os.lstat, stat.S_ISREG, marshal.loads
     to_read: list[tuple[str, str]] = []
-    for dir_name, dir_path, names in pages.listing:
+    gone: list[bytes] = []
+    keep: list[tuple[bytes, bytes, bytes, int]] = []
+    #: (dir key, prefix, names, what compared equal by name) of each dir compared row by row.
+    compared: list[Compared] = []
+    #: How many of the index's rows the dirs compared account for.
+    accounted = 0
+    for dir_name, dir_path, names in listing:
         prefix = f"{dir_name}/" if dir_name else ""
+        dir_key = stored_path(dir_name)
+        held_dir = kept.get(dir_key)
+        if held_dir is not None:
+            keys = _stat_keys(dir_path, prefix, names, links)
+            if keys is not None and _dir_digest(names, keys) == held_dir[0]:
+                dir_ids = loads(held_dir[1])  # written by ``keep_dirs`` into our own 0600 file
+                ids.update(dir_ids)
+                fresh.not_text += held_dir[2]
+                accounted += len(dir_ids)
+                keep.append((dir_key, *held_dir))
+                continue
+        held = index.dir_stat_rows(dir_name)
+        accounted += len(held)
+        found_of: dict[str, Held] = {}
         for name in names:
             rel_path = prefix + name
             read_path = links.get(rel_path) or f"{dir_path}/{name}"
@@ -103,40 +143,99 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
             if row is not None:
                 _path, page_id, size, mtime_ns, ctime_ns, inode, device, racy, not_text = row
                 try:
-                    # Not followed: a page swapped for a symlink is read, and refused, anew.
                     info = None if racy else lstat(read_path)
                 except OSError:
                     info = None
-                if (
-                    info is not None
-                    and is_regular(info.st_mode)
-                    and stat_key(info) == (size, mtime_ns, ctime_ns, inode, device)
-                ):
-                    fresh.ids.add(page_id)
-                    fresh.not_text += not_text
+                key = (size, mtime_ns, ctime_ns, inode, device)
+                if info is not None and is_regular(info.st_mode) and stat_key(info) == key:
+                    found_of[name] = (page_id, key, not_text)
                     continue
             to_read.append((read_path, rel_path))
             if len(to_read) == most + 1:
                 raise CatchUp(f"more than {most} pages changed")
-    gone = [] if part else [path.decode("utf-8", "surrogatepass") for path in held]
+        ids.update(found[0] for found in found_of.values())
+        fresh.not_text += sum(found[2] for found in found_of.values())
+        gone.extend(held)
+        compared.append((dir_key, prefix, names, found_of))
+    if not part and index.page_count() != accounted:
+        # Rows in no listed dir (a dir gone, or left by a --dir call): only all paths tell.
+        listed = {stored_path(join_rel(dir_name, name)) for dir_name, _dir_path, names in listing for name in names}
+        gone = [path for path in index.stored_paths() if path not in listed]
+    removed = [] if part else [path.decode("utf-8", "surrogatepass") for path in gone]
     read = _read(to_read, fresh, pages.heading_titles)
-    if read or gone or fresh.unreadable:
+    if read or removed or fresh.unreadable:
         # An unreadable page's old row must not answer for it: the scan would warn instead.
         unreadable = [rel_path for rel_path, _ in fresh.unreadable]
         written: dict[str, int] = {}
 
         def write(index: NoteIndex) -> None:
-            index.remove([*gone, *unreadable])
+            index.remove([*removed, *unreadable])
             written.update(index.write(read))
+            # After the pages: writing one empties the kept dirs, which still hold here.
+            held = {page.path: (written[page.path], page.key, page.not_text) for page in read if not page.racy}
+            index.keep_dirs([*keep, *whole_dirs(compared, held)])
             if part:
                 # Pages from outside the layout may be in the index now: the next call lists
                 # the vault (dropping them) before a server's word is taken again.
                 index.set_meta("token", None)
 
         written_by(write, index)
-        fresh.ids.update(written.values())
-    fresh.searched = len(fresh.ids)
+        ids.update(written.values())
+    else:
+        # No page written: the kept dirs stay, and only those now whole are added.
+        newly = whole_dirs(compared, {})
+        if newly:
+            # Only a help to the next call: a lock held by another writer or a full disk
+            # costs it nothing but the row comparison again.
+            with contextlib.suppress(sqlite3.Error):
+                written_by(lambda index: index.keep_dirs(newly), index)
+    fresh.searched = len(ids)
     return fresh
+
+
+def whole_dirs(compared: list[Compared], read: Mapping[str, Held]) -> list[tuple[bytes, bytes, bytes, int]]:
+    """The ``dirs`` rows of the ``compared`` dirs whose every page is now held, as it was
+    found unchanged or as it was ``read`` just now and found not racy ((id, stat key, not
+    text) by vault-relative path): what ``fresh_listed`` and a builder keep."""
+    rows = []
+    for dir_key, prefix, names, found_of in compared:
+        held = []
+        for name in names:
+            found = found_of.get(name) or read.get(prefix + name)
+            if found is None:
+                break
+            held.append(found)
+        else:
+            digest = _dir_digest(names, [key for _id, key, _not_text in held])
+            page_ids = [page_id for page_id, _key, _not_text in held]
+            rows.append((dir_key, digest, marshal.dumps(page_ids), sum(not_text for _, _, not_text in held)))
+    return rows
+
+
+def _stat_keys(dir_path: str, prefix: str, names: list[str], links: dict[str, str]) -> list[StatKey] | None:
+    """The stat key of each page of a listed dir, in order; None when one is gone or no
+    regular file (its dir is compared row by row, which reads it anew)."""
+    lstat, is_regular = os.lstat, stat.S_ISREG
+    keys: list[StatKey] = []
+    for name in names:
+        try:
+            # Not followed: a page swapped for a symlink is read, and refused, anew.
+            info = lstat(links.get(prefix + name) or f"{dir_path}/{name}")
+        except OSError:
+            return None
+        if not is_regular(info.st_mode):
+            return None
+        keys.append((info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
+    return keys
+
+
+def _dir_digest(names: list[str], keys: list[StatKey]) -> bytes:
+    """What the ``dirs`` table keeps of a dir: its page names, in listing order, with their
+    stat keys, digested. Of their ``repr``: marshal's bytes depend on which of the objects
+    are shared (its references), so equal values may marshal apart."""
+    from _blake2 import blake2b
+
+    return blake2b(repr((names, keys)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def fresh_served(index: NoteIndex, listing: ServedListing, changed: Iterable[str]) -> Fresh:
@@ -390,4 +489,5 @@ __all__ = [
     "fresh_served",
     "keep_listing",
     "served_listing",
+    "whole_dirs",
 ]

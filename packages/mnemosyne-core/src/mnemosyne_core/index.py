@@ -17,6 +17,15 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   its length and a *marked* copy (``marked``: a noncharacter before each word start), and
   ``name_grams``, the trigrams of the names (external content: ``detail=none`` refuses a
   column filter on ``texts``). Rule 8's first group is ranked from these alone.
+- ``dirs``: one row a listed dir whose pages were all unchanged and none racy when a call
+  last compared them (``freshness.fresh_listed``): its vault-relative path (``dir``, as
+  ``stored_path``), a digest of its page names in listing order with each page's stat key
+  (``digest``), the ids of those pages (``ids``, marshalled) and how many of them do not read
+  as text (``not_text``). A call whose own names and stat keys of a dir give the same digest
+  takes every page of it as fresh without reading one of its rows. Any change to a row's
+  path, stat, racy flag or text-ness, or a row added or dropped, empties the table (the
+  ``pages_*`` triggers): a digest is only ever kept beside the very rows it was made from,
+  whichever writer (a call, a builder, a served call) changed them.
 - ``meta``: the code that wrote it (``code``), whether a whole build is in it
   (``complete``), the title rule it was built under (``heading_titles``), a ``wiki
   serve``'s token and what a served call reuses of the last listing besides its dirs
@@ -63,7 +72,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 8
+FORMAT = 9
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -136,6 +145,13 @@ END;
 CREATE TRIGGER pages_not_text_counted AFTER UPDATE OF not_text ON pages WHEN NEW.not_text != OLD.not_text BEGIN
     UPDATE meta SET value = value + NEW.not_text - OLD.not_text WHERE name = 'not_text';
 END;
+CREATE TABLE dirs(
+    dir BLOB PRIMARY KEY, digest BLOB NOT NULL, ids BLOB NOT NULL, not_text INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER pages_added AFTER INSERT ON pages BEGIN DELETE FROM dirs; END;
+CREATE TRIGGER pages_dropped AFTER DELETE ON pages BEGIN DELETE FROM dirs; END;
+CREATE TRIGGER pages_restated AFTER UPDATE OF path, size, mtime_ns, ctime_ns, inode, device, racy, not_text ON pages
+BEGIN DELETE FROM dirs; END;
 PRAGMA user_version = {FORMAT};
 """
 
@@ -582,6 +598,34 @@ class NoteIndex:
             "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy, not_text FROM pages"
         )
         return {row[0]: row for row in rows}
+
+    def kept_dirs(self) -> dict[bytes, tuple[bytes, bytes, int]]:
+        """(digest, marshalled page ids, not-text count) of each dir the ``dirs`` table
+        keeps, by its path as stored."""
+        rows = self.connection.execute("SELECT dir, digest, ids, not_text FROM dirs")
+        return {dir_path: (digest, ids, not_text) for dir_path, digest, ids, not_text in rows}
+
+    def keep_dirs(self, rows: Iterable[tuple[bytes, bytes, bytes, int]]) -> None:
+        """Keep (dir, digest, marshalled ids, not-text count) rows (inside the caller's write
+        transaction; after its pages are written: writing one empties the table)."""
+        self.connection.executemany("INSERT OR REPLACE INTO dirs(dir, digest, ids, not_text) VALUES (?, ?, ?, ?)", rows)
+
+    def dir_stat_rows(self, dir_rel: str) -> dict[bytes, tuple[bytes, int, int, int, int, int, int, int, int]]:
+        """``stat_rows`` of the pages directly in the dir ``dir_rel`` ("" for the root): one
+        range of the path index ('/' + 1 is '0'), the pages of the dirs below it left out."""
+        prefix = _blob(f"{dir_rel}/") if dir_rel else b""
+        query = "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy, not_text FROM pages"
+        rows = (
+            self.connection.execute(f"{query} WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + b"0"))
+            if prefix
+            else self.connection.execute(query)
+        )
+        start = len(prefix)
+        return {row[0]: row for row in rows if row[0].find(b"/", start) < 0}
+
+    def stored_paths(self) -> list[bytes]:
+        """Every page's path as stored."""
+        return [row[0] for row in self.connection.execute("SELECT path FROM pages")]
 
     def watched_by_stat(self) -> dict[str, tuple[int, StatKey, bool]]:
         """(id, stat key, racy) of the pages a watch cannot vouch for (racy, or with other
