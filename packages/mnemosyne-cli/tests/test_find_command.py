@@ -523,18 +523,18 @@ def test_json_matched_says_where_each_page_matched(fake_vault: FakeVault, capsys
     assert (code, err) == (0, "")
     assert json.loads(out) == [
         {
-            "path": "atlas/lifetimes.md",
-            "title": "Non-lexical lifetimes",
+            "path": "atlas/non-lexical-notes.md",
+            "title": "Notes",
             "constellation": "atlas",
             "type": None,
             "matched": "title",
         },
         {
-            "path": "atlas/non-lexical-notes.md",
-            "title": "Notes",
+            "path": "atlas/lifetimes.md",
+            "title": "Non-lexical lifetimes",
             "constellation": "atlas",
             "type": None,
-            "matched": "path",
+            "matched": "title",
         },
         {
             "path": "atlas/2094-nll.md",
@@ -659,16 +659,25 @@ def test_cat_names_the_one_page_its_title_or_path_names(
     )
 
 
-def test_cat_gives_the_file_when_its_path_is_quoted_elsewhere(
+def test_cat_names_the_page_by_its_path_when_that_path_is_quoted_elsewhere(
     fake_vault: FakeVault, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Another page quotes the path: the path as a keyword still names its own page first,
+    and --cat with it prints that page."""
     vault = fake_vault({**CITED, "atlas/1859-try-trait.md": "See atlas/0243-trait-based-exception-handling.md.\n"})
     code, out, err = run(capsys, "wiki", "find", "0243-trait-based", "--cat", "--limit", "1", "--vault", vault)
     assert (code, out) == (2, "")
     assert err.splitlines()[0] == (
         "only atlas/0243-trait-based-exception-handling.md — 0243-trait-based-exception-handling holds "
         "'0243-trait-based' in its title or path; to print it, run: "
-        f"cat -- {vault}/atlas/0243-trait-based-exception-handling.md"
+        f"mnemosyne wiki find --cat --vault {vault} atlas/0243-trait-based-exception-handling.md"
+    )
+    path = "atlas/0243-trait-based-exception-handling.md"
+    assert run(capsys, "wiki", "find", path, "--cat", "--vault", vault) == (0, CITED[path], "")
+    assert run(capsys, "wiki", "find", path, "--vault", vault) == (
+        0,
+        f"{path} — 0243-trait-based-exception-handling\natlas/1859-try-trait.md — 1859-try-trait\n",
+        "",
     )
 
 

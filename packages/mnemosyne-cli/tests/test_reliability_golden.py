@@ -173,6 +173,12 @@ QUERIES = [
     # languages: each translation carries the English name as an alias.
     Query("english-title-before-translations-alias", ["embed", "files", "--matched"], vault="obsidian-help"),
     Query("shorter-alias-before-longer-title", ["embed", "--matched"], vault="obsidian-help"),
+    # A book with its original at the root and translations beside it (zh-CN/book/...):
+    # the page a user names by its path, its file name or a part of its path comes first.
+    Query("pasted-path-names-its-page-first", ["book/coming_from_bash.md", "--matched"], vault="translated-book"),
+    Query("pasted-path-cat-prints-its-page", ["book/coming_from_bash.md", "--cat"], vault="translated-book"),
+    Query("path-only-match-shortest-path-first", ["book/coming", "--matched"], vault="translated-book"),
+    Query("file-name-before-anothers-alias", ["home", "--matched"], vault="translated-book"),
     # A Logseq graph: properties in the first block, namespaced and escaped file names.
     Query("logseq-namespace-name-found", ["Whiteboard/Tool/Shape/Rectangle"], vault="logseq"),
     Query("logseq-alias-property", ["rectangle", "tool", "--matched"], vault="logseq"),

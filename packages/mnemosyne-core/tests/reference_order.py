@@ -39,7 +39,7 @@ def reference_sort_key(
     for_names = []
     if folded_path in folded_keywords:
         return (-1, 0, 0, 0, 0, preferred, rel_path)
-    names = [(0, folded_title), (0, folded_stem)] + [(1, plain_fold(alias)) for alias in aliases]
+    names = [(0, folded_title), (1, folded_stem)] + [(2, plain_fold(alias)) for alias in aliases]
     for is_alias, name in names:
         if all(keyword in name for keyword in folded_keywords):
             every_word_starts = all(begins_a_word(keyword, name) for keyword in folded_keywords)

@@ -341,10 +341,11 @@ def test_group_1_title_or_path_holds_every_keyword_before_text_only(make_vault: 
         }
     )
     # Group 2 (text only) ties on how soon the text holds it, then goes by path; group 1
-    # sorts by the keys below (a file name is a name: "mastra-stem" ties "zeta mastra").
+    # sorts by the keys below (a file name is a name: "mastra-stem" ties "zeta mastra" but
+    # for key 4, a title before a stem).
     assert paths(vault, "mastra") == [
-        "atlas/mastra-stem.md",
         "hermes/zeta.md",
+        "atlas/mastra-stem.md",
         "analyses/a-body.md",
         "analyses/b-body.md",
     ]

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     #: Where a matching page sorts: (group: -1 the page a keyword is the path of, 0 a
     #: named page, 1 one that only mentions the keywords; a keyword starts no word, no name
     #: alone holds every keyword, name length (first group) or mention depth's line
-    #: (second group), the name is an alias (first group) or mention depth's column
+    #: (second group), which name: 0 title, 1 stem, 2 alias (first group) or mention depth's column
     #: (second group), the place of its preferred dir in ``[order] prefer``, path);
     #: compared as a tuple, smallest first. See ``judge``.
     SortKey = tuple[int, int, int, int, int, int, str]
@@ -98,9 +98,9 @@ def judge(
        keywords together (some keyword is in the path alone, so the title's length says
        nothing of it): the name closest to the keywords wins ("strings.contains" before
        "strings.containsany"; ``book/x.md`` before ``zh-cn/book/x.md``);
-    4. the title or stem before an alias: a page's own name names it more surely than
-       another page's alias of equal weight (a translation carrying the English name as
-       an alias);
+    4. the title, then the stem, then an alias: a page's own name names it more surely
+       than another page's alias of equal weight (a translation carrying the English name
+       as an alias), and its title more surely than a file name its translations share;
     5. a page under a preferred dir, in the order of ``prefer`` (``preferred_rank``),
        before the rest: of the versions or translations of a page, which tie on every
        key above, the one the vault prefers;
@@ -151,11 +151,11 @@ def named_key(
     alone nor its title and path together hold every keyword."""
     best: SortKey | None = None
     rank = preferred_rank(rel_path, prefer) if prefer else 0
-    names = ((0, folded_title), (0, stem_of(folded_path.rpartition("/")[2])), *((1, alias) for alias in folded_aliases))
-    for is_alias, name in names:
+    stem = stem_of(folded_path.rpartition("/")[2])
+    for which, name in ((0, folded_title), (1, stem), *((2, alias) for alias in folded_aliases)):
         if all(keyword in name for keyword in keywords):
             words_start = all(starts_word(keyword, name) for keyword in keywords)
-            key = (0, not words_start, 0, len(name), is_alias, rank, rel_path)
+            key = (0, not words_start, 0, len(name), which, rank, rel_path)
             if best is None or key < best:
                 best = key
     if best is not None:

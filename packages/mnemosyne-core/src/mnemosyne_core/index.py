@@ -72,7 +72,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 9
+FORMAT = 10
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -120,7 +120,7 @@ CREATE TABLE names(
     marked TEXT NOT NULL
 );
 CREATE INDEX names_of_page ON names(page_id, kind);
-CREATE INDEX names_as_paths ON names(name) WHERE kind = 2;
+CREATE INDEX names_as_paths ON names(name) WHERE kind = 3;
 CREATE VIRTUAL TABLE name_grams USING fts5(
     name, content='names', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none
 );
@@ -311,15 +311,15 @@ def marked(folded: str) -> str:
     return "".join(parts)
 
 
-#: A name's kind in ``names.kind``: rule 8's order takes the title and the file name's
-#: stem before an alias of the same length (the kind's last bit is the key's), and the
-#: path only with the title.
-TITLE_NAME, ALIAS_NAME, PATH_NAME, STEM_NAME = 0, 1, 2, 4
+#: A name's kind in ``names.kind``: rule 8's key 4 takes the title, then the file name's
+#: stem, then an alias of the same length (a name's kind is that key), and the path only
+#: with the title. (``names_as_paths`` names PATH_NAME's value.)
+TITLE_NAME, STEM_NAME, ALIAS_NAME, PATH_NAME = 0, 1, 2, 3
 #: Where each part of a first-group page's order lies in its packed key (``Ranked``): no
 #: keyword is its whole path, a keyword starts no word, then the title and path together
-#: hold them (no name alone), then the name's length, then whether it is an alias.
-#: Lengths stay far below 2**59.
-_NOT_ITS_PATH, _NO_WORD_START, _TITLE_AND_PATH, _LENGTH = 62, 61, 60, 1
+#: hold them (no name alone), then the name's length, then its kind (two bits).
+#: Lengths stay far below 2**58.
+_NOT_ITS_PATH, _NO_WORD_START, _TITLE_AND_PATH, _LENGTH = 62, 61, 60, 2
 #: A mention depth packed as one integer: the line above, the column below.
 _LINE = 32
 
@@ -855,7 +855,7 @@ def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
     return (
         f"candidates AS ({candidates}),"
         f" by_name AS (SELECT page_id, min(((NOT ({starts})) << {_NO_WORD_START}) | (length << {_LENGTH})"
-        f" | (kind & 1)) AS k"
+        f" | kind) AS k"
         f" FROM names WHERE page_id IN candidates AND kind != {PATH_NAME} AND {in_name} GROUP BY page_id),"
         f" named AS (SELECT page_id, k FROM by_name UNION ALL"
         f" SELECT t.page_id, ((NOT ({starts_in_title_or_path})) << {_NO_WORD_START}) | (1 << {_TITLE_AND_PATH})"
