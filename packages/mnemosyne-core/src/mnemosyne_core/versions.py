@@ -80,8 +80,13 @@ def page_keys(paths: Iterable[str]) -> dict[str, str]:
     """``page_key`` of each of ``paths``, a vault's pages (or the ones a command met): a
     Docusaurus site's when one of them lies in ``versioned_docs/version-X/``."""
     paths = list(paths)
-    docusaurus = any(_docusaurus_page(path.split("/")) is not None and "versioned_docs/" in path for path in paths)
+    docusaurus = is_docusaurus(paths)
     return {path: page_key(path, docusaurus) for path in paths}
+
+
+def is_docusaurus(paths: Iterable[str]) -> bool:
+    """Whether ``paths`` are a Docusaurus site's: one of them lies in ``versioned_docs/version-X/``."""
+    return any(_docusaurus_page(path.split("/")) is not None and "versioned_docs/" in path for path in paths)
 
 
 def _docusaurus_page(parts: Sequence[str]) -> list[str] | None:
