@@ -16,6 +16,8 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   whether recall sees no title, slug or tag in it (``recall_unseen``).
 - ``recall_terms``: one row a folded title, slug or tag of a page, the strings a recall
   term is looked for in (as bytes: ``instr`` on them is ``in`` on the strings).
+- ``copy_digests``: one row a distinct digest of a page (its ``whole`` and ``body``): two
+  pages may be copies only when two rows share a digest, which its index tells at once.
 - ``texts``: an FTS5 table with the trigram tokenizer (``case_sensitive 1``, ``detail=none``,
   content stored): ``names`` (the folded title, path and aliases, a newline between them)
   and ``body`` (the folded text). Text is folded by find's own rule before it goes in, so
@@ -112,6 +114,10 @@ CREATE TABLE pages(
 );
 CREATE TABLE recall_terms(page_id INTEGER NOT NULL, term BLOB NOT NULL);
 CREATE INDEX recall_terms_of_page ON recall_terms(page_id);
+CREATE TABLE copy_digests(page_id INTEGER NOT NULL, digest BLOB NOT NULL);
+CREATE INDEX copy_digests_of_page ON copy_digests(page_id);
+CREATE INDEX copy_digests_by_digest ON copy_digests(digest);
+CREATE INDEX pages_lint ON pages(id) WHERE lint IS NOT NULL;
 CREATE INDEX pages_lint_folded ON pages(lint_folded) WHERE lint_folded IS NOT NULL;
 CREATE VIRTUAL TABLE texts USING fts5(names, body, tokenize='trigram case_sensitive 1', detail=none);
 CREATE TABLE names(
@@ -520,6 +526,11 @@ class NoteIndex:
                 connection.execute("DELETE FROM texts WHERE rowid = ?", (page_id,))
                 self._delete_names(page_id)
                 connection.execute("DELETE FROM recall_terms WHERE page_id = ?", (page_id,))
+                connection.execute("DELETE FROM copy_digests WHERE page_id = ?", (page_id,))
+            connection.executemany(
+                "INSERT INTO copy_digests(page_id, digest) VALUES (?, ?)",
+                ((page_id, digest) for digest in dict.fromkeys(page.digests) if digest is not None),
+            )
             connection.executemany(
                 "INSERT INTO recall_terms(page_id, term) VALUES (?, ?)", ((page_id, _blob(term)) for term in terms)
             )
@@ -551,6 +562,7 @@ class NoteIndex:
             self.connection.execute("DELETE FROM texts WHERE rowid = ?", row)
             self._delete_names(row[0])
             self.connection.execute("DELETE FROM recall_terms WHERE page_id = ?", row)
+            self.connection.execute("DELETE FROM copy_digests WHERE page_id = ?", row)
 
     def _delete_names(self, page_id: int) -> None:
         # name_grams keeps no copy of the names (content='names'): it is told the old ones.
@@ -752,9 +764,7 @@ class NoteIndex:
         """Whether two pages share a digest copies are told by (``versions.content_digests``):
         only then may a page be a copy of another."""
         row = self.connection.execute(
-            "SELECT 1 FROM (SELECT whole AS d FROM pages WHERE whole IS NOT NULL UNION ALL"
-            " SELECT body FROM pages WHERE body IS NOT NULL AND (whole IS NULL OR body != whole))"
-            " GROUP BY d HAVING count(*) > 1 LIMIT 1"
+            "SELECT 1 FROM copy_digests GROUP BY digest HAVING count(*) > 1 LIMIT 1"
         ).fetchone()
         return row is not None
 
