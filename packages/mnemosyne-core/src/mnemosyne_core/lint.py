@@ -185,6 +185,10 @@ class Finding(HashableRecord):
         self.code = code
         self.message = message
 
+    def __hash__(self) -> int:
+        # Its fields by name: a lint hashes every finding into a set, thousands on a big vault.
+        return hash((self.path, self.code, self.message))
+
     def to_dict(self) -> dict[str, str]:
         """The finding as lint --json reports it."""
         return {"path": self.path, "code": self.code, "message": self.message}
