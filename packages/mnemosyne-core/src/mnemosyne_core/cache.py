@@ -46,14 +46,16 @@ from mnemosyne_core.vault import left_out_files, preferred_dirs, scan
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-    from typing import Protocol
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Protocol, TypeVar
 
     from mnemosyne_core.backend import FindRequest, RecallRequest
     from mnemosyne_core.freshness import Fresh, ServedListing
     from mnemosyne_core.recall import RecallResult
     from mnemosyne_core.results import FindResult
     from mnemosyne_core.vault import Scan
+
+    T = TypeVar("T")
 
     class ChangeSource(Protocol):
         """Asks the vault's ``wiki serve`` what changed since a token; the CLI's client
@@ -222,9 +224,11 @@ READING_MODULES = (
     "fold.py",
     "frontmatter.py",
     "index.py",
+    "lint.py",
     "page.py",
     "recall.py",
     "vault.py",
+    "versions.py",
 )
 
 
@@ -389,6 +393,26 @@ class IndexedScan:
         self._start_wanted_build()
         return result
 
+    def listed_through_index(
+        self, vault_real: str, dirs: Sequence[str] | None, home: str, answer: Callable[[Scan, NoteIndex, Fresh], T]
+    ) -> tuple[Scan, T | None]:
+        """The vault listed as find lists it, and ``answer`` of that listing, its index
+        and its pages fresh in it, as find makes them (``_listed``); None in place of the
+        answer when the index cannot give it (the caller reads the pages instead). For a
+        command of its own questions (lint)."""
+        self.served = self.indexed = self._unanswered = False
+        self._answer = self._wanted_build = None
+        result = None
+        with self._listed(vault_real, dirs, home, ask=False) as (pages, index, fresh):
+            if index is not None and fresh is not None:
+                try:
+                    result = answer(pages, index, fresh)
+                    self.indexed = True
+                except _INDEX_ERRORS as error:
+                    self._damaged(error, index, vault_real, home)
+        self._start_wanted_build()
+        return pages, result
+
     def _start_wanted_build(self) -> None:
         if self._wanted_build is not None:
             start_detached(*self._wanted_build, self.environ)
@@ -414,14 +438,10 @@ class IndexedScan:
     ) -> RecallResult | None:
         """recall's answer from the index; None when the index could not answer or a read
         entry changed since it was judged."""
-        from mnemosyne_core.recall import RecallResult, fill_read_entries, fold_terms, rank, recall_fields, take_page
+        from mnemosyne_core.recall import RecallResult, entry_if_match, fill_read_entries, fold_terms, rank
         from mnemosyne_core.vault import PageRef
 
         try:
-            missing = index.heads_without_recall()
-            if missing:
-                made = [(page_id, recall_fields(head) if head is not None else None) for page_id, head in missing]
-                written_by(lambda index: index.set_recall(made), index)
             result = RecallResult(pages.vault, topic if isinstance(topic, str) else " ".join(topic), terms)
             result.warnings.extend(pages.warnings)
             result.unreadable = pages.incomplete
@@ -431,11 +451,17 @@ class IndexedScan:
                 result.warnings.append(unreadable_warning(rel_path, error))
             folded_terms = fold_terms(terms)
             identities = {}
-            for page_id, rel_path, fields, identity in index.recall_rows():
+            # The index picks the pages a term is in; recall's own rule decides each.
+            for page_id, rel_path, fields, identity in index.recall_matches(folded_terms):
                 if fresh.holds(page_id):
-                    identities[rel_path] = identity
                     dir_name, _, name = rel_path.rpartition("/")
-                    take_page(result, PageRef(dir_name, name, ""), fields, folded_terms, b"")
+                    entry = entry_if_match(PageRef(dir_name, name, ""), fields, folded_terms, b"")
+                    if entry is not None:
+                        identities[rel_path] = identity
+                        result.matches.append(entry)
+            result.pages_searched = fresh.searched
+            unseen = index.recall_unseen()
+            result.unseen = len(unseen) if fresh.ids is None else sum(page_id in fresh.ids for page_id in unseen)
         except _INDEX_ERRORS as error:
             self._damaged(error, index, pages.vault, home)
             return None

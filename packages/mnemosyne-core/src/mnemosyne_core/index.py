@@ -7,8 +7,17 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   mtime_ns, ctime_ns, inode, device) and git's racy flag, a digest of its bytes (``digest``:
   a page read again with the same bytes gets only its stat written), whether it has other hard links
   and whether it reads as text, the fields find prints (title, constellation, type), its
-  names as judge takes them (folded title and aliases), its frontmatter bytes and recall's
-  fields (made on the first recall).
+  names as judge takes them (folded title and aliases), recall's fields (``recall``; ``head``
+  is no longer written), and what lint needs of it, made when it is read: its own findings
+  (``lint``: the (code, message) pairs ``lint.check_page`` gives, NULL for none), the title
+  it gives itself (``lint_title``, NULL for none) and that folded (``lint_folded``, what
+  duplicate titles are grouped by), the
+  digests copies are told by (``whole``, ``body``: ``versions.content_digests``), and
+  whether recall sees no title, slug or tag in it (``recall_unseen``).
+- ``recall_terms``: one row a folded title, slug or tag of a page, the strings a recall
+  term is looked for in (as bytes: ``instr`` on them is ``in`` on the strings).
+- ``copy_digests``: one row a distinct digest of a page (its ``whole`` and ``body``): two
+  pages may be copies only when two rows share a digest, which its index tells at once.
 - ``texts``: an FTS5 table with the trigram tokenizer (``case_sensitive 1``, ``detail=none``,
   content stored): ``names`` (the folded title, path and aliases, a newline between them)
   and ``body`` (the folded text). Text is folded by find's own rule before it goes in, so
@@ -61,6 +70,7 @@ import stat
 import time
 
 from mnemosyne_core.config import UNLISTED_PAGES, stem_of
+from mnemosyne_core.fold import fold
 from mnemosyne_core.results import PATH, TEXT, TITLE
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -72,7 +82,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 10
+FORMAT = 11
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -108,8 +118,21 @@ CREATE TABLE pages(
     folded_aliases BLOB NOT NULL,
     head BLOB,
     recall BLOB,
-    digest BLOB
+    digest BLOB,
+    lint BLOB,
+    lint_title BLOB,
+    lint_folded BLOB,
+    whole BLOB,
+    body BLOB,
+    recall_unseen INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE recall_terms(page_id INTEGER NOT NULL, term BLOB NOT NULL);
+CREATE INDEX recall_terms_of_page ON recall_terms(page_id);
+CREATE TABLE copy_digests(page_id INTEGER NOT NULL, digest BLOB NOT NULL);
+CREATE INDEX copy_digests_of_page ON copy_digests(page_id);
+CREATE INDEX copy_digests_by_digest ON copy_digests(digest);
+CREATE INDEX pages_lint ON pages(id) WHERE lint IS NOT NULL;
+CREATE INDEX pages_lint_folded ON pages(lint_folded) WHERE lint_folded IS NOT NULL;
 CREATE VIRTUAL TABLE texts USING fts5(names, body, tokenize='trigram case_sensitive 1', detail=none);
 CREATE TABLE names(
     id INTEGER PRIMARY KEY,
@@ -518,6 +541,9 @@ class NoteIndex:
                 )
                 ids[page.path] = held[0]
                 continue
+            # What recall looks a term up in: none when it sees no title, slug or tag.
+            terms = dict.fromkeys(page.recall.folded) if page.recall is not None else {}
+            unseen = not terms
             values = (
                 *page.key,
                 page.racy,
@@ -529,28 +555,43 @@ class NoteIndex:
                 None if page.type is None else _blob(page.type),
                 _blob(page.folded_title),
                 marshal.dumps(page.folded_aliases),
-                page.head,
+                _recall_blob(page.recall),
                 page.digest,
+                marshal.dumps(page.lint) if page.lint else None,
+                None if page.lint_title is None else _blob(page.lint_title),
+                None if page.lint_title is None else _blob(fold(page.lint_title)),
+                *page.digests,
+                unseen,
                 path,
             )
             row = connection.execute(
                 "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
                 " volatile = ?, not_text = ?, title = ?, aliases = ?, constellation = ?, type = ?,"
-                " folded_title = ?, folded_aliases = ?, head = ?, recall = NULL, digest = ? WHERE path = ?"
-                " RETURNING id",
+                " folded_title = ?, folded_aliases = ?, recall = ?, digest = ?, lint = ?, lint_title = ?,"
+                " lint_folded = ?, whole = ?, body = ?, recall_unseen = ? WHERE path = ? RETURNING id",
                 values,
             ).fetchone()
             if row is None:
                 page_id = connection.execute(
                     "INSERT INTO pages(size, mtime_ns, ctime_ns, inode, device, racy, volatile, not_text, title,"
-                    " aliases, constellation, type, folded_title, folded_aliases, head, digest, path)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " aliases, constellation, type, folded_title, folded_aliases, recall, digest, lint, lint_title,"
+                    " lint_folded, whole, body, recall_unseen, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                    " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     values,
                 ).lastrowid
             else:
                 page_id = row[0]
                 connection.execute("DELETE FROM texts WHERE rowid = ?", (page_id,))
                 self._delete_names(page_id)
+                connection.execute("DELETE FROM recall_terms WHERE page_id = ?", (page_id,))
+                connection.execute("DELETE FROM copy_digests WHERE page_id = ?", (page_id,))
+            connection.executemany(
+                "INSERT INTO copy_digests(page_id, digest) VALUES (?, ?)",
+                ((page_id, digest) for digest in dict.fromkeys(page.digests) if digest is not None),
+            )
+            connection.executemany(
+                "INSERT INTO recall_terms(page_id, term) VALUES (?, ?)", ((page_id, _blob(term)) for term in terms)
+            )
             names = NAMES_SEPARATOR.join((page.folded_title, page.folded_path, *page.folded_aliases))
             connection.execute(
                 "INSERT INTO texts(rowid, names, body) VALUES (?, ?, ?)",
@@ -579,6 +620,8 @@ class NoteIndex:
         if row is not None:
             self.connection.execute("DELETE FROM texts WHERE rowid = ?", row)
             self._delete_names(row[0])
+            self.connection.execute("DELETE FROM recall_terms WHERE page_id = ?", row)
+            self.connection.execute("DELETE FROM copy_digests WHERE page_id = ?", row)
 
     def _delete_names(self, page_id: int) -> None:
         # name_grams keeps no copy of the names (content='names'): it is told the old ones.
@@ -783,21 +826,74 @@ class NoteIndex:
         sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{within.replace('p.id', 'texts.rowid')}"
         return int(self.connection.execute(sql, values).fetchone()[0])
 
-    def heads_without_recall(self) -> list[tuple[int, bytes | None]]:
-        """(id, frontmatter bytes) of every page whose recall fields are not made yet."""
-        return list(self.connection.execute("SELECT id, head FROM pages WHERE recall IS NULL"))
-
-    def set_recall(self, made: Iterable[tuple[int, RecallFields | None]]) -> None:
-        """Keep the recall fields made for pages (inside the caller's write transaction)."""
-        self.connection.executemany(
-            "UPDATE pages SET recall = ? WHERE id = ?", ((_recall_blob(fields), page_id) for page_id, fields in made)
+    def recall_matches(
+        self, folded_terms: Sequence[str]
+    ) -> list[tuple[int, str, RecallFields | None, tuple[int, int, int, int]]]:
+        """(id, path, recall fields, identity) of every page one of whose folded titles,
+        slugs or tags holds one of ``folded_terms``: the candidates ``recall.entry_if_match``
+        decides, picked without building a row for the pages no term is in."""
+        if not folded_terms:
+            return []
+        values = [_blob(term) for term in folded_terms]
+        holds = " OR ".join("instr(term, ?) > 0" for _ in values)
+        rows = self.connection.execute(
+            "SELECT id, path, recall, device, inode, size, mtime_ns FROM pages"
+            f" WHERE id IN (SELECT page_id FROM recall_terms WHERE {holds})",
+            values,
         )
+        return [
+            (page_id, _text(path), _recall_fields(recall), tuple(identity)) for page_id, path, recall, *identity in rows
+        ]
 
-    def recall_rows(self) -> Iterable[tuple[int, str, RecallFields | None, tuple[int, int, int, int]]]:
-        """(id, path, recall fields, identity) of every page, its recall fields made."""
-        rows = self.connection.execute("SELECT id, path, recall, device, inode, size, mtime_ns FROM pages")
-        for page_id, path, recall, *identity in rows:
-            yield page_id, _text(path), _recall_fields(recall), tuple(identity)
+    def recall_unseen(self) -> list[int]:
+        """The ids of the pages recall sees no title, slug or tag in."""
+        return [row[0] for row in self.connection.execute("SELECT id FROM pages WHERE recall_unseen")]
+
+    def lint_findings(self) -> list[tuple[int, str, list[tuple[str, str]]]]:
+        """(id, path, its own findings as (code, message)) of every page that has some."""
+        rows = self.connection.execute("SELECT id, path, lint FROM pages WHERE lint IS NOT NULL")
+        # Written by ``write`` into our own 0600 file.
+        return [(page_id, _text(path), marshal.loads(lint)) for page_id, path, lint in rows]  # noqa: S302
+
+    def shared_titles(self) -> list[tuple[int, str, str]]:
+        """(id, path, title as lint takes it) of every page whose folded title another page
+        has too: the pages a duplicate title may be said of."""
+        rows = self.connection.execute(
+            "SELECT id, path, lint_title FROM pages WHERE lint_folded IN"
+            " (SELECT lint_folded FROM pages WHERE lint_folded IS NOT NULL GROUP BY lint_folded HAVING count(*) > 1)"
+        )
+        return [(page_id, _text(path), _text(title)) for page_id, path, title in rows]
+
+    def titled(self, paths: Iterable[str]) -> dict[str, int]:
+        """The id of each of ``paths`` that gives itself a title (lint's ``check_page``)."""
+        found = {}
+        for rel_path in paths:
+            row = self.connection.execute(
+                "SELECT id FROM pages WHERE path = ? AND lint_title IS NOT NULL", (_blob(rel_path),)
+            ).fetchone()
+            if row is not None:
+                found[rel_path] = row[0]
+        return found
+
+    def titled_paths_holding(self, part: str) -> list[tuple[int, str]]:
+        """(id, path) of every page that gives itself a title and whose path holds ``part``."""
+        rows = self.connection.execute(
+            "SELECT id, path FROM pages WHERE lint_title IS NOT NULL AND instr(path, ?) > 0", (_blob(part),)
+        )
+        return [(page_id, _text(path)) for page_id, path in rows]
+
+    def digests_shared(self) -> bool:
+        """Whether two pages share a digest copies are told by (``versions.content_digests``):
+        only then may a page be a copy of another."""
+        row = self.connection.execute(
+            "SELECT 1 FROM copy_digests GROUP BY digest HAVING count(*) > 1 LIMIT 1"
+        ).fetchone()
+        return row is not None
+
+    def digests(self) -> list[tuple[int, str, tuple[bytes | None, bytes | None]]]:
+        """(id, path, (whole, body) digests) of every page."""
+        rows = self.connection.execute("SELECT id, path, whole, body FROM pages")
+        return [(page_id, _text(path), (whole, body)) for page_id, path, whole, body in rows]
 
 
 def _matched_by(key: int) -> str:

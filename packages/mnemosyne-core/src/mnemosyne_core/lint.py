@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mnemosyne_core.config import (
@@ -58,12 +57,15 @@ from mnemosyne_core.frontmatter import (
 from mnemosyne_core.location import is_inside, resolve_vault
 from mnemosyne_core.page import read_page_bytes
 from mnemosyne_core.recall import DATE_KEYS, page_date, resolve_memory_dir, updated_date
-from mnemosyne_core.vault import IgnoreRules, TreeWalk, dir_covers, is_stale_ingest_temp, scan
+from mnemosyne_core.record import HashableRecord, Record
+from mnemosyne_core.vault import IgnoreRules, TreeWalk, dir_covers, is_stale_ingest_temp, join_rel, scan
 from mnemosyne_core.versions import (
     CopyDir,
     chosen_version,
     content_digests,
     find_copies,
+    is_docusaurus,
+    page_key,
     page_keys,
     version_dirs,
 )
@@ -72,7 +74,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from mnemosyne_core.diagnostics import Diagnostic
-    from mnemosyne_core.vault import PageRef, Scan
+    from mnemosyne_core.freshness import Fresh
+    from mnemosyne_core.index import NoteIndex
+    from mnemosyne_core.vault import Scan
 
 # --- reason codes: stable, agents branch on them -------------------------------------------
 # Pages find searches, but degraded.
@@ -170,13 +174,20 @@ UNSEARCHED_CODES = frozenset(
 MAX_WALK_DEPTH = 200
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One thing lint reports about one path."""
+class Finding(HashableRecord):
+    """One thing lint reports about one path. (A record, not a dataclass: dataclasses'
+    import, inspect's, cost a warm lint a tenth of its time.)"""
 
-    path: str
-    code: str
-    message: str
+    __slots__ = ("code", "message", "path")
+
+    def __init__(self, path: str, code: str, message: str):
+        self.path = path
+        self.code = code
+        self.message = message
+
+    def __hash__(self) -> int:
+        # Its fields by name: a lint hashes every finding into a set, thousands on a big vault.
+        return hash((self.path, self.code, self.message))
 
     def to_dict(self) -> dict[str, str]:
         """The finding as lint --json reports it."""
@@ -186,22 +197,24 @@ class Finding:
         return (self.path, self.code, self.message)
 
 
-@dataclass(slots=True)
-class LintReport:
+class LintReport(Record):
     """What lint reports (``findings``, sorted by path, then code), how many findings
     the selection left out (``ignored``: --select, --ignore, ``[lint] ignore``), and the
     warnings about the command line rather than the vault (``warnings``: a --dir that
     names no dir of it), which are said, never reported or ignored as findings."""
 
-    findings: list[Finding]
-    ignored: int
-    warnings: list[Diagnostic] = field(default_factory=list)
-    #: Whether the vault's layout is zero config, whose ignored codes include
-    #: AION_CONVENTION_CODES (unless --select named them).
-    zero_config: bool = False
-    #: How many findings of each code the selection left out (they sum to ``ignored``), the
-    #: most first, then by code: what "ignored" counts, so a reader can --select one back.
-    ignored_by_code: list[tuple[str, int]] = field(default_factory=list)
+    __slots__ = ("findings", "ignored", "ignored_by_code", "warnings", "zero_config")
+
+    def __init__(self, findings: list[Finding], ignored: int, warnings: list[Diagnostic] | None = None):
+        self.findings = findings
+        self.ignored = ignored
+        self.warnings: list[Diagnostic] = [] if warnings is None else warnings
+        #: Whether the vault's layout is zero config, whose ignored codes include
+        #: AION_CONVENTION_CODES (unless --select named them).
+        self.zero_config = False
+        #: How many findings of each code the selection left out (they sum to ``ignored``), the
+        #: most first, then by code: what "ignored" counts, so a reader can --select one back.
+        self.ignored_by_code: list[tuple[str, int]] = []
 
 
 def check_codes(codes: Iterable[str], option: str) -> None:
@@ -237,6 +250,7 @@ def lint_report(
     environ: Mapping[str, str] = os.environ,
     cwd: str | None = None,
     home: str | None = None,
+    cached: bool = False,
 ) -> LintReport:
     """Lint ``vault`` (None: found as ``location.locate_vault`` says) and report the findings whose code is selected.
 
@@ -249,6 +263,8 @@ def lint_report(
     bad config file, an unknown code in ``[lint] ignore``). ``environ``, ``cwd`` and
     ``home`` are where the vault is looked for (``location.locate_vault``, whose defaults,
     this process's, are for a Python caller) and what names the memory dir the walk skips.
+    ``cached``: the vault's index (the one find reads, found by ``environ``) answers for the
+    pages it holds fresh, as it does for find; the findings are the same.
     """
     selected = tuple(select or ())
     ignored = tuple(ignore or ())
@@ -264,12 +280,25 @@ def lint_report(
     hidden = set(REASON_CODES).difference(selected) if selected else set()
     hidden.update(ignored)
     hidden.update(set(config_ignore).difference(selected))
-    pages = scan(vault_real, dirs, home=home)
+    config_dirs = _layout_dirs(vault_real, config)
+    findings: list[Finding] | None = None
+    if cached:
+        from mnemosyne_core.cache import IndexedScan
+
+        pages, findings = IndexedScan(environ).listed_through_index(
+            vault_real,
+            dirs,
+            home,
+            lambda pages, index, fresh: _indexed_findings(pages, config_dirs, environ, index, fresh),
+        )
+    else:
+        pages = scan(vault_real, dirs, home=home)
+    if findings is None:
+        findings = _all_findings(pages, config_dirs, environ)
     if pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG:
         # A folder that never chose the Aion conventions: its notes are named by their
         # file names and carry no dates, as Obsidian and docs sites have it.
         hidden.update(set(AION_CONVENTION_CODES).difference(selected))
-    findings = _all_findings(pages, _layout_dirs(vault_real, config), environ)
     reported = [finding for finding in findings if finding.code not in hidden]
     report = LintReport(reported, len(findings) - len(reported), list(pages.dir_warnings))
     report.zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
@@ -283,28 +312,66 @@ def lint_report(
 
 def _all_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[str, str]) -> list[Finding]:
     findings = set(_listing_findings(pages, config_dirs, environ))
-    titled: list[tuple[PageRef, str]] = []
+    titled: list[tuple[str, str]] = []
     digests = {}
     for page in pages.pages:
         try:
             data = read_page_bytes(page)
         except OSError as error:
-            reason = "it vanished" if isinstance(error, FileNotFoundError) else error.strerror
-            findings.add(Finding(page.rel_path, UNREADABLE, f"cannot read the page ({reason}); find skips it"))
+            findings.add(_unreadable(page.rel_path, error))
             continue
         title, page_findings = check_page(page.rel_path, data, pages.heading_titles)
         findings.update(page_findings)
         digests[page.rel_path] = content_digests(data)
         if title is not None:
-            titled.append((page, title))
+            titled.append((page.rel_path, title))
     copies = _copies_of(pages, digests)
     findings.update(copies.findings())
     # A copy and its original, or two versions of one page, are one page: their shared
     # title is no duplicate.
-    same_page = page_keys(page.rel_path for page, _ in titled)
+    same_page = page_keys(rel_path for rel_path, _ in titled)
     for copy_path, original in copies.copy_paths().items():
         if copy_path in same_page and original in same_page:
             same_page[copy_path] = same_page[original]
+    findings.update(_duplicate_titles(titled, same_page))
+    prefer = pages.config.prefer if pages.config is not None else ()
+    return sorted(collapse_versions(findings, prefer), key=Finding.sort_key)
+
+
+def _unreadable(rel_path: str, error: OSError) -> Finding:
+    reason = "it vanished" if isinstance(error, FileNotFoundError) else error.strerror
+    return Finding(rel_path, UNREADABLE, f"cannot read the page ({reason}); find skips it")
+
+
+def _indexed_findings(
+    pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[str, str], index: NoteIndex, fresh: Fresh
+) -> list[Finding]:
+    """``_all_findings`` from what the index keeps of each page fresh in it (``fresh``):
+    its own findings, its title, its digests, made when it was read (``page.read_page``).
+    The findings between pages ask the index for the few pages they concern: the titles
+    another page has too, and every page's digests only when two pages share one."""
+    findings = set(_listing_findings(pages, config_dirs, environ))
+    findings.update(_unreadable(rel_path, error) for rel_path, error in fresh.unreadable)
+    for page_id, rel_path, own in index.lint_findings():
+        if fresh.holds(page_id):
+            findings.update(Finding(rel_path, code, message) for code, message in own)
+    digests = {}
+    if index.digests_shared():
+        digests = {rel_path: pair for page_id, rel_path, pair in index.digests() if fresh.holds(page_id)}
+    copies = _copies_of(pages, digests)
+    findings.update(copies.findings())
+    titled = [(rel_path, title) for page_id, rel_path, title in index.shared_titles() if fresh.holds(page_id)]
+    # page_keys' word on the vault's pages that give themselves a title: whether a
+    # Docusaurus site's versioned_docs/ is among them.
+    docusaurus = is_docusaurus(
+        path for page_id, path in index.titled_paths_holding("versioned_docs/") if fresh.holds(page_id)
+    )
+    same_page = {rel_path: page_key(rel_path, docusaurus) for rel_path, _ in titled}
+    originals = {copy_path: original for copy_path, original in copies.copy_paths().items() if copy_path in same_page}
+    titled_originals = index.titled(originals.values())
+    for copy_path, original in originals.items():
+        if original in titled_originals and fresh.holds(titled_originals[original]):
+            same_page[copy_path] = page_key(original, docusaurus)
     findings.update(_duplicate_titles(titled, same_page))
     prefer = pages.config.prefer if pages.config is not None else ()
     return sorted(collapse_versions(findings, prefer), key=Finding.sort_key)
@@ -472,24 +539,22 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _duplicate_titles(titled: Iterable[tuple[PageRef, str]], same_page: Mapping[str, str]) -> list[Finding]:
-    """One finding per page whose title another page has too; pages of one ``same_page``
-    key (a copy and its original, versions of one page) are not such other pages."""
-    by_title: dict[str, list[tuple[PageRef, str]]] = {}
-    for page, title in titled:
-        by_title.setdefault(fold(title), []).append((page, title))
+def _duplicate_titles(titled: Iterable[tuple[str, str]], same_page: Mapping[str, str]) -> list[Finding]:
+    """One finding per page (path, title) whose title another page has too; pages of one
+    ``same_page`` key (a copy and its original, versions of one page) are not such other pages."""
+    by_title: dict[str, list[tuple[str, str]]] = {}
+    for rel_path, title in titled:
+        by_title.setdefault(fold(title), []).append((rel_path, title))
     findings = []
     for group in by_title.values():
         if len(group) < 2:
             continue
-        paths = sorted(page.rel_path for page, _ in group)
-        for page, title in group:
-            own = same_page[page.rel_path]
+        paths = sorted(rel_path for rel_path, _ in group)
+        for rel_path, title in group:
+            own = same_page[rel_path]
             others = ", ".join(path for path in paths if same_page[path] != own)
             if others:
-                findings.append(
-                    Finding(page.rel_path, DUPLICATE_TITLE, f"title {title!r} is also the title of {others}")
-                )
+                findings.append(Finding(rel_path, DUPLICATE_TITLE, f"title {title!r} is also the title of {others}"))
     return findings
 
 
@@ -629,7 +694,8 @@ def _unsearched_files(
     ``config_dirs``: what the vault scans without --dir, for the hint."""
     vault = pages.vault
     layout = pages.layout
-    listed = {page.rel_path for page in pages.pages}
+    # From the listing itself: a PageRef a page would cost more than the walk.
+    listed = {join_rel(dir_name, name) for dir_name, _dir_path, names in pages.listing for name in names}
     walker = _Walker(pages, listed, memory_dir, config_dirs, time.time())
     scanned: list[tuple[str, str]] = []
     for dir_name in pages.dirs:
@@ -767,6 +833,14 @@ class _Walker:
 
     def _file_findings(self, entry: os.DirEntry[str], rel: str, depth: int, scanned: str | None) -> list[Finding]:
         name = entry.name
+        if (
+            rel in self.listed
+            and scanned is not None
+            and (depth == 1 or self.tree)
+            and name.endswith(self.layout_suffixes)
+            and not name.startswith(".")
+        ):
+            return []  # a page find lists, where it looks: the answer for most files, made first
         findings = []
         if depth == 0:
             findings.append(Finding(rel, VAULT_ROOT_FILE, "at the vault root; find reads only the scanned dirs"))

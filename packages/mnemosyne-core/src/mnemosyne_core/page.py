@@ -17,11 +17,12 @@ import time
 from mnemosyne_core.config import stem_of
 from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_READ, SYMLINK_ESCAPES, VANISHED, Diagnostic
 from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text
-from mnemosyne_core.frontmatter import locate, string_field
+from mnemosyne_core.frontmatter import string_field
 from mnemosyne_core.location import is_inside
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
+    from mnemosyne_core.recall import RecallFields
     from mnemosyne_core.vault import PageRef
 
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
@@ -42,16 +43,19 @@ class Page:
         "aliases",
         "constellation",
         "digest",
+        "digests",
         "error",
         "folded_aliases",
         "folded_path",
         "folded_text",
         "folded_title",
-        "head",
         "key",
+        "lint",
+        "lint_title",
         "not_text",
         "path",
         "racy",
+        "recall",
         "title",
         "type",
         "volatile",
@@ -69,8 +73,14 @@ class Page:
         self.aliases: tuple[str, ...] = ()
         self.constellation: str | None = None
         self.type: str | None = None
-        #: The page's bytes up to the end of its frontmatter (recall parses them), or None.
-        self.head: bytes | None = None
+        #: recall's fields of the page (``recall.recall_fields``), or None.
+        self.recall: RecallFields | None = None
+        #: lint's word on the page alone (``lint.check_page``): its findings as (code,
+        #: message), and the title it gives itself (None: none).
+        self.lint: list[tuple[str, str]] = []
+        self.lint_title: str | None = None
+        #: What copies are told by (``versions.content_digests``).
+        self.digests: tuple[bytes | None, bytes | None] = (None, None)
         #: A digest of the bytes read: a page read again with the same bytes (only its stat
         #: changed: touch, chown, a checkout) holds the same row (``NoteIndex.write``).
         self.digest = b""
@@ -111,6 +121,9 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_
     as the page's error. ``heading_titles``: the listing's ``Scan.heading_titles``, the
     title rule of its layout (``find.page_title``)."""
     from mnemosyne_core.find import aliases_of, page_fields, page_title
+    from mnemosyne_core.lint import check_page
+    from mnemosyne_core.recall import recall_fields
+    from mnemosyne_core.versions import content_digests
 
     page = Page(rel_path)
     try:
@@ -131,6 +144,11 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_
     page.key = stat_key(before)
     page.volatile = before.st_nlink > 1
     page.racy = is_racy(before, after, time.time_ns() if now_ns is None else now_ns)
+    # What lint and recall make of the page, made here so that neither reads it again.
+    page.lint_title, findings = check_page(rel_path, data, heading_titles)
+    page.lint = [(finding.code, finding.message) for finding in findings]
+    page.digests = content_digests(data)
+    page.recall = recall_fields(data)
     data = as_utf8(data)
     page.not_text = not is_text(data)
     fields = page_fields(data)
@@ -138,8 +156,6 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_
     page.aliases = aliases_of(fields)
     page.constellation = string_field(fields, "constellation")
     page.type = string_field(fields, "type")
-    span = locate(data)
-    page.head = data[: span[2]] if span is not None else None
     page.folded_text = folded_text(data)
     page.folded_title = fold(page.title)
     page.folded_path = fold(rel_path)

@@ -43,12 +43,25 @@ LANGUAGE = "language"
 
 def dir_kind(name: str) -> str | None:
     """VERSION or LANGUAGE when the dir name ``name`` names a release or a language, else None."""
+    # A vault's few dir names recur in every path lint's findings name: asked once each.
+    if name in _KINDS:
+        return _KINDS[name]
+    kind = None
     if _VERSION_NAME.fullmatch(name):
-        return VERSION
-    match = _LANGUAGE_NAME.fullmatch(name)
-    if match is not None and match.group(1).lower() in _LANGUAGE_CODES:
-        return LANGUAGE
-    return None
+        kind = VERSION
+    else:
+        match = _LANGUAGE_NAME.fullmatch(name)
+        if match is not None and match.group(1).lower() in _LANGUAGE_CODES:
+            kind = LANGUAGE
+    if len(_KINDS) < _MOST_KINDS:
+        _KINDS[name] = kind
+    return kind
+
+
+#: ``dir_kind``'s answers so far, at most ``_MOST_KINDS`` of them (a long-lived server's
+#: names must not grow it without end).
+_KINDS: dict[str, str | None] = {}
+_MOST_KINDS = 4096
 
 
 def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
@@ -80,8 +93,13 @@ def page_keys(paths: Iterable[str]) -> dict[str, str]:
     """``page_key`` of each of ``paths``, a vault's pages (or the ones a command met): a
     Docusaurus site's when one of them lies in ``versioned_docs/version-X/``."""
     paths = list(paths)
-    docusaurus = any(_docusaurus_page(path.split("/")) is not None and "versioned_docs/" in path for path in paths)
+    docusaurus = is_docusaurus(paths)
     return {path: page_key(path, docusaurus) for path in paths}
+
+
+def is_docusaurus(paths: Iterable[str]) -> bool:
+    """Whether ``paths`` are a Docusaurus site's: one of them lies in ``versioned_docs/version-X/``."""
+    return any(_docusaurus_page(path.split("/")) is not None and "versioned_docs/" in path for path in paths)
 
 
 def _docusaurus_page(parts: Sequence[str]) -> list[str] | None:

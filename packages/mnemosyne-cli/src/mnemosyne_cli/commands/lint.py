@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from mnemosyne_cli.options import COLOR, DIR, VAULT, Arguments, BadValue, Command, Option, flag, vault_error_code
+from mnemosyne_cli.options import (
+    COLOR,
+    DIR,
+    NO_CACHE,
+    VAULT,
+    Arguments,
+    BadValue,
+    Command,
+    Option,
+    flag,
+    vault_error_code,
+)
 from mnemosyne_cli.output import counted, printable
 from mnemosyne_contract import ExitCode
 from mnemosyne_core import VaultError
@@ -59,6 +70,7 @@ class LintArguments(Arguments):
     )
     vault = VAULT
     dir = DIR
+    no_cache = NO_CACHE
     color = COLOR
 
 
@@ -112,6 +124,7 @@ def run(args: LintArguments, console: Console, backend: Backend) -> int:
             dirs=args.dir,
             select=_joined(args.select),
             ignore=_joined(args.ignore),
+            cached=not args.no_cache,
             **console.env.vault_lookup(),
         )
     except VaultError as error:
