@@ -353,6 +353,28 @@ def _mention_depth(before: str) -> int:
     return (before.count("\n") << _LINE) | (len(before) - before.rfind("\n") - 1)
 
 
+class _FtsWrites:
+    """The FTS5 rows one write drops and adds, written together at its end (``write``)."""
+
+    __slots__ = ("names", "names_gone", "texts", "texts_gone")
+
+    def __init__(self) -> None:
+        self.texts_gone: list[tuple[int]] = []
+        self.names_gone: list[tuple[int, str]] = []
+        # Row ids as SQLite's lastrowid gives them (typed int | None, never None after an insert).
+        self.texts: list[tuple[int | None, str, str]] = []
+        self.names: list[tuple[int | None, str]] = []
+
+    def write(self, connection: sqlite3.Connection) -> None:
+        connection.executemany("DELETE FROM texts WHERE rowid = ?", self.texts_gone)
+        # name_grams keeps no copy of the names (content='names'): it is told the old ones.
+        connection.executemany(
+            "INSERT INTO name_grams(name_grams, rowid, name) VALUES ('delete', ?, ?)", self.names_gone
+        )
+        connection.executemany("INSERT INTO texts(rowid, names, body) VALUES (?, ?, ?)", self.texts)
+        connection.executemany("INSERT INTO name_grams(rowid, name) VALUES (?, ?)", self.names)
+
+
 class Ranked:
     """What ``NoteIndex.top`` answers: the shown rows in rule 8's order, how many pages
     match, how many of them are named (the first group), and (on a miss) how many pages
@@ -524,9 +546,14 @@ class NoteIndex:
         """Put each page read anew in place of its old row (inside the caller's write
         transaction); returns each written page's id. A
         page keeps its id when it is written again: a concurrent call that took the old
-        row as fresh still finds it."""
+        row as fresh still finds it.
+
+        The FTS rows go in last, all of them: FTS5 writes out what it holds in memory at
+        every statement savepoint, which any write to ``pages`` opens (its triggers), so
+        interleaving them cut the trigram index into one segment a page."""
         connection = self.connection
         ids: dict[str, int] = {}
+        fts = _FtsWrites()
         for page in pages:
             path = _blob(page.path)
             held = connection.execute("SELECT id, digest FROM pages WHERE path = ?", (path,)).fetchone()
@@ -562,27 +589,26 @@ class NoteIndex:
                 None if page.lint_title is None else _blob(fold(page.lint_title)),
                 *page.digests,
                 unseen,
-                path,
             )
-            row = connection.execute(
-                "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
-                " volatile = ?, not_text = ?, title = ?, aliases = ?, constellation = ?, type = ?,"
-                " folded_title = ?, folded_aliases = ?, recall = ?, digest = ?, lint = ?, lint_title = ?,"
-                " lint_folded = ?, whole = ?, body = ?, recall_unseen = ? WHERE path = ? RETURNING id",
-                values,
-            ).fetchone()
-            if row is None:
+            if held is None:
                 page_id = connection.execute(
                     "INSERT INTO pages(size, mtime_ns, ctime_ns, inode, device, racy, volatile, not_text, title,"
                     " aliases, constellation, type, folded_title, folded_aliases, recall, digest, lint, lint_title,"
                     " lint_folded, whole, body, recall_unseen, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
                     " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    values,
+                    (*values, path),
                 ).lastrowid
             else:
-                page_id = row[0]
-                connection.execute("DELETE FROM texts WHERE rowid = ?", (page_id,))
-                self._delete_names(page_id)
+                page_id = held[0]
+                connection.execute(
+                    "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
+                    " volatile = ?, not_text = ?, title = ?, aliases = ?, constellation = ?, type = ?,"
+                    " folded_title = ?, folded_aliases = ?, recall = ?, digest = ?, lint = ?, lint_title = ?,"
+                    " lint_folded = ?, whole = ?, body = ?, recall_unseen = ? WHERE id = ?",
+                    (*values, page_id),
+                )
+                fts.texts_gone.append((page_id,))
+                fts.names_gone += self._delete_names(page_id)
                 connection.execute("DELETE FROM recall_terms WHERE page_id = ?", (page_id,))
                 connection.execute("DELETE FROM copy_digests WHERE page_id = ?", (page_id,))
             connection.executemany(
@@ -593,10 +619,7 @@ class NoteIndex:
                 "INSERT INTO recall_terms(page_id, term) VALUES (?, ?)", ((page_id, _blob(term)) for term in terms)
             )
             names = NAMES_SEPARATOR.join((page.folded_title, page.folded_path, *page.folded_aliases))
-            connection.execute(
-                "INSERT INTO texts(rowid, names, body) VALUES (?, ?, ?)",
-                (page_id, storable(names), storable(page.folded_text)),
-            )
+            fts.texts.append((page_id, storable(names), storable(page.folded_text)))
             stem = stem_of(page.folded_path.rpartition("/")[2])
             kinds = ((TITLE_NAME, page.folded_title), (PATH_NAME, page.folded_path), (STEM_NAME, stem))
             for kind, name in (*kinds, *((ALIAS_NAME, alias) for alias in page.folded_aliases)):
@@ -605,8 +628,9 @@ class NoteIndex:
                     "INSERT INTO names(page_id, kind, length, name, marked) VALUES (?, ?, ?, ?, ?)",
                     (page_id, kind, len(name), name, marked(name)),
                 ).lastrowid
-                connection.execute("INSERT INTO name_grams(rowid, name) VALUES (?, ?)", (row_id, name))
+                fts.names.append((row_id, name))
             ids[page.path] = page_id  # type: ignore[assignment]
+        fts.write(connection)
         self.set_meta("written_ns", time.time_ns())
         return ids
 
@@ -618,17 +642,16 @@ class NoteIndex:
     def _delete(self, path: bytes) -> None:
         row = self.connection.execute("DELETE FROM pages WHERE path = ? RETURNING id", (path,)).fetchone()
         if row is not None:
-            self.connection.execute("DELETE FROM texts WHERE rowid = ?", row)
-            self._delete_names(row[0])
+            fts = _FtsWrites()
+            fts.texts_gone.append(row)
+            fts.names_gone += self._delete_names(row[0])
+            fts.write(self.connection)
             self.connection.execute("DELETE FROM recall_terms WHERE page_id = ?", row)
             self.connection.execute("DELETE FROM copy_digests WHERE page_id = ?", row)
 
-    def _delete_names(self, page_id: int) -> None:
-        # name_grams keeps no copy of the names (content='names'): it is told the old ones.
-        removed = self.connection.execute(
-            "DELETE FROM names WHERE page_id = ? RETURNING id, name", (page_id,)
-        ).fetchall()
-        self.connection.executemany("INSERT INTO name_grams(name_grams, rowid, name) VALUES ('delete', ?, ?)", removed)
+    def _delete_names(self, page_id: int) -> list[tuple[int, str]]:
+        """Drop a page's names; (id, name) of each, which ``name_grams`` must be told."""
+        return self.connection.execute("DELETE FROM names WHERE page_id = ? RETURNING id, name", (page_id,)).fetchall()
 
     # --- reading ---
 
