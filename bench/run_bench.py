@@ -4,6 +4,19 @@ same interpreter), each ratio from one hyperfine run, with ``wiki lint`` and ``w
 beside it, the first call on a vault with no index, the index's build time and size, and
 the peak RSS of a warm find.
 
+The targets (``TARGETS``; every ratio against rg, a bare ``python -c pass`` or find in the
+same hyperfine run, every row warm: the index whole and fresh):
+
+- fixture: ≤ 1.8× bare python;
+- no server: rich-yaml 1k ≤ 2.5× rg, multilang 6k ≤ 1.8×, nested 10k ≤ 1.8×,
+  plain 100k ≤ 1.2×;
+- with a server at 100k: a rare keyword ≤ 0.08× rg, ``the`` ≤ 0.2×, a word on every page
+  ≤ 0.7×, a word on no page ≤ 0.08×; served nested 10k ≤ 0.5×;
+- ``wiki lint`` ≤ 1.5× find, ``wiki recall`` ≤ 1.2× find (the warm find of the same run);
+- the first call with no index ≤ 1.2× the scan (``--no-cache``);
+- the build of 100k pages ≤ 45 s; the index (names table included) ≤ 3× the markdown;
+  the peak RSS of a warm find at 100k ≤ 100 MB.
+
 Per vault (``PROFILES``: the fixture, then generated vaults of fixtures/generate_vault.py's
 rich-yaml, multilang, nested and plain profiles), in this order:
 
@@ -14,19 +27,26 @@ rich-yaml, multilang, nested and plain profiles), in this order:
    and recall (``--no-server``) in the run of the first query;
 3. on the plain 100k vault, the peak RSS of each query's warm find;
 4. with a ``wiki serve`` running for the vault (nested and plain): find as a user types it
-   (it asks the server), against rg;
+   (it asks the server), against rg; every query, a miss too, must be answered by the
+   server's word, not by listing the vault;
 5. the first call on a vault with no index: find as a user types it, hyperfine's
    ``--prepare`` removing the index and killing any builder a run started
    (bench/reset_index.py), against the scan in the same run.
 
 Before timing, every answer is checked: find's against the naive baseline's (or rg's files
-on the nested vault), the warm, served and first calls' against the scan's, byte for byte.
-A fast wrong answer does not count.
+on the nested vault), the warm, served and first calls' against the scan's, lint's and
+recall's against their own ``--no-cache``, byte for byte (stdout, stderr, exit code). A
+fast wrong answer does not count.
 
-Writes docs/performance.md: the targets (``TARGETS``) with pass or miss, and under each
-missed one what limits it (``LIMITS``: wording to edit, filled from the measurements).
-Options (``nox -s bench -- --help``) pick profiles; ``--quick`` is a smoke run on small
-vaults (at most ``QUICK_PAGES`` pages) that writes build/bench/performance-quick.md.
+Every timed call runs with ``PYTHONDONTWRITEBYTECODE`` unset, and the packages under test
+are compiled to bytecode before the first timing (``precompile``): some shells set it, and
+then every call would compile each module it imports again, which times the compiler, not
+the tool a user installed (pip compiles on install).
+
+Writes docs/performance.md: the targets with pass or miss, and under each missed one what
+limits it (``LIMITS``: wording to edit, filled from the measurements). Options
+(``nox -s bench -- --help``) pick profiles; ``--quick`` is a smoke run on small vaults (at
+most ``QUICK_PAGES`` pages) that writes build/bench/performance-quick.md.
 """
 
 from __future__ import annotations
@@ -89,10 +109,19 @@ MULTILANG_QUERIES: dict[str, list[str]] = {
 }
 #: What the served rows of the plain vault ask (each has its own target).
 EVERY_PAGE_QUERY = "every page matches"
+NO_PAGE_QUERY = "no page matches"
 SERVED_PLAIN_QUERIES: dict[str, list[str]] = {
     "rare keyword": [generate_vault.RARE_WORD],
     "`the`": ["the"],
     EVERY_PAGE_QUERY: [EVERY_PAGE_WORD],
+    NO_PAGE_QUERY: ["zyzzyva"],
+}
+#: The served plain rows' targets, by the query each times.
+SERVED_PLAIN_TARGETS = {
+    "served-rare": "rare keyword",
+    "served-the": "`the`",
+    "served-every": EVERY_PAGE_QUERY,
+    "served-none": NO_PAGE_QUERY,
 }
 
 
@@ -165,7 +194,7 @@ SERVED = "find, served"
 COLD = "find, no index yet"
 RG = "rg"
 BARE = "python -c pass"
-#: timed with each vault's first query, against WARM.
+#: timed with each vault's first query, against WARM; each has its own target, named alike.
 COMMANDS = ("lint", "recall")
 #: Start-up references, timed with the fixture vault: what any argparse console script pays
 #: before its first line of code, find's start-up without a search, and find with its
@@ -266,27 +295,30 @@ class Target:
 
     @property
     def target(self) -> str:
+        # :g, so that 0.08 is not shown rounded to 0.1 (nor 1.8 as 1.80).
         if self.unit == "x":
-            return f"≤ {self.limit:.1f}× {self.against}"
+            return f"≤ {self.limit:g}× {self.against}"
         return f"≤ {self.limit:g} {self.unit}"
 
 
 #: The targets, in the table's order. The rows of a vault are named by its profile's
 #: shape; ``plain`` is the 100k vault (2k with --quick).
 TARGETS: tuple[Target, ...] = (
-    Target("fixture-warm", "fixture, warm", 2.0, "x", "bare python"),
-    Target("warm-rich-yaml", "rich-yaml, warm, no server", 3.0, "x", "rg"),
-    Target("warm-multilang", "multilang, warm, no server", 2.0, "x", "rg"),
-    Target("warm-nested", "nested, warm, no server", 2.0, "x", "rg"),
-    Target("warm-plain", "plain, warm, no server", 1.3, "x", "rg"),
-    Target("served-rare", "with the server, plain: rare keyword", 0.1, "x", "rg"),
-    Target("served-the", "with the server, plain: `the`", 0.4, "x", "rg"),
-    Target("served-every", "with the server, plain: every page matches", 0.8, "x", "rg"),
-    Target("served-nested", "with the server, nested", 1.0, "x", "rg"),
-    Target("commands", "lint and recall, warm", 1.2, "x", "find"),
+    Target("fixture-warm", "fixture, warm", 1.8, "x", "bare python"),
+    Target("warm-rich-yaml", "rich-yaml, warm, no server", 2.5, "x", "rg"),
+    Target("warm-multilang", "multilang, warm, no server", 1.8, "x", "rg"),
+    Target("warm-nested", "nested, warm, no server", 1.8, "x", "rg"),
+    Target("warm-plain", "plain, warm, no server", 1.2, "x", "rg"),
+    Target("served-rare", "with the server, plain: rare keyword", 0.08, "x", "rg"),
+    Target("served-the", "with the server, plain: `the`", 0.2, "x", "rg"),
+    Target("served-every", "with the server, plain: every page matches", 0.7, "x", "rg"),
+    Target("served-none", "with the server, plain: no page matches", 0.08, "x", "rg"),
+    Target("served-nested", "with the server, nested", 0.5, "x", "rg"),
+    Target("lint", "lint, warm", 1.5, "x", "find"),
+    Target("recall", "recall, warm", 1.2, "x", "find"),
     Target("cold", "first call, no index", 1.2, "x", "the scan (`--no-cache`)"),
-    Target("build", "detached build of the plain vault", 60.0, "s", ""),
-    Target("size", "index size", 3.0, "x", "the markdown"),
+    Target("build", "detached build of the plain vault", 45.0, "s", ""),
+    Target("size", "index size (names table included)", 3.0, "x", "the markdown"),
     Target("rss", "peak RSS of a warm find, plain vault", 100.0, "MB", ""),
 )
 
@@ -297,77 +329,115 @@ TARGETS: tuple[Target, ...] = (
 #: rg, --no-cache and python -c pass), {matches} (pages the query matches), {find_cpu_ms},
 #: {rg_cpu_ms} (user + system CPU per run), {startup_share} (the bare interpreter's share of
 #: find's time, %), {per_page_us} (find's time over the bare interpreter's, per page).
-#: commands adds {command}, {command_ms}; cold adds {cold_ms}; build adds {build_s},
+#: lint and recall add {command}, {command_ms}; cold adds {cold_ms}; build adds {build_s},
 #: {pages_per_s}, {markdown_mb}; size adds {index_mb}, {markdown_mb}; rss adds {rss_mb},
 #: {index_mb}; served rows add {server_mb} (the server's resident memory).
+#:
+#: What each says of the design, so a miss names the step that costs: find ranks wholly in
+#: SQL (``NoteIndex.top``): the first group from a names table (title, file-name stem,
+#: aliases, path; folded, with a copy marking each word start) through its own trigram
+#: table, ranked by one packed integer; the second group by mention depth, a Python
+#: ``depth()`` called once per matching row; the text's rows picked by the first of the
+#: keywords' trigrams held by at most a quarter of the pages, or all read when every trigram
+#: is in more; the total, for a single 3-letter keyword, the trigram's page count in FTS5's
+#: vocabulary. A served call reads ``served_dirs`` and ``meta`` (no listing unpacked; the
+#: page counts kept by triggers; a miss's note kept from the last listing). A call with no
+#: server lists the vault and lstats every page, and compares each dir by one digest of its
+#: names and stat keys (the ``dirs`` table) instead of reading its rows. lint and recall
+#: read the findings and fields the index keeps.
 LIMITS: dict[str, str] = {
     "fixture-warm": (
         "find took {find_ms:.1f} ms ({query}) where the bare interpreter took {bare_ms:.1f} ms: on "
-        "{pages} pages nearly all of a call is start-up (imports, the cache dir and rights key, "
-        "opening the SQLite index), not the search."
+        "{pages} pages nearly all of a call is start-up (the console script's imports, the cache "
+        "dir and rights key, opening the SQLite index), then listing the vault and comparing its "
+        "dirs by their digests; the ranking itself is a few SQL statements."
     ),
     "warm-rich-yaml": (
         "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms; "
-        "{startup_share:.0f}% of it is the interpreter's start-up, and with no server every call "
-        "lists the vault and stats each of its {pages:,} pages in Python ({per_page_us:.1f} µs a "
-        "page over the start-up, with judging the matches)."
+        "{startup_share:.0f}% of it is the interpreter's start-up. With no server every call lists "
+        "the vault and lstats each of its {pages:,} pages in Python, then compares each dir by one "
+        "digest of its names and stat keys ({per_page_us:.1f} µs a page over the start-up, the "
+        "SQL ranking included)."
     ),
     "warm-multilang": (
         "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms: with no "
-        "server every call lists the vault and stats each of its {pages:,} pages in Python "
-        "({per_page_us:.1f} µs a page over the {bare_ms:.0f} ms start-up), where rg reads the files "
-        "with several threads ({rg_cpu_ms:.0f} ms of CPU to find's {find_cpu_ms:.0f})."
+        "server every call lists the vault and lstats each of its {pages:,} pages in Python "
+        "({per_page_us:.1f} µs a page over the {bare_ms:.0f} ms start-up, each dir then compared "
+        "by one digest), where rg reads the files with several threads ({rg_cpu_ms:.0f} ms of CPU "
+        "to find's {find_cpu_ms:.0f})."
     ),
     "warm-nested": (
         "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms: with no "
-        "server every call walks the folder tree, checks each name against the .gitignore rules "
-        "and stats each of its {pages:,} pages in Python ({per_page_us:.1f} µs a page over the "
+        "server every call walks the folder tree, reads the .gitignore files and checks each name "
+        "against their rules (the rules are parsed again by every call, not kept in the index), "
+        "and lstats each of its {pages:,} pages in Python ({per_page_us:.1f} µs a page over the "
         "{bare_ms:.0f} ms start-up); rg walks it with several threads in compiled code."
     ),
     "warm-plain": (
         "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms: with no "
-        "server every call lists the vault and stats each of its {pages:,} pages in Python "
-        "({per_page_us:.1f} µs a page), while rg opens and reads them with several threads "
-        "({rg_cpu_ms:.0f} ms of CPU to find's {find_cpu_ms:.0f})."
+        "server every call lists the vault and lstats each of its {pages:,} pages in Python "
+        "({per_page_us:.1f} µs a page; each dir then compared by one digest, none of its rows "
+        "read), while rg opens and reads them with several threads ({rg_cpu_ms:.0f} ms of CPU to "
+        "find's {find_cpu_ms:.0f})."
     ),
     "served-rare": (
         "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms ({matches} matches), of "
         "which {bare_ms:.0f} ms is the interpreter's start-up: what is left is opening the index, "
-        "asking the server and reading the kept listing of {pages:,} pages."
+        "asking the server, reading `served_dirs` and `meta`, and the SQL ranking (names through "
+        "their trigram table, the text through the rarest-enough trigram's rows)."
     ),
     "served-the": (
         "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms: `the` is in {matches} of "
-        "{pages:,} pages, each a candidate row read from the index and judged in Python."
+        "{pages:,} pages; its total is the trigram's page count in FTS5's vocabulary, but when the "
+        "names do not fill the limit the second group reads every row holding it and calls "
+        "`depth()` (Python) once per row to order them by mention depth."
     ),
     "served-every": (
         "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms: every one of the {pages:,} "
-        "pages ({matches} matches) is a candidate row read from the index and judged in Python."
+        "pages ({matches} matches) holds the word, so each trigram is in more than a quarter of "
+        "the pages and every row is read, each checked with `instr` and given its mention depth "
+        "by a Python `depth()` call, and the total is counted over them all."
+    ),
+    "served-none": (
+        "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms on a word no page holds, of "
+        "which {bare_ms:.0f} ms is the interpreter's start-up: the trigram picks no row, so what "
+        "is left is opening the index, asking the server, reading `served_dirs` and `meta`, and "
+        "the note on the files the layout leaves out, kept from the last listing."
     ),
     "served-nested": (
         "the served call took {find_ms:.0f} ms ({query}, {matches} matches) to rg's "
-        "{rg_ms:.0f} ms; a miss is answered by listing the vault (its note counts files no "
-        "watch sees), and {bare_ms:.0f} ms of every call is the interpreter's start-up."
+        "{rg_ms:.0f} ms, {bare_ms:.0f} ms of it the interpreter's start-up; the rest is opening "
+        "the index, asking the server, reading `served_dirs` and `meta`, and the SQL ranking."
     ),
-    "commands": (
-        "`wiki {command}` took {command_ms:.0f} ms to find's {find_ms:.0f} ms on {vault}: lint "
-        "reads and validates every page's frontmatter, recall ranks every page's, where find "
-        "judges only the index's candidates."
+    "lint": (
+        "`wiki lint` took {command_ms:.0f} ms to find's {find_ms:.0f} ms on {vault}: it reads each "
+        "page's findings and the titles and digests kept in the index, but still walks the vault "
+        "a second time, after the listing, for the files find never searches."
+    ),
+    "recall": (
+        "`wiki recall` took {command_ms:.0f} ms to find's {find_ms:.0f} ms on {vault}: its "
+        "candidates come from the index (each term looked up with `instr` in the kept titles, "
+        "slugs and tags), but each candidate's kept fields are unpacked, judged and ranked in "
+        "Python, and the entries it prints whole are read from disk; with no server it also "
+        "lists the vault and lstats every page, as find does."
     ),
     "cold": (
         "with no index the first call took {cold_ms:.0f} ms to the scan's {scan_ms:.0f} ms on "
         "{vault}: it answers by the scan, then starts the detached builder (its own work: the "
         "cache dir, a look at the index, the spawn, a few milliseconds); hyperfine's prepare "
         "kills that builder before the next run, and the rest of the gap moves from run to run "
-        "of this bench (the same row has measured under 1.0× on the nested vault): not isolated."
+        "of this bench: not isolated."
     ),
     "build": (
         "the build read {pages:,} pages ({markdown_mb:.0f} MB) in {build_s:.0f} s, {pages_per_s:.0f} "
-        "pages a second: one process reading, folding and inserting each page into the FTS5 "
-        "trigram index, at nice 10."
+        "pages a second: one process reading, folding, linting and inserting each page into the "
+        "pages, names and recall tables and both FTS5 trigram tables, at nice 10."
     ),
     "size": (
         "on {vault} the index is {index_mb:.1f} MB for {markdown_mb:.1f} MB of markdown: the FTS5 "
-        "trigram index stores every page's folded text as well as its trigrams."
+        "trigram index stores every page's folded text as well as its trigrams, and the names "
+        "table holds each name twice (folded, and marked at word starts) with a trigram table "
+        "of its own."
     ),
     "rss": (
         "a warm find at {pages:,} pages peaked at {rss_mb:.0f} MB ({query}), with an index of "
@@ -478,7 +548,12 @@ def ratio_row(target: Target, facts: dict[str, Any] | None, reference: str = "rg
         return Row(target, None, "not measured", {})
     where = where or f"worst: {facts['query']}; "
     detail = f"{facts['find_ms']:.1f} / {facts[reference + '_ms']:.1f} ms"
-    return Row(target, facts["ratio"], f"{facts['ratio']:.2f}× ({where}{detail})", facts)
+    return Row(target, facts["ratio"], f"{shown_ratio(facts['ratio'])}× ({where}{detail})", facts)
+
+
+def shown_ratio(ratio: float) -> str:
+    """Two decimals, three below 0.1: a served row's 0.084 is a miss of 0.08, not 0.08."""
+    return f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.3f}"
 
 
 def targets(profiles: list[Profile], results: Results) -> list[Row]:
@@ -491,7 +566,7 @@ def targets(profiles: list[Profile], results: Results) -> list[Row]:
     for shape in ("rich-yaml", "multilang", "nested", "plain"):
         rows.append(ratio_row(by_key[f"warm-{shape}"], worst(results, results.warm, label.get(shape), WARM, RG)))
     plain = label.get(LARGE)
-    for key, query in (("served-rare", "rare keyword"), ("served-the", "`the`"), ("served-every", EVERY_PAGE_QUERY)):
+    for key, query in SERVED_PLAIN_TARGETS.items():
         facts = None
         if plain in results.served and query in results.served[plain]:
             facts = timed_facts(results, results.served, plain, query, SERVED, RG)
@@ -501,7 +576,8 @@ def targets(profiles: list[Profile], results: Results) -> list[Row]:
     if facts is not None:
         facts["server_mb"] = results.server_mb.get(label["nested"], 0.0)
     rows.append(ratio_row(by_key["served-nested"], facts))
-    rows.append(commands_row(by_key["commands"], results))
+    for command in COMMANDS:
+        rows.append(command_row(by_key[command], results, command))
     rows.append(cold_row(by_key["cold"], results))
     target = by_key["build"]
     if plain in results.builds:
@@ -526,22 +602,22 @@ def targets(profiles: list[Profile], results: Results) -> list[Row]:
     return rows
 
 
-def commands_row(target: Target, results: Results) -> Row:
-    """lint and recall against the warm find of the same run, worst over vaults."""
+def command_row(target: Target, results: Results, command: str) -> Row:
+    """``wiki lint`` or ``wiki recall`` against the warm find of the same run, worst over
+    vaults."""
     candidates = []
     for vault, by_query in results.warm.items():
         for query, row in by_query.items():
-            for command in COMMANDS:
-                if command in row and WARM in row:
-                    facts = timed_facts(results, results.warm, vault, query, WARM, WARM)
-                    facts |= {"command": command, "command_ms": row[command][0] * 1000}
-                    facts["ratio"] = row[command][0] / row[WARM][0]
-                    candidates.append(facts)
+            if command in row and WARM in row:
+                facts = timed_facts(results, results.warm, vault, query, WARM, WARM)
+                facts |= {"command": command, "command_ms": row[command][0] * 1000}
+                facts["ratio"] = row[command][0] / row[WARM][0]
+                candidates.append(facts)
     if not candidates:
         return Row(target, None, "not measured", {})
     facts = max(candidates, key=lambda facts: facts["ratio"])
     measured = (
-        f"{facts['ratio']:.2f}× (worst: {facts['command']} on {facts['vault']}; "
+        f"{shown_ratio(facts['ratio'])}× (worst: {facts['vault']}; "
         f"{facts['command_ms']:.1f} / {facts['find_ms']:.1f} ms)"
     )
     return Row(target, facts["ratio"], measured, facts)
@@ -559,7 +635,9 @@ def cold_row(target: Target, results: Results) -> Row:
     if not candidates:
         return Row(target, None, "not measured", {})
     facts = max(candidates, key=lambda facts: facts["ratio"])
-    measured = f"{facts['ratio']:.2f}× (worst: {facts['vault']}; {facts['cold_ms']:.0f} / {facts['scan_ms']:.0f} ms)"
+    measured = (
+        f"{shown_ratio(facts['ratio'])}× (worst: {facts['vault']}; {facts['cold_ms']:.0f} / {facts['scan_ms']:.0f} ms)"
+    )
     return Row(target, facts["ratio"], measured, facts)
 
 
@@ -682,6 +760,40 @@ def same_as_scan(
     return len(json.loads(listed.stdout or b"[]"))
 
 
+def same_as_its_scan(command: str, profile: Profile, keywords: list[str], context: Context) -> None:
+    """``wiki lint`` or ``wiki recall`` through the index must print what its own
+    ``--no-cache`` prints (stdout, stderr, exit code)."""
+    argv = TOOLS[command](context, profile.path, keywords)
+    run = subprocess.run(argv, capture_output=True, check=False)
+    scan = subprocess.run([*argv[:3], "--no-cache", *argv[3:]], capture_output=True, check=False)
+    if (run.returncode, run.stdout, run.stderr) != (scan.returncode, scan.stdout, scan.stderr):
+        sys.exit(f"`wiki {command}` and its --no-cache disagree on {profile.label}: a bug, not a benchmark")
+
+
+#: Run by the interpreter under test: compile the packages a call imports (and, in a venv,
+#: its site-packages) to bytecode, as pip does on install, so no timed call compiles them.
+PRECOMPILE = """
+import compileall, importlib.util, sys, sysconfig
+dirs = []
+for name in ("mnemosyne_cli", "mnemosyne_core", "mnemosyne_contract", "mnemosyne_ingest"):
+    spec = importlib.util.find_spec(name)
+    if spec is not None and spec.submodule_search_locations:
+        dirs.extend(spec.submodule_search_locations)
+if sys.prefix != sys.base_prefix:
+    dirs.append(sysconfig.get_path("purelib"))
+for found in dirs:
+    compileall.compile_dir(found, quiet=2)
+"""
+
+
+def precompile(context: Context) -> None:
+    """Every timed call runs with bytecode writes allowed and finds it already written: a
+    shell's PYTHONDONTWRITEBYTECODE=1 would make each call compile every module it imports
+    (tens of milliseconds), and a first run that writes it would time the compiler."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([context.python, "-c", PRECOMPILE], check=False, stdout=subprocess.DEVNULL)
+
+
 def hyperfine(
     named: dict[str, list[str]],
     warmup: int,
@@ -757,6 +869,8 @@ def measure(profile: Profile, context: Context, results: Results, naive_up_to: i
         if profile.shape == "fixture":
             tools += STARTUP_TOOLS
         if position == 0:
+            for command in COMMANDS:
+                same_as_its_scan(command, profile, keywords, context)
             tools += COMMANDS
         found = hyperfine({tool: TOOLS[tool](context, vault, keywords) for tool in tools}, warmup, runs)
         results.warm[label][query] = found
@@ -811,8 +925,8 @@ def builder_started(index: str, wait_seconds: float = 5.0) -> bool:
 
 def served_in_process(vault: Path, keywords: list[str], env: dict[str, str]) -> bool:
     """Whether find, asking the vault's server as the console script does, took the pages
-    the server said were unchanged without listing the vault (a miss never does: its note
-    needs the listing)."""
+    the server said were unchanged without listing the vault (a miss as well: its note on
+    the files the layout leaves out is the one the last listing kept)."""
     from mnemosyne_cli.client import ServerChanges
     from mnemosyne_cli.environment import Environment
     from mnemosyne_core.backend import FindRequest
@@ -840,7 +954,8 @@ def measure_served(profile: Profile, context: Context, results: Results) -> None
             results.matches[label][query] = same_as_scan(SERVED, profile, keywords, context, env)
             if query == EVERY_PAGE_QUERY and results.matches[label][query] != profile.pages:
                 sys.exit(f"{keywords} matches {results.matches[label][query]} of {profile.pages} pages on {label}")
-            if results.matches[label][query] and not served_in_process(vault, keywords, env):
+            # A miss too: its note on the files the layout leaves out is kept from the last listing.
+            if not served_in_process(vault, keywords, env):
                 sys.exit(f"the server did not answer find on {label} for {keywords}: the row would time the listing")
             timed = {tool: TOOLS[tool](context, vault, keywords) for tool in (SERVED, RG, BARE)}
             found = hyperfine(timed, max(warmup, 2), runs, env=env)
@@ -945,9 +1060,13 @@ def report(profiles: list[Profile], results: Results, quick: bool, seconds: floa
         "",
         "- **warm**: the index built first, in the foreground, by the detached builder's own",
         "  command (`python -m mnemosyne_core.build INDEX VAULT HOME`), so it is complete and",
-        "  fresh; **no server**: `--no-server` (the call lists the vault and stats every page).",
+        "  fresh; **no server**: `--no-server` (the call lists the vault, lstats every page and",
+        "  compares each dir by one digest of its names and stat keys).",
         "- **with the server**: a `wiki serve` running for the vault, find called as a user types",
-        "  it (it asks the server what changed, and neither lists the vault nor stats its pages).",
+        "  it (it asks the server what changed, and neither lists the vault nor stats its pages;",
+        "  a miss too, its note on left-out files kept from the last listing).",
+        "- **lint, recall**: `wiki lint` and `wiki recall --no-server` on the first query's",
+        "  keywords, against the warm find of the same hyperfine run.",
         "- **first call, no index**: find as a user types it, hyperfine's `--prepare` removing",
         "  the index's files (`.sqlite`, `-wal`, `-shm`, `.build`) and killing the builder the",
         "  run before started (bench/reset_index.py), against `--no-cache` in the same run.",
@@ -957,7 +1076,9 @@ def report(profiles: list[Profile], results: Results, quick: bool, seconds: floa
         "Before timing, every answer was checked: find's against the naive baseline's",
         "(bench/naive_find.py, on vaults of up to 10,000 pages) or, on the nested vault, rg's files",
         "(the vault is a git repository: rg honours its .gitignore as find does); the warm, served",
-        "and first calls' stdout, stderr and exit code against the scan's (`--no-cache`).",
+        "and first calls' stdout, stderr and exit code against the scan's (`--no-cache`), lint's and",
+        "recall's against their own `--no-cache`. Every timed call ran with `PYTHONDONTWRITEBYTECODE`",
+        "unset and the packages compiled to bytecode first, as an install leaves them.",
         "",
     ]
     if results.pages:
@@ -1124,6 +1245,7 @@ def main(argv: list[str] | None = None) -> int:
     CACHE_HOME.mkdir(parents=True)
     os.environ["XDG_CACHE_HOME"] = str(CACHE_HOME)
     context = Context(args.mnemosyne)
+    precompile(context)
     profiles = [profile for profile in PROFILES if profile.shape in args.profiles]
     if args.quick:
         profiles = [profile.quick() for profile in profiles]
