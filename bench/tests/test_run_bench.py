@@ -101,6 +101,12 @@ def served(results: run_bench.Results, vault: str, pages: int, query: str, find:
     results.served.setdefault(vault, {})[query] = {run_bench.SERVED: (find, find), run_bench.RG: (rg, rg)}
 
 
+def assert_row(row: run_bench.Row, value: float, *, met: bool) -> None:
+    """The row's figure (a ratio of floats, so approximately) and whether it meets its target."""
+    assert row.value == pytest.approx(value)
+    assert row.met is met
+
+
 def test_the_targets_are_this_rounds_table() -> None:
     assert [(target.row, target.target) for target in run_bench.TARGETS] == [
         ("fixture, warm", "≤ 1.8× bare python"),
@@ -144,9 +150,9 @@ def test_targets_pass_and_miss_by_the_worst_query_of_the_same_run() -> None:
     assert rows["fixture-warm"].measured == "2.50× (worst: common; 50.0 / 20.0 ms)"
     assert (rows["warm-rich-yaml"].value, rows["warm-rich-yaml"].met) == (2.0, True)
     # lint and recall are two rows now, each against the warm find of its own run.
-    assert (rows["lint"].value, rows["lint"].met) == (pytest.approx(1.5), True)  # at the target is a pass
+    assert_row(rows["lint"], 1.5, met=True)  # at the target is a pass
     assert rows["lint"].measured == "1.50× (worst: rich-yaml 1k; 90.0 / 60.0 ms)"
-    assert (rows["recall"].value, rows["recall"].met) == (pytest.approx(1.1), True)
+    assert_row(rows["recall"], 1.1, met=True)
     assert (rows["build"].value, rows["build"].met) == (42.0, True)
     assert (rows["size"].value, rows["size"].met) == (3.0, True)
     assert rows["warm-plain"].met is None
@@ -160,7 +166,7 @@ def test_a_build_over_45_s_misses_and_recall_over_find_misses() -> None:
     results.builds["plain 100k"], results.pages["plain 100k"] = 45.5, 100000
     rows = {row.target.key: row for row in run_bench.targets(list(run_bench.PROFILES), results)}
     assert (rows["build"].value, rows["build"].met) == (45.5, False)
-    assert (rows["recall"].value, rows["recall"].met) == (pytest.approx(1.3), False)
+    assert_row(rows["recall"], 1.3, met=False)
     assert rows["lint"].measured == "not measured"
 
 
@@ -172,11 +178,11 @@ def test_each_served_plain_row_takes_its_own_query() -> None:
     served(results, "plain 100k", 100000, run_bench.NO_PAGE_QUERY, 0.034, 0.400)
     results.server_mb["plain 100k"] = 55.0
     rows = {row.target.key: row for row in run_bench.targets(list(run_bench.PROFILES), results)}
-    assert (rows["served-rare"].value, rows["served-rare"].met) == (pytest.approx(0.075), True)
-    assert (rows["served-the"].value, rows["served-the"].met) == (pytest.approx(0.2), True)
-    assert (rows["served-every"].value, rows["served-every"].met) == (pytest.approx(0.75), False)
+    assert_row(rows["served-rare"], 0.075, met=True)
+    assert_row(rows["served-the"], 0.2, met=True)
+    assert_row(rows["served-every"], 0.75, met=False)
     # Three decimals under 0.1: 0.085 misses 0.08, which two decimals would hide.
-    assert (rows["served-none"].value, rows["served-none"].met) == (pytest.approx(0.085), False)
+    assert_row(rows["served-none"], 0.085, met=False)
     assert rows["served-none"].measured == "0.085× (`zyzzyva`; 34.0 / 400.0 ms)"
     assert rows["served-none"].facts["server_mb"] == 55.0
     assert rows["served-nested"].measured == "not measured"
