@@ -225,13 +225,13 @@ def order_key(page: Page, keywords: Sequence[str]) -> tuple[object, ...]:
 
 #: Why a page sorts before another, by the index of the first key where they differ.
 KEY_NAMES = (
-    "the intended page matches only in its text (group 2)",
+    "the first page is named by its whole path, or the intended page matches only in its text (group)",
     "a keyword does not start a word in the intended page (key 1)",
-    "a keyword is in the intended page's path, not its title (key 2)",
-    "a shorter title holds every keyword (key 3)",
-    "an alias of the intended page holds every keyword where the first page's title does (key 4)",
+    "no one name (title, file name, alias) of the intended page holds every keyword (key 2)",
+    "a shorter name (or path, where title and path hold them together) holds every keyword (key 3)",
+    "the first page's title or file name holds every keyword where the intended page's file name or alias does (key 4)",
     "the first page lies under a dir [order] prefer puts first (key 5)",
-    "an equal-length title holds every keyword; the path decides (key 6)",
+    "an equal-length name holds every keyword; the path decides (key 6)",
 )
 BOTH_IN_TEXT = "both match only in their text; the one holding every keyword sooner comes first (group 2)"
 

@@ -107,6 +107,8 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
             "complete": False,
             "written": None,
             "building": None,
+            "damaged": None,
+            "failed": None,
             "unused": None,
         },
         "server": None,

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Any
 
 from mnemosyne_core.config import (
     CONSTELLATIONS,
@@ -70,8 +69,10 @@ from mnemosyne_core.versions import (
     version_dirs,
 )
 
+TYPE_CHECKING = False  # typing's own, without importing typing: a page read into the index imports lint
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
 
     from mnemosyne_core.diagnostics import Diagnostic
     from mnemosyne_core.freshness import Fresh

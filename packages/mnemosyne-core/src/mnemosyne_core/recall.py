@@ -24,7 +24,6 @@ import datetime
 import errno
 import os
 import re
-from typing import TYPE_CHECKING, Any
 
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, load_vault_config
 from mnemosyne_core.diagnostics import Diagnostic
@@ -36,8 +35,10 @@ from mnemosyne_core.page import read_as_judged, read_page_bytes, unreadable_warn
 from mnemosyne_core.record import Record
 from mnemosyne_core.vault import left_out_files, listed_vault, preferred_dirs
 
+TYPE_CHECKING = False  # typing's own, without importing typing: a page read into the index imports recall
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from typing import Any
 
     from mnemosyne_core.page import Identity
     from mnemosyne_core.vault import PageRef, Scan
