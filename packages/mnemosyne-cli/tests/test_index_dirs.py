@@ -155,9 +155,12 @@ def test_a_racy_page_keeps_its_dir_compared_row_by_row(
     build_index(tmp_path)  # a page written a moment ago: racy
     compared: list[str] = []
     rows_of = NoteIndex.dir_stat_rows
-    monkeypatch.setattr(
-        NoteIndex, "dir_stat_rows", lambda self, dir_rel: compared.append(dir_rel) or rows_of(self, dir_rel)
-    )
+
+    def spied(self: NoteIndex, dir_rel: str) -> object:
+        compared.append(dir_rel)
+        return rows_of(self, dir_rel)
+
+    monkeypatch.setattr(NoteIndex, "dir_stat_rows", spied)
     argv = ["wiki", "find", "kestrel", "--paths", "--vault", str(tmp_path), "--no-server"]
     for _ in range(2):
         assert run_cli(capsysbinary, argv) == (0, b"atlas/kestrel.md\n", "")

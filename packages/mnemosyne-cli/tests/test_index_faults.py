@@ -522,7 +522,7 @@ def test_a_full_disk_during_a_build_keeps_the_index_and_retries_once_there_is_ro
     _grow(vault)
     real_open = NoteIndex.open.__func__  # type: ignore[attr-defined]
 
-    def on_a_full_disk(cls: type[NoteIndex], at: str, **kwargs: bool) -> NoteIndex:
+    def on_a_full_disk(cls: type[NoteIndex], at: str, /, **kwargs: bool) -> NoteIndex:
         opened: NoteIndex = real_open(cls, at, **kwargs)
         count = opened.connection.execute("PRAGMA page_count").fetchone()[0]
         opened.connection.execute(f"PRAGMA max_page_count = {count}")

@@ -160,7 +160,7 @@ LINT_PAGES = [
 #: of the same bytes), a Docusaurus site's, and a sub-dir of a flat layout.
 LINT_DIRS = ["v1", "v2", "en", "fr", "docs", "versioned_docs/version-1.0", "notes", "notes/sub"]
 LINT_NAMES = ["one.md", "two.md", "Three.md", ".hidden.md", "four.MD"]
-LINT_CONFIGS = [
+LINT_CONFIGS: list[str | None] = [
     'dirs = ["v1", "v2", "en", "fr", "notes"]\n',
     'dirs = ["v1", "v2", "en", "fr", "docs", "versioned_docs", "notes"]\ndepth = "tree"\n',
     'depth = "tree"\n[lint]\nignore = ["missing-updated"]\n',
@@ -177,7 +177,7 @@ class LintWorld:
         self.vault = root / "vault"
         for dir_name in LINT_DIRS:
             (self.vault / dir_name).mkdir(parents=True)
-        (self.vault / ".mnemosyne.toml").write_text(LINT_CONFIGS[0], encoding="utf-8")
+        (self.vault / ".mnemosyne.toml").write_text(str(LINT_CONFIGS[0]), encoding="utf-8")
         for _ in range(12):
             self.apply("write")
 

@@ -528,7 +528,7 @@ def fts_writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real_open = NoteIndex.open.__func__  # type: ignore[attr-defined]
 
-    def traced(cls: type[NoteIndex], path: str, **kwargs: bool) -> NoteIndex:
+    def traced(cls: type[NoteIndex], path: str, /, **kwargs: bool) -> NoteIndex:
         opened: NoteIndex = real_open(cls, path, **kwargs)
 
         def note(statement: str) -> None:
@@ -636,7 +636,11 @@ def test_page_counts_are_kept_across_writes_and_removals(vault: Path, built: Pat
 
         def write(*rel_paths: str) -> None:
             read = [page.read_page(str(vault / rel_path), rel_path) for rel_path in rel_paths]
-            index.written_by(lambda opened: opened.write(read) and None, opened)
+
+            def write_them(into: NoteIndex) -> None:
+                into.write(read)
+
+            index.written_by(write_them, opened)
 
         write("a/bin.md", "a/new.md")
         assert (opened.page_count(), opened.not_text_count()) == _counted(opened) == (len(PAGES) + 2, 1)
