@@ -10,7 +10,7 @@ from pathlib import Path
 
 from mnemosyne_core import build, cache
 from mnemosyne_core.config import home_dir
-from mnemosyne_core.index import NoteIndex
+from mnemosyne_core.index import NoteIndex, code_key
 
 
 def index_file(vault: str | Path, environ: Mapping[str, str] = os.environ) -> Path:
@@ -35,4 +35,4 @@ def index_is_complete(vault: str | Path, environ: Mapping[str, str] = os.environ
     if not path.exists():
         return False
     with NoteIndex.open(str(path)) as index:
-        return index.usable(cache.code_key())
+        return index.usable(code_key())

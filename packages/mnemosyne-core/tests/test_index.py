@@ -471,7 +471,7 @@ def test_a_failed_build_is_not_started_again_for_a_while(
 def _complete(path: Path) -> bool:
     try:
         with NoteIndex.open(str(path)) as opened:
-            return opened.usable(cache.code_key())
+            return opened.usable(index.code_key())
     except (index.IndexUnusable, sqlite3.Error):
         return False
 

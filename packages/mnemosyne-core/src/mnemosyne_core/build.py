@@ -31,7 +31,15 @@ import contextlib
 import os
 import sys
 
-from mnemosyne_core.index import REPLACEABLE_FAULTS, IndexUnusable, NoteIndex, fault_of, stored_path, written_by
+from mnemosyne_core.index import (
+    REPLACEABLE_FAULTS,
+    IndexUnusable,
+    NoteIndex,
+    code_key,
+    fault_of,
+    stored_path,
+    written_by,
+)
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -256,7 +264,6 @@ def build(
     page was touched, each is read but only its stat written. Raises IndexUnusable or
     sqlite3.Error when the index cannot be written."""
 
-    from mnemosyne_core.cache import code_key
     from mnemosyne_core.freshness import whole_dirs
     from mnemosyne_core.page import read_page
 

@@ -67,6 +67,7 @@ import contextlib
 import marshal
 import os
 import stat
+import sys
 import time
 
 from mnemosyne_core.config import UNLISTED_PAGES, stem_of
@@ -182,6 +183,58 @@ PRAGMA user_version = {FORMAT};
 #: The pages a watch cannot vouch for: read through their partial index (``pages_watched``),
 #: so a served call touches those rows alone.
 WATCHED_SQL = "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy FROM pages WHERE racy OR volatile"
+
+
+def code_key() -> str:
+    """What decides what a row holds besides the page: the index's format, the Python (its
+    Unicode tables fold), the modules that read pages, by their files' stat, and PyYAML,
+    which parses every frontmatter the index keeps (``yaml_identity``)."""
+    parts: list[object] = [FORMAT, sys.version]
+    package = os.path.dirname(__file__)
+    for module in READING_MODULES:
+        try:
+            info = os.stat(os.path.join(package, module))
+            parts.append((info.st_size, info.st_mtime_ns))
+        except OSError:
+            parts.append(None)
+    parts.append(yaml_identity())
+    return repr(parts)
+
+
+def yaml_identity() -> object:
+    """The PyYAML this process would import, without importing it: where it is, its
+    ``__init__.py``'s stat, and its C loader's files (libyaml and the pure loader read some
+    documents differently: an upgrade, or the C loader gained or lost, titles some pages
+    otherwise). None when there is none."""
+    # sys.path in order, as the import would look (importlib's finder costs a find's start-up
+    # most of a millisecond; a package on a path entry is what PyYAML's install makes).
+    for entry in sys.path:
+        origin = os.path.join(entry or ".", "yaml", "__init__.py")
+        try:
+            info = os.stat(origin)
+            c_loader = sorted(name for name in os.listdir(os.path.dirname(origin)) if name.startswith("_yaml"))
+        except OSError:
+            continue
+        return (origin, info.st_size, info.st_mtime_ns, c_loader)
+    return None
+
+
+#: The modules whose code decides what a row holds: a change to any (a new install, an
+#: edit), as to PyYAML (``yaml_identity``), makes every index written before it one that is
+#: rebuilt, never read.
+READING_MODULES = (
+    "config.py",
+    "diagnostics.py",
+    "find.py",
+    "fold.py",
+    "frontmatter.py",
+    "index.py",
+    "lint.py",
+    "page.py",
+    "recall.py",
+    "vault.py",
+    "versions.py",
+)
 
 
 def uri_path(path: str) -> str:
