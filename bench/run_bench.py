@@ -383,14 +383,16 @@ LIMITS: dict[str, str] = {
     "served-rare": (
         "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms ({matches} matches), of "
         "which {bare_ms:.0f} ms is the interpreter's start-up: what is left is opening the index, "
-        "asking the server, reading `served_dirs` and `meta`, and the SQL ranking (names through "
-        "their trigram table, the text through the rarest-enough trigram's rows)."
+        "asking the server, reading `served_dirs` and `meta`, and the SQL ranking (the names "
+        "through their own trigram table, the text through the rows of the keyword's first "
+        "trigram that at most a quarter of the pages hold)."
     ),
     "served-the": (
         "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms: `the` is in {matches} of "
-        "{pages:,} pages; its total is the trigram's page count in FTS5's vocabulary, but when the "
-        "names do not fill the limit the second group reads every row holding it and calls "
-        "`depth()` (Python) once per row to order them by mention depth."
+        "{pages:,} pages, more than a quarter, so its trigram picks no rows and every row of the "
+        "text is read and checked with `instr`; when the names do not fill the limit each "
+        "matching row also gets its mention depth from a Python `depth()` call (the total is the "
+        "trigram's page count in FTS5's vocabulary only when the names fill it)."
     ),
     "served-every": (
         "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms: every one of the {pages:,} "
