@@ -687,8 +687,7 @@ def index_file(vault: Path) -> str:
 
 def index_usable(index: str) -> bool:
     """Whether a whole build by this code is in the index: only then do calls read it."""
-    from mnemosyne_core.cache import code_key
-    from mnemosyne_core.index import IndexUnusable, NoteIndex
+    from mnemosyne_core.index import IndexUnusable, NoteIndex, code_key
 
     try:
         with NoteIndex.open(index, read_only=True) as opened:
