@@ -39,11 +39,11 @@ import mnemosyne_core  # noqa: E402
 import mnemosyne_core.find  # noqa: E402
 from mnemosyne_cli.app import main as cli_main  # noqa: E402
 from mnemosyne_core.context import context_of  # noqa: E402
-from mnemosyne_core.find import aliases_of, fallback_title, page_fields  # noqa: E402
 from mnemosyne_core.fold import as_utf8, decode  # noqa: E402
-from mnemosyne_core.frontmatter import loads_bytes, title_of  # noqa: E402
+from mnemosyne_core.frontmatter import loads_bytes, logseq_page_name, title_of  # noqa: E402
 from mnemosyne_core.location import resolve_vault  # noqa: E402
 from mnemosyne_core.page import read_page_bytes  # noqa: E402
+from mnemosyne_core.pagefields import aliases_of, page_fields  # noqa: E402
 from mnemosyne_core.recall import RecallResult, recall  # noqa: E402
 from mnemosyne_core.results import DEFAULT_LIMIT, TEXT, FindResult  # noqa: E402
 from mnemosyne_core.vault import scan  # noqa: E402
@@ -159,7 +159,7 @@ def catalogue(vault: Path, *, conventions: bool = True) -> dict[str, known_item.
         data = read_page_bytes(ref)
         if conventions:
             fields = page_fields(as_utf8(data))
-            title, text = title_of(fields, fallback_title(ref.stem)), decode(data)
+            title, text = title_of(fields, logseq_page_name(ref.stem)), decode(data)
         else:
             fields = loads_bytes(data).metadata
             title, text = title_of(fields, ref.stem), data.decode("utf-8", "replace")

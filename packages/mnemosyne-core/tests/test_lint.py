@@ -13,9 +13,8 @@ from pyfakefs.fake_filesystem import FakeFilesystem
 from vault_pages import VAULT, MakeVault, page
 
 from mnemosyne_contract import load_schema
-from mnemosyne_core import VaultError, frontmatter, search
+from mnemosyne_core import VaultError, frontmatter, page_recall, search
 from mnemosyne_core import lint as lint_module
-from mnemosyne_core import recall as recall_module
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.lint import REASON_CODES, Finding, lint
 from mnemosyne_core.vault import Scan
@@ -146,7 +145,7 @@ def test_lint_flags_updated_exactly_when_recall_ranks_it_last(make_vault: MakeVa
     vault = make_vault({"atlas/t.md": page("T", updated=value)})
     metadata = frontmatter.loads(page("T", updated=value)).metadata
     assert metadata is not None
-    recall_ranks_last = recall_module.updated_date(metadata["updated"]) is None
+    recall_ranks_last = page_recall.updated_date(metadata["updated"]) is None
     assert findings(vault) == ([("atlas/t.md", "invalid-updated")] if recall_ranks_last else [])
 
 

@@ -21,6 +21,7 @@ from mnemosyne_core.errors import InvalidQueryError, VaultError
 from mnemosyne_core.fold import fold
 from mnemosyne_core.frontmatter import load
 from mnemosyne_core.page import read_page_bytes
+from mnemosyne_core.page_recall import tags_of, updated_date
 from mnemosyne_core.recall import (
     READ_CAP,
     MemoryLogError,
@@ -33,8 +34,6 @@ from mnemosyne_core.recall import (
     recall,
     resolve_memory_dir,
     split_topic,
-    tags_of,
-    updated_date,
 )
 
 if TYPE_CHECKING:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from mnemosyne_core.pagefields import content_digests
 from mnemosyne_core.versions import (
     LANGUAGE,
     VERSION,
     chosen_version,
-    content_digests,
     dir_kind,
     find_copies,
     natural_key,

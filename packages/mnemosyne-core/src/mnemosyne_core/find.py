@@ -15,16 +15,10 @@ from mnemosyne_core.config import CONSTELLATIONS, UNLISTED_PAGES, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text, position
 from mnemosyne_core.frontmatter import (
-    collapse_whitespace,
-    heading_title,
-    locate,
-    logseq_page_name,
-    logseq_properties,
-    parse_block_bytes,
     string_field,
-    title_of,
 )
 from mnemosyne_core.page import open_page, read_to_end, unreadable_warning
+from mnemosyne_core.pagefields import aliases_of, page_fields, page_title
 from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's API too
     DEFAULT_LIMIT,
     PATH,
@@ -188,18 +182,6 @@ def matched_by(key: SortKey) -> str:
     if key[0] > 0:
         return TEXT
     return PATH if key[0] < 0 or key[2] else TITLE
-
-
-def aliases_of(fields: Mapping[Any, Any] | None) -> tuple[str, ...]:
-    """A page's other names: the frontmatter ``aliases`` (a list, or one string as Obsidian
-    also takes it), each with its whitespace collapsed as a title's is; items that are not
-    non-empty strings are left out."""
-    value = fields.get("aliases") if fields else None
-    if value is None:
-        return ()
-    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-    names = (collapse_whitespace(item) for item in items if isinstance(item, str))
-    return tuple(name for name in names if name)
 
 
 def keyword_counts(keywords: Sequence[str], counts: Sequence[int]) -> dict[str, int]:
@@ -430,43 +412,6 @@ class _Task:
         # is the path of.
         keep = self.keep_content and (not tally.total or key[0] < 0)
         return title, fields, key, raw if keep else None
-
-
-def page_fields(data: bytes) -> dict[Any, Any] | None:
-    """The frontmatter mapping of a page read whole, for the scan and the index alike (None
-    when it has none or it is unusable). A page without frontmatter gives the title and
-    aliases of its Logseq properties, if it opens with them (``frontmatter.logseq_properties``)."""
-    span = locate(data)
-    return logseq_properties(data) if span is None else _block_fields(data[span[0] : span[1]])
-
-
-def page_title(data: bytes, fields: Mapping[Any, Any] | None, stem: str, heading_titles: bool) -> str:
-    """A page's title (docs/spec.md, rule 5), for the scan and the index alike: the
-    title its ``fields`` (``page_fields(data)``) give, else, when ``heading_titles``
-    (``vault.Scan.heading_titles``: the layout's word), the title of its opening ``# ``
-    heading (``frontmatter.heading_title``), else the name its file name ``stem`` stands
-    for (``fallback_title``). ``data``: the page's bytes as every reader takes them
-    (``fold.as_utf8``)."""
-    title = title_of(fields, "")
-    if title:
-        return title
-    if heading_titles:
-        title = heading_title(data) or ""
-        if title:
-            return title
-    return fallback_title(stem)
-
-
-def fallback_title(stem: str) -> str:
-    """The title of a page whose fields name none: the page name its file name stands for
-    (``frontmatter.logseq_page_name``: Logseq's ``A___B`` is ``A/B``), for the scan and the
-    index alike."""
-    return logseq_page_name(stem)
-
-
-def _block_fields(block: bytes) -> dict[Any, Any] | None:
-    """The mapping a raw frontmatter block holds (None when unusable)."""
-    return parse_block_bytes(block)[0]
 
 
 def find_pages(

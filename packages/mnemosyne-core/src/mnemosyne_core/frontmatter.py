@@ -318,7 +318,7 @@ def _reduced(text: str) -> str:
 
 def logseq_properties(data: bytes) -> dict[str, Any] | None:
     """The title and aliases of a Logseq page from its first block's properties (``title::
-    Page``, ``alias:: [[One]], Two``), as a mapping ``title_of`` and ``find.aliases_of``
+    Page``, ``alias:: [[One]], Two``), as a mapping ``title_of`` and ``pagefields.aliases_of``
     read (None when the page does not open with a property). The first block is the lines
     before the first blank line or bullet; or, when the page opens with a bullet, that
     bullet's line and its indented lines. Properties are read up to the first line that is

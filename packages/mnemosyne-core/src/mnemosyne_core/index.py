@@ -12,7 +12,7 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   (``lint``: the (code, message) pairs ``lint.check_page`` gives, NULL for none), the title
   it gives itself (``lint_title``, NULL for none) and that folded (``lint_folded``, what
   duplicate titles are grouped by), the
-  digests copies are told by (``whole``, ``body``: ``versions.content_digests``), and
+  digests copies are told by (``whole``, ``body``: ``pagefields.content_digests``), and
   whether recall sees no title, slug or tag in it (``recall_unseen``).
 - ``recall_terms``: one row a folded title, slug or tag of a page, the strings a recall
   term is looked for in (as bytes: ``instr`` on them is ``in`` on the strings).
@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
     from mnemosyne_core.page import Page, StatKey
-    from mnemosyne_core.recall import RecallFields
+    from mnemosyne_core.page_recall import RecallFields
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
@@ -231,6 +231,8 @@ READING_MODULES = (
     "index.py",
     "lint.py",
     "page.py",
+    "page_recall.py",
+    "pagefields.py",
     "recall.py",
     "vault.py",
     "versions.py",
@@ -959,7 +961,7 @@ class NoteIndex:
         return [(page_id, _text(path)) for page_id, path in rows]
 
     def digests_shared(self) -> bool:
-        """Whether two pages share a digest copies are told by (``versions.content_digests``):
+        """Whether two pages share a digest copies are told by (``pagefields.content_digests``):
         only then may a page be a copy of another."""
         row = self.connection.execute(
             "SELECT 1 FROM copy_digests GROUP BY digest HAVING count(*) > 1 LIMIT 1"
@@ -1056,7 +1058,7 @@ def _recall_fields(blob: bytes | None) -> RecallFields | None:
         return None
     import datetime
 
-    from mnemosyne_core.recall import RecallFields
+    from mnemosyne_core.page_recall import RecallFields
 
     fields = RecallFields.__new__(RecallFields)
     # Written by ``_recall_blob`` into our own 0600 file.

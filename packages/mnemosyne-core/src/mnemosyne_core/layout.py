@@ -312,7 +312,8 @@ def plan_init(path: str, environ: Mapping[str, str], home: str) -> InitPlan:
 def _preferred_dirs(pages: Scan) -> list[str]:
     """The ``[order] prefer`` for the pages of ``pages`` (``versions.preferred_dirs_of``),
     a translation's page read only when its language's choice needs it."""
-    from mnemosyne_core.versions import content_digests, preferred_dirs_of
+    from mnemosyne_core.pagefields import content_digests
+    from mnemosyne_core.versions import preferred_dirs_of
 
     refs = {page.rel_path: page for page in pages.pages}
 

@@ -55,13 +55,14 @@ from mnemosyne_core.frontmatter import (
 )
 from mnemosyne_core.location import is_inside, resolve_vault
 from mnemosyne_core.page import read_page_bytes
-from mnemosyne_core.recall import DATE_KEYS, page_date, resolve_memory_dir, updated_date
+from mnemosyne_core.page_recall import DATE_KEYS, page_date, updated_date
+from mnemosyne_core.pagefields import content_digests
+from mnemosyne_core.recall import resolve_memory_dir
 from mnemosyne_core.record import HashableRecord, Record
 from mnemosyne_core.vault import IgnoreRules, TreeWalk, dir_covers, is_stale_ingest_temp, join_rel, scan
 from mnemosyne_core.versions import (
     CopyDir,
     chosen_version,
-    content_digests,
     find_copies,
     is_docusaurus,
     page_key,
@@ -477,7 +478,7 @@ def check_page(path: str, data: bytes, heading_titles: bool = False) -> tuple[st
 
 def _date_findings(path: str, metadata: Mapping[Any, Any]) -> list[Finding]:
     """The date finding of a page: none of ``DATE_KEYS`` set, or the first one set not a
-    valid date (recall's rule, ``recall.page_date``)."""
+    valid date (recall's rule, ``page_recall.page_date``)."""
     given = [key for key in DATE_KEYS if metadata.get(key) is not None]
     if not given:
         return [Finding(path, MISSING_UPDATED, "no updated, lastmod or date; recall ranks the page last")]

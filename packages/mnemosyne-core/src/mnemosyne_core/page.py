@@ -22,7 +22,7 @@ from mnemosyne_core.location import is_inside
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from mnemosyne_core.recall import RecallFields
+    from mnemosyne_core.page_recall import RecallFields
     from mnemosyne_core.vault import PageRef
 
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
@@ -73,13 +73,13 @@ class Page:
         self.aliases: tuple[str, ...] = ()
         self.constellation: str | None = None
         self.type: str | None = None
-        #: recall's fields of the page (``recall.recall_fields``), or None.
+        #: recall's fields of the page (``page_recall.recall_fields``), or None.
         self.recall: RecallFields | None = None
         #: lint's word on the page alone (``lint.check_page``): its findings as (code,
         #: message), and the title it gives itself (None: none).
         self.lint: list[tuple[str, str]] = []
         self.lint_title: str | None = None
-        #: What copies are told by (``versions.content_digests``).
+        #: What copies are told by (``pagefields.content_digests``).
         self.digests: tuple[bytes | None, bytes | None] = (None, None)
         #: A digest of the bytes read: a page read again with the same bytes (only its stat
         #: changed: touch, chown, a checkout) holds the same row (``NoteIndex.write``).
@@ -119,11 +119,11 @@ def is_racy(before: os.stat_result, after: os.stat_result, now_ns: int) -> bool:
 def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_titles: bool = False) -> Page:
     """Read one page whole, as the scan reads it, and keep its inputs; a failure is kept
     as the page's error. ``heading_titles``: the listing's ``Scan.heading_titles``, the
-    title rule of its layout (``find.page_title``)."""
-    from mnemosyne_core.find import aliases_of, page_fields, page_title
+    title rule of its layout (``pagefields.page_title``)."""
+    # Here, not at the top: a find that reads no page into the index never imports them.
     from mnemosyne_core.lint import check_page
-    from mnemosyne_core.recall import recall_fields
-    from mnemosyne_core.versions import content_digests
+    from mnemosyne_core.page_recall import recall_fields
+    from mnemosyne_core.pagefields import aliases_of, content_digests, page_fields, page_title
 
     page = Page(rel_path)
     try:

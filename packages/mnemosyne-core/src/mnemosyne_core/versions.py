@@ -187,22 +187,6 @@ class CopyDir:
         return f"CopyDir({self.dir!r}, of={self.of!r}, copies={len(self.copies)}, pages={self.pages})"
 
 
-def content_digests(data: bytes) -> tuple[bytes | None, bytes | None]:
-    """What makes two pages copies: the digest of their bytes and of their text after the
-    frontmatter (None where it is blank: two pages holding nothing but their frontmatter
-    copy nothing of each other)."""
-    import hashlib
-
-    from mnemosyne_core.fold import as_utf8
-    from mnemosyne_core.frontmatter import locate
-
-    whole = hashlib.blake2b(data, digest_size=16).digest() if data.strip() else None
-    text = as_utf8(data)
-    span = locate(text)
-    body = text if span is None else text[span[2] :]
-    return whole, hashlib.blake2b(body, digest_size=16).digest() if body.strip() else None
-
-
 def find_copies(
     digests: Mapping[str, tuple[bytes | None, bytes | None]], prefer: Sequence[str] = (), min_partial: int = 1
 ) -> list[CopyDir]:
@@ -288,7 +272,7 @@ def preferred_dirs_of(
     """The ``[order] prefer`` that ``wiki init`` writes for a vault whose pages are at
     ``paths``: for each set of sibling dirs named as releases or as languages that hold
     pages at the same relative path, the dir ``original_of`` picks (the highest release;
-    the language most copies point to, ``digests_of`` giving a page's ``content_digests``
+    the language most copies point to, ``digests_of`` giving a page's ``pagefields.content_digests``
     by its path: asked only about the pages of translations),
     each with a trailing '/', the deepest first: a translation's language within the
     preferred release ranks before the rest of that release.
