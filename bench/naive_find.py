@@ -51,8 +51,9 @@ def starts_word(keyword: str, text: str) -> bool:
 
 def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int, int, str], str, str]]:
     """(sort key, path, title) of each matching page, in find's order (docs/spec.md rule 8):
-    pages whose title (or an alias) or path holds every keyword first (every keyword starting
-    a word, then a name alone holding them, then the shorter name, then the path), the rest
+    the page a keyword is the whole path of, then pages whose title, stem, an alias or path
+    holds every keyword (every keyword starting a word, then a name alone holding them, then
+    the shorter name or path, then title before stem before alias, then the path), the rest
     by how soon their text holds every keyword, then by path."""
     folded = [fold(keyword) for keyword in keywords]
     found = []
@@ -74,31 +75,34 @@ def find(vault: str, keywords: list[str]) -> list[tuple[tuple[int, int, int, int
             folded_title, folded_path, folded_text = fold(title), fold(rel_path), fold(text)
             given = metadata.get("aliases") if metadata else None
             aliases = [given] if isinstance(given, str) else given if isinstance(given, list) else []
-            names = [folded_title] + [fold(" ".join(alias.split())) for alias in aliases if isinstance(alias, str)]
-            names = [candidate for candidate in names if candidate]
-            surfaces = [*names, folded_path, folded_text]
+            # The title, then the file name's stem, then the aliases: rule 8's key 4.
+            names = [(0, folded_title), (1, fold(name[:-3]))]
+            names += [(2, fold(" ".join(alias.split()))) for alias in aliases if isinstance(alias, str)]
+            names = [(kind, candidate) for kind, candidate in names if candidate]
+            surfaces = [*(candidate for _, candidate in names), folded_path, folded_text]
             if not all(any(keyword in surface for surface in surfaces) for keyword in folded):
                 continue
-            # The title first: it names the page more surely than an alias of equal weight.
             named = [
                 (
                     0,
                     int(not all(starts_word(keyword, candidate) for keyword in folded)),
                     0,
                     len(candidate),
-                    int(is_alias > 0),
+                    kind,
                     rel_path,
                 )
-                for is_alias, candidate in enumerate(names)
+                for kind, candidate in names
                 if all(keyword in candidate for keyword in folded)
             ]
-            if named:
+            if folded_path in folded:  # a keyword that is the page's whole path names it first
+                key = (-1, 0, 0, 0, 0, rel_path)
+            elif named:
                 key = min(named)
             elif all(keyword in folded_title or keyword in folded_path for keyword in folded):
                 words_start = all(
                     starts_word(keyword, folded_title if keyword in folded_title else folded_path) for keyword in folded
                 )
-                key = (0, int(not words_start), 1, len(folded_title), 0, rel_path)
+                key = (0, int(not words_start), 1, len(folded_path), 0, rel_path)
             else:
                 # Pages that only mention the keywords: the text holding them all on the
                 # earliest line (then column) first.
