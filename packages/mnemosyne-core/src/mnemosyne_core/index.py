@@ -9,7 +9,7 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   and whether it reads as text, the fields find prints (title, constellation, type), its
   names as judge takes them (folded title and aliases), recall's fields (``recall``; ``head``
   is no longer written), and what lint needs of it, made when it is read: its own findings
-  (``lint``: the (code, message) pairs ``lint.check_page`` gives, NULL for none), the title
+  (``lint``: the (code, message) pairs ``page_lint.check_page`` gives, NULL for none), the title
   it gives itself (``lint_title``, NULL for none) and that folded (``lint_folded``, what
   duplicate titles are grouped by), the
   digests copies are told by (``whole``, ``body``: ``pagefields.content_digests``), and
@@ -231,6 +231,7 @@ READING_MODULES = (
     "index.py",
     "lint.py",
     "page.py",
+    "page_lint.py",
     "page_recall.py",
     "pagefields.py",
     "recall.py",

@@ -75,7 +75,7 @@ class Page:
         self.type: str | None = None
         #: recall's fields of the page (``page_recall.recall_fields``), or None.
         self.recall: RecallFields | None = None
-        #: lint's word on the page alone (``lint.check_page``): its findings as (code,
+        #: lint's word on the page alone (``page_lint.check_page``): its findings as (code,
         #: message), and the title it gives itself (None: none).
         self.lint: list[tuple[str, str]] = []
         self.lint_title: str | None = None
@@ -121,7 +121,7 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_
     as the page's error. ``heading_titles``: the listing's ``Scan.heading_titles``, the
     title rule of its layout (``pagefields.page_title``)."""
     # Here, not at the top: a find that reads no page into the index never imports them.
-    from mnemosyne_core.lint import check_page
+    from mnemosyne_core.page_lint import check_page
     from mnemosyne_core.page_recall import recall_fields
     from mnemosyne_core.pagefields import aliases_of, content_digests, page_fields, page_title
 

@@ -1,8 +1,8 @@
 """What one page's bytes say of it, for the scan and the index alike: its frontmatter
 fields, its title and aliases, and the digests copies are told by (``versions.find_copies``).
 
-A leaf: ``page.read_page`` makes a page's record from these, and find, lint and versions
-read pages by them too, so it imports none of them back.
+A leaf: ``page.read_page`` makes a page's record from these, and find, lint and ``wiki init``
+read pages by them too, and it imports none of them back.
 """
 
 from __future__ import annotations

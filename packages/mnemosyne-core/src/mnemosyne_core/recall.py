@@ -36,7 +36,7 @@ from mnemosyne_core.page_recall import RecallFields, recall_fields
 from mnemosyne_core.record import Record
 from mnemosyne_core.vault import left_out_files, listed_vault, preferred_dirs
 
-TYPE_CHECKING = False  # typing's own, without importing typing: a page read into the index imports recall
+TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
