@@ -37,7 +37,7 @@ from mnemosyne_core.index import (
     NoteIndex,
     code_key,
     fault_of,
-    stored_path,
+    stored_text,
     written_by,
 )
 
@@ -311,7 +311,7 @@ def build(
                     read = []
             _write_holding(index, read, held)
             compared: list[Compared] = [
-                (stored_path(dir_name), f"{dir_name}/" if dir_name else "", names, {})
+                (stored_text(dir_name), f"{dir_name}/" if dir_name else "", names, {})
                 for dir_name, _dir_path, names in pages.listing
             ]
             index.keep_dirs(whole_dirs(compared, held))

@@ -36,7 +36,7 @@ from mnemosyne_core.index import (
     answerable,
     code_key,
     fault_of,
-    stored_path,
+    stored_text,
     written_by,
 )
 from mnemosyne_core.location import resolve_vault
@@ -678,7 +678,7 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
         for dir_name, dir_path, names in pages.listing:
             prefix = f"{dir_name}/" if dir_name else ""
             for name in names:
-                row = held.get(stored_path(prefix + name))
+                row = held.get(stored_text(prefix + name))
                 if row is None:
                     continue
                 _path, _page_id, size, mtime_ns, ctime_ns, inode, device, racy, _not_text = row

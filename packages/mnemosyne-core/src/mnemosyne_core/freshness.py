@@ -20,7 +20,7 @@ import os
 import stat
 import time
 
-from mnemosyne_core.index import stored_path, written_by
+from mnemosyne_core.index import stored_text, written_by
 from mnemosyne_core.page import read_page, stat_key
 from mnemosyne_core.vault import join_rel
 
@@ -122,7 +122,7 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
     accounted = 0
     for dir_name, dir_path, names in listing:
         prefix = f"{dir_name}/" if dir_name else ""
-        dir_key = stored_path(dir_name)
+        dir_key = stored_text(dir_name)
         held_dir = kept.get(dir_key)
         if held_dir is not None:
             keys = _stat_keys(dir_path, prefix, names, links)
@@ -139,7 +139,7 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
         for name in names:
             rel_path = prefix + name
             read_path = links.get(rel_path) or f"{dir_path}/{name}"
-            row = held.pop(stored_path(rel_path), None)
+            row = held.pop(stored_text(rel_path), None)
             if row is not None:
                 _path, page_id, size, mtime_ns, ctime_ns, inode, device, racy, not_text = row
                 try:
@@ -159,7 +159,7 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
         compared.append((dir_key, prefix, names, found_of))
     if not part and index.page_count() != accounted:
         # Rows in no listed dir (a dir gone, or left by a --dir call): only all paths tell.
-        listed = {stored_path(join_rel(dir_name, name)) for dir_name, _dir_path, names in listing for name in names}
+        listed = {stored_text(join_rel(dir_name, name)) for dir_name, _dir_path, names in listing for name in names}
         gone = [path for path in index.stored_paths() if path not in listed]
     removed = [] if part else [path.decode("utf-8", "surrogatepass") for path in gone]
     read = _read(to_read, fresh, pages.heading_titles)

@@ -28,7 +28,7 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   column filter on ``texts``). Rule 8's first group is ranked from these alone.
 - ``dirs``: one row a listed dir whose pages were all unchanged and none racy when a call
   last compared them (``freshness.fresh_listed``): its vault-relative path (``dir``, as
-  ``stored_path``), a digest of its page names in listing order with each page's stat key
+  ``stored_text``), a digest of its page names in listing order with each page's stat key
   (``digest``), the ids of those pages (``ids``, marshalled) and how many of them do not read
   as text (``not_text``). A call whose own names and stat keys of a dir give the same digest
   takes every page of it as fresh without reading one of its rows. Any change to a row's
@@ -312,14 +312,10 @@ def fault_of(error: BaseException) -> str:
     return "other"
 
 
-def _blob(text: str) -> bytes:
+def stored_text(text: str) -> bytes:
+    """Text as the index stores it, a vault-relative path too (``NoteIndex.stat_rows``' keys)."""
     # File names may hold lone surrogates (undecodable bytes): kept exactly, as bytes.
     return text.encode("utf-8", "surrogatepass")
-
-
-def stored_path(rel_path: str) -> bytes:
-    """A vault-relative path as the index stores it (``NoteIndex.stat_rows``' keys)."""
-    return _blob(rel_path)
 
 
 def _text(blob: bytes) -> str:
@@ -611,7 +607,7 @@ class NoteIndex:
         ids: dict[str, int] = {}
         fts = _FtsWrites()
         for page in pages:
-            path = _blob(page.path)
+            path = stored_text(page.path)
             held = connection.execute("SELECT id, digest FROM pages WHERE path = ?", (path,)).fetchone()
             if held is not None and held[1] == page.digest:
                 # The same bytes under the same path (and the same title rule, which the whole
@@ -632,17 +628,17 @@ class NoteIndex:
                 page.racy,
                 page.volatile,
                 page.not_text,
-                _blob(page.title),
+                stored_text(page.title),
                 marshal.dumps(page.aliases),
-                None if page.constellation is None else _blob(page.constellation),
-                None if page.type is None else _blob(page.type),
-                _blob(page.folded_title),
+                None if page.constellation is None else stored_text(page.constellation),
+                None if page.type is None else stored_text(page.type),
+                stored_text(page.folded_title),
                 marshal.dumps(page.folded_aliases),
                 _recall_blob(page.recall),
                 page.digest,
                 marshal.dumps(page.lint) if page.lint else None,
-                None if page.lint_title is None else _blob(page.lint_title),
-                None if page.lint_title is None else _blob(fold(page.lint_title)),
+                None if page.lint_title is None else stored_text(page.lint_title),
+                None if page.lint_title is None else stored_text(fold(page.lint_title)),
                 *page.digests,
                 unseen,
             )
@@ -672,7 +668,8 @@ class NoteIndex:
                 ((page_id, digest) for digest in dict.fromkeys(page.digests) if digest is not None),
             )
             connection.executemany(
-                "INSERT INTO recall_terms(page_id, term) VALUES (?, ?)", ((page_id, _blob(term)) for term in terms)
+                "INSERT INTO recall_terms(page_id, term) VALUES (?, ?)",
+                ((page_id, stored_text(term)) for term in terms),
             )
             names = NAMES_SEPARATOR.join((page.folded_title, page.folded_path, *page.folded_aliases))
             fts.texts.append((page_id, storable(names), storable(page.folded_text)))
@@ -693,7 +690,7 @@ class NoteIndex:
     def remove(self, paths: Iterable[str]) -> None:
         """Drop the rows of ``paths`` (inside the caller's write transaction)."""
         for rel_path in paths:
-            self._delete(_blob(rel_path))
+            self._delete(stored_text(rel_path))
 
     def _delete(self, path: bytes) -> None:
         row = self.connection.execute("DELETE FROM pages WHERE path = ? RETURNING id", (path,)).fetchone()
@@ -714,7 +711,7 @@ class NoteIndex:
     def stat_rows(self) -> dict[bytes, tuple[bytes, int, int, int, int, int, int, int, int]]:
         """Every page's row as a call that listed the vault checks each listed page against:
         (path, id, size, mtime_ns, ctime_ns, inode, device, racy, not_text), by its path as
-        stored (``stored_path``). Kept as SQLite returns them: at 100,000 pages, building a
+        stored (``stored_text``). Kept as SQLite returns them: at 100,000 pages, building a
         record or even a nested tuple a row cost a find a third of a second."""
         rows = self.connection.execute(
             "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy, not_text FROM pages"
@@ -735,7 +732,7 @@ class NoteIndex:
     def dir_stat_rows(self, dir_rel: str) -> dict[bytes, tuple[bytes, int, int, int, int, int, int, int, int]]:
         """``stat_rows`` of the pages directly in the dir ``dir_rel`` ("" for the root): one
         range of the path index ('/' + 1 is '0'), the pages of the dirs below it left out."""
-        prefix = _blob(f"{dir_rel}/") if dir_rel else b""
+        prefix = stored_text(f"{dir_rel}/") if dir_rel else b""
         query = "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy, not_text FROM pages"
         rows = (
             self.connection.execute(f"{query} WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + b"0"))
@@ -761,7 +758,7 @@ class NoteIndex:
         for rel_path in paths:
             row = self.connection.execute(
                 "SELECT id, size, mtime_ns, ctime_ns, inode, device, racy FROM pages WHERE path = ?",
-                (_blob(rel_path),),
+                (stored_text(rel_path),),
             ).fetchone()
             if row is not None:
                 found[rel_path] = (row[0], tuple(row[1:6]), bool(row[6]))
@@ -770,7 +767,7 @@ class NoteIndex:
     def identity(self, rel_path: str) -> tuple[int, int, int, int] | None:
         """The page as ``page.identity_of`` tells versions apart, as it was read."""
         row = self.connection.execute(
-            "SELECT device, inode, size, mtime_ns FROM pages WHERE path = ?", (_blob(rel_path),)
+            "SELECT device, inode, size, mtime_ns FROM pages WHERE path = ?", (stored_text(rel_path),)
         ).fetchone()
         return None if row is None else tuple(row)
 
@@ -797,7 +794,7 @@ class NoteIndex:
         self.connection.execute("DELETE FROM served_dirs")
         self.connection.executemany(
             "INSERT INTO served_dirs(dir_rel, dir_path, device, inode, mtime_ns, ctime_ns) VALUES (?, ?, ?, ?, ?, ?)",
-            ((_blob(rel), _blob(path), *key) for rel, path, *key in dirs),
+            ((stored_text(rel), stored_text(path), *key) for rel, path, *key in dirs),
         )
 
     def top(
@@ -913,7 +910,7 @@ class NoteIndex:
         decides, picked without building a row for the pages no term is in."""
         if not folded_terms:
             return []
-        values = [_blob(term) for term in folded_terms]
+        values = [stored_text(term) for term in folded_terms]
         holds = " OR ".join("instr(term, ?) > 0" for _ in values)
         rows = self.connection.execute(
             "SELECT id, path, recall, device, inode, size, mtime_ns FROM pages"
@@ -948,7 +945,7 @@ class NoteIndex:
         found = {}
         for rel_path in paths:
             row = self.connection.execute(
-                "SELECT id FROM pages WHERE path = ? AND lint_title IS NOT NULL", (_blob(rel_path),)
+                "SELECT id FROM pages WHERE path = ? AND lint_title IS NOT NULL", (stored_text(rel_path),)
             ).fetchone()
             if row is not None:
                 found[rel_path] = row[0]
@@ -957,7 +954,7 @@ class NoteIndex:
     def titled_paths_holding(self, part: str) -> list[tuple[int, str]]:
         """(id, path) of every page that gives itself a title and whose path holds ``part``."""
         rows = self.connection.execute(
-            "SELECT id, path FROM pages WHERE lint_title IS NOT NULL AND instr(path, ?) > 0", (_blob(part),)
+            "SELECT id, path FROM pages WHERE lint_title IS NOT NULL AND instr(path, ?) > 0", (stored_text(part),)
         )
         return [(page_id, _text(path)) for page_id, path in rows]
 
@@ -994,8 +991,8 @@ def _preferred_order(prefer: Sequence[str], values: dict[str, object]) -> str:
         return ""
     cases = []
     for at, prefix in enumerate(prefer):
-        values[f"p{at}"] = _blob(prefix)
-        cases.append(f"WHEN substr(p.path, 1, {len(_blob(prefix))}) = :p{at} THEN {at}")
+        values[f"p{at}"] = stored_text(prefix)
+        cases.append(f"WHEN substr(p.path, 1, {len(stored_text(prefix))}) = :p{at} THEN {at}")
     unlisted = prefer.index(UNLISTED_PAGES) if UNLISTED_PAGES in prefer else len(prefer)
     return f"CASE {' '.join(cases)} ELSE {unlisted} END, "
 
