@@ -190,6 +190,11 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
             with contextlib.suppress(sqlite3.Error):
                 written_by(lambda index: index.keep_dirs(newly), index)
     fresh.searched = len(ids)
+    if not part:
+        # The whole listing: every row it did not hold was dropped above, and every page it
+        # holds has its row, so "every page the index holds" says the same without a list
+        # of ids for the query to check each row against.
+        fresh.ids = None
     return fresh
 
 

@@ -822,8 +822,8 @@ class NoteIndex:
         order = _preferred_order(prefer, values)
         within = ""
         if scope is not None:
-            values["scope"] = "[" + ",".join(map(str, scope)) + "]"
-            within = " AND p.id IN (SELECT value FROM json_each(:scope))"
+            self._id_table("scope_ids", scope)
+            within = " AND p.id IN temp.scope_ids"
         cap = " LIMIT :limit" if limit else ""
         values["limit"] = limit
         # Only placeholders and fixed SQL are formatted into these statements: every value is bound.
@@ -848,7 +848,7 @@ class NoteIndex:
             sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{scoped}"
             ranked.total = self.connection.execute(sql, values).fetchone()[0]
             return ranked
-        values["named"] = "[" + ",".join(str(row[0]) for row in rows) + "]"
+        self._id_table("named_ids", (row[0] for row in rows))
         values["limit"] = limit - len(rows)
         depths = ", ".join(
             f"CASE WHEN i{at} > 0 THEN depth(substr(body, 1, i{at} - 1)) + {len(keyword)} ELSE 0 END"
@@ -858,7 +858,7 @@ class NoteIndex:
         mentions = self.connection.execute(
             f"SELECT p.path, p.title, p.constellation, p.type, count(*) OVER () FROM"
             f" (SELECT id, max(0, {depths}) AS depth FROM (SELECT texts.rowid AS id, body, {found} FROM texts"
-            f" WHERE {match}{holds} AND texts.rowid NOT IN (SELECT value FROM json_each(:named)))) AS m"
+            f" WHERE {match}{holds} AND texts.rowid NOT IN temp.named_ids)) AS m"
             f" JOIN pages AS p ON p.id = m.id WHERE 1{within} ORDER BY m.depth, {order}p.path{cap}",
             values,
         ).fetchall()
@@ -868,8 +868,16 @@ class NoteIndex:
         ]
         ranked.total = ranked.named + (mentions[0][-1] if mentions else 0)
         if ranked.total == 0 and len(keywords) > 1:
-            ranked.counts = [self._holding(keyword, within, values.get("scope")) for keyword in keywords]
+            ranked.counts = [self._holding(keyword, within) for keyword in keywords]
         return ranked
+
+    def _id_table(self, name: str, ids: Iterable[int]) -> None:
+        """``temp.<name>``, a table of this connection's alone, holding ``ids``: a query
+        checks a row against it by its primary key (a JSON list was parsed again for every row)."""
+        connection = self.connection
+        connection.execute(f"CREATE TEMP TABLE IF NOT EXISTS {name}(id INTEGER PRIMARY KEY)")
+        connection.execute(f"DELETE FROM temp.{name}")
+        connection.executemany(f"INSERT INTO temp.{name}(id) VALUES (?)", ((page_id,) for page_id in ids))
 
     def _text_holds(self, keywords: tuple[str, ...], values: dict[str, object]) -> tuple[str, str]:
         """(a MATCH of the rarest of the keywords' trigrams followed by " AND ", or nothing;
@@ -895,9 +903,9 @@ class NoteIndex:
         row = connection.execute("SELECT doc FROM temp.text_grams WHERE term = ?", (gram,)).fetchone()
         return 0 if row is None else int(row[0])
 
-    def _holding(self, folded_keyword: str, within: str, scope: object) -> int:
-        """How many pages (in the ``scope`` ``within`` names) hold the keyword: a miss says it."""
-        values: dict[str, object] = {"k0": folded_keyword, "scope": scope}
+    def _holding(self, folded_keyword: str, within: str) -> int:
+        """How many pages (in the scope ``within`` names) hold the keyword: a miss says it."""
+        values: dict[str, object] = {"k0": folded_keyword}
         match, holds = self._text_holds((folded_keyword,), values)
         sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{within.replace('p.id', 'texts.rowid')}"
         return int(self.connection.execute(sql, values).fetchone()[0])
