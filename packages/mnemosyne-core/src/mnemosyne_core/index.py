@@ -808,9 +808,9 @@ class NoteIndex:
         tested against: Python builds only the rows it returns.
 
         The first group comes from ``names``: its trigrams pick the name rows holding each
-        keyword, the pages holding them all are ranked by one packed integer (no word
-        start, title and path, length, alias: ``_NO_WORD_START``), the best name a page has
-        by ``min``. The second group comes from ``texts``, by mention depth (``depth()``),
+        keyword, the pages holding them all are ranked by one packed integer (not its
+        path, no word start, title and path, length, kind: ``_NOT_ITS_PATH``...), the best
+        name a page has by ``min``. The second group comes from ``texts``, by mention depth (``depth()``),
         only when the first does not fill the limit; the total then rides along as a window
         count, else it is one ``count``."""
         keywords = tuple(folded_keywords)
@@ -880,7 +880,8 @@ class NoteIndex:
         connection.executemany(f"INSERT INTO temp.{name}(id) VALUES (?)", ((page_id,) for page_id in ids))
 
     def _text_holds(self, keywords: tuple[str, ...], values: dict[str, object]) -> tuple[str, str]:
-        """(a MATCH of the rarest of the keywords' trigrams followed by " AND ", or nothing;
+        """(a MATCH of the first of the keywords' trigrams that at most a quarter of the
+        pages hold, followed by " AND ", or nothing;
         the check that the names or the text of a ``texts`` row hold each keyword): the
         trigram picks, ``instr`` decides. Nothing when no keyword has three characters, or
         when every trigram is in more than a quarter of the pages: reading every row then
