@@ -16,7 +16,8 @@ from mnemosyne_contract import load_schema
 from mnemosyne_core import VaultError, frontmatter, page_recall, search
 from mnemosyne_core import lint as lint_module
 from mnemosyne_core.diagnostics import Diagnostic
-from mnemosyne_core.lint import REASON_CODES, Finding, lint
+from mnemosyne_core.lint import REASON_CODES, lint
+from mnemosyne_core.page_lint import Finding
 from mnemosyne_core.vault import Scan
 
 UPDATED = "2026-03-01"
