@@ -811,31 +811,6 @@ class TreeWalk:
             elif passed is not None:
                 passed.append(entry)
 
-    def enters_dir(self, dir_rel: str, name: str) -> bool:
-        """Whether the walk would enter a dir named ``name`` met in the listed dir ``dir_rel``."""
-        child = join_rel(dir_rel, name)
-        if not self.tree or name.startswith(".") or child == self.memory_rel:
-            return False
-        rules = self.rules_by_dir.get(dir_rel, ())
-        return not ((self.exclude is not None or rules) and self.ignored(child + "/", rules))
-
-    def takes_name(self, dir_rel: str, name: str) -> bool:
-        """Whether the walk would list a file named ``name`` in the listed dir ``dir_rel``
-        as a page (if it is a file, or a symlink to one in the vault)."""
-        if name.startswith(".") or not name.endswith(self.suffixes):
-            return False
-        rules = self.rules_by_dir.get(dir_rel, ())
-        return not ((self.exclude is not None or rules) and self.ignored(join_rel(dir_rel, name), rules))
-
-    def leaves_out(self, dir_rel: str, name: str) -> bool:
-        """Whether the walk would add an entry named ``name`` in the listed dir ``dir_rel``
-        to ``left_out`` as LEFT_OUT_SUFFIX (if it is not a dir): a markdown-like name the
-        layout's suffixes do not take, neither hidden nor ignored."""
-        if name.startswith(".") or name.endswith(self.suffixes) or not is_markdown_like(name, self.markdown_like):
-            return False
-        rules = self.rules_by_dir.get(dir_rel, ())
-        return not ((self.exclude is not None or rules) and self.ignored(join_rel(dir_rel, name), rules))
-
     def ignored(self, rel_path: str, rules: tuple[IgnoreRules, ...]) -> bool:
         """Whether the exclude or the ignore files leave ``rel_path`` (a dir's ends in '/') out."""
         return self.deciding_rule(rel_path, rules) is not None
