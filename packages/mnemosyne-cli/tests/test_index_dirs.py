@@ -116,6 +116,19 @@ def test_every_answer_through_kept_dirs_equals_the_plain_scan(
         shutil.rmtree(root)
 
 
+def _dirs_compared_row_by_row(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The dirs whose stored rows the calls from now on read (``NoteIndex.dir_stat_rows``)."""
+    compared: list[str] = []
+    rows_of = NoteIndex.dir_stat_rows
+
+    def spied(self: NoteIndex, dir_rel: str) -> object:
+        compared.append(dir_rel)
+        return rows_of(self, dir_rel)
+
+    monkeypatch.setattr(NoteIndex, "dir_stat_rows", spied)
+    return compared
+
+
 def test_a_dir_kept_unchanged_is_taken_without_reading_its_rows(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,14 +139,7 @@ def test_a_dir_kept_unchanged_is_taken_without_reading_its_rows(
         (tmp_path / dir_name).mkdir()
         (tmp_path / dir_name / "kestrel.md").write_text(f"kestrel in {dir_name}\n", encoding="utf-8")
     build_index(tmp_path)
-    compared: list[str] = []
-    rows_of = NoteIndex.dir_stat_rows
-
-    def spy(self: NoteIndex, dir_rel: str) -> object:
-        compared.append(dir_rel)
-        return rows_of(self, dir_rel)
-
-    monkeypatch.setattr(NoteIndex, "dir_stat_rows", spy)
+    compared = _dirs_compared_row_by_row(monkeypatch)
     argv = ["wiki", "find", "kestrel", "--paths", "--vault", str(tmp_path), "--no-server"]
     assert run_cli(capsysbinary, argv) == (0, b"atlas/kestrel.md\nhermes/kestrel.md\n", "")
     assert compared == []
@@ -153,14 +159,7 @@ def test_a_racy_page_keeps_its_dir_compared_row_by_row(
     (tmp_path / "atlas").mkdir()
     (tmp_path / "atlas" / "kestrel.md").write_text("kestrel\n", encoding="utf-8")
     build_index(tmp_path)  # a page written a moment ago: racy
-    compared: list[str] = []
-    rows_of = NoteIndex.dir_stat_rows
-
-    def spied(self: NoteIndex, dir_rel: str) -> object:
-        compared.append(dir_rel)
-        return rows_of(self, dir_rel)
-
-    monkeypatch.setattr(NoteIndex, "dir_stat_rows", spied)
+    compared = _dirs_compared_row_by_row(monkeypatch)
     argv = ["wiki", "find", "kestrel", "--paths", "--vault", str(tmp_path), "--no-server"]
     for _ in range(2):
         assert run_cli(capsysbinary, argv) == (0, b"atlas/kestrel.md\n", "")
