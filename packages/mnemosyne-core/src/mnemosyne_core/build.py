@@ -428,8 +428,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The detached builder: ``INDEX VAULT HOME``. Exits 0 when it built the index or found
     another builder at work, 1 when the index could not be written."""
     index_path, vault_real, home = sys.argv[1:] if argv is None else argv
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
     try:
         # A damaged index is built anew: catching it up would touch only its rows' stat,
         # never the damaged pages.
@@ -464,4 +462,9 @@ if TYPE_CHECKING:
     from mnemosyne_core.vault import Scan
 
 if __name__ == "__main__":
+    # The detached process yields the CPU to the calls it serves. Only here, not in main():
+    # a process that calls main() and goes on (a test) would run niced from then on, and on
+    # a busy machine everything it did next would crawl.
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
     sys.exit(main())
