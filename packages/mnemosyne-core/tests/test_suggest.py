@@ -93,7 +93,7 @@ def _pages(draw: st.DrawFn) -> list[page.Page]:
 @settings(max_examples=examples(300), deadline=None)
 @given(pages=_pages(), rewritten=st.lists(st.tuples(st.integers(0, 7), _TEXT), max_size=3), data=st.data())
 def test_the_index_names_the_words_the_scan_names(
-    tmp_path_factory: object, pages: list[page.Page], rewritten: list[tuple[int, str]], data: st.DataObject
+    pages: list[page.Page], rewritten: list[tuple[int, str]], data: st.DataObject
 ) -> None:
     """The index against the scan, for random pages and keywords near their words: the
     same words, counts and order. Pages rewritten after the first write leave words in the
@@ -102,7 +102,8 @@ def test_the_index_names_the_words_the_scan_names(
     import tempfile
 
     words = sorted({word for made in pages for word in words_of(made.folded_text) | words_of(made.folded_title)})
-    source = data.draw(st.sampled_from(words)) if words and data.draw(st.booleans()) else data.draw(_WORD)
+    from_page: bool = data.draw(st.booleans())
+    source: str = data.draw(st.sampled_from(words)) if words and from_page else data.draw(_WORD)
     # A word of the pages with an edit or two: the misses a suggestion is for.
     keyword = source
     for _ in range(data.draw(st.integers(0, 3))):
@@ -135,7 +136,7 @@ def test_the_index_names_the_words_the_scan_names(
     assert from_index == scan_suggestions([keyword], lambda: iter(held)).get(keyword, [])
 
 
-def test_a_word_the_index_keeps_but_no_searched_page_holds_whole_is_not_named(tmp_path: object) -> None:
+def test_a_word_the_index_keeps_but_no_searched_page_holds_whole_is_not_named() -> None:
     """The vocabulary keeps "dataframe" after its page changed; another page holds it only
     inside "dataframes", as the scan's words never do: the index names "dataframes" alone."""
     import tempfile

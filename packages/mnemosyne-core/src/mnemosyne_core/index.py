@@ -967,11 +967,21 @@ class NoteIndex:
             )
         return [row[0] for row in self.connection.execute(sql, values)]
 
+    def _word_rows(self, folded_word: str) -> tuple[str, dict[str, object]]:
+        """The FROM and WHERE of the searched ``texts`` rows holding the word, and their
+        values: every trigram of it ANDed, which FTS5 walks lazily, so a statement that
+        stops early (LIMIT, the first row that will do) reads few rows of a common word.
+        (``_text_holds``' doclist lengths would cost more than that: fts5vocab reads each
+        trigram's doclist whole.) A word near a keyword has three characters or more."""
+        values: dict[str, object] = {"k0": folded_word, "grams": match_expression(trigrams([folded_word]))}
+        holds = "(instr(names, :k0) > 0 OR instr(body, :k0) > 0)"
+        return f"texts WHERE texts MATCH :grams AND {holds}{self._within}", values
+
     def word_pages(self, folded_word: str, cap: int) -> int:
         """How many searched pages hold the word as find counts a keyword, up to ``cap``."""
-        values: dict[str, object] = {"k0": folded_word, "cap": cap}
-        match, holds = self._text_holds((folded_word,), values)
-        sql = f"SELECT count(*) FROM (SELECT 1 FROM texts WHERE {match}{holds}{self._within} LIMIT :cap)"
+        rows, values = self._word_rows(folded_word)
+        values["cap"] = cap
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM {rows} LIMIT :cap)"
         return int(self.connection.execute(sql, values).fetchone()[0])
 
     def held_whole(self, folded_word: str) -> bool:
@@ -979,10 +989,9 @@ class NoteIndex:
         the first page holding it mostly does, so few rows are read."""
         from mnemosyne_core.suggest import holds_whole
 
-        values: dict[str, object] = {"k0": folded_word}
-        match, holds = self._text_holds((folded_word,), values)
-        rows = self.connection.execute(f"SELECT names, body FROM texts WHERE {match}{holds}{self._within}", values)
-        return any(holds_whole(names, folded_word) or holds_whole(body, folded_word) for names, body in rows)
+        rows, values = self._word_rows(folded_word)
+        found = self.connection.execute(f"SELECT names, body FROM {rows}", values)
+        return any(holds_whole(names, folded_word) or holds_whole(body, folded_word) for names, body in found)
 
     def recall_matches(
         self, folded_terms: Sequence[str]
