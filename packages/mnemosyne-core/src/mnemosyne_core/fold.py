@@ -110,6 +110,8 @@ def words_of(folded: str) -> set[str]:
     miss's "did you mean" takes words from, the index's vocabulary and the scan's alike."""
     spaced = folded.encode("utf-8", "surrogatepass").translate(_ASCII_SPACES).decode("utf-8", "surrogatepass")
     words = set(spaced.split())
+    if spaced.isascii():
+        return words  # every ASCII byte left between spaces is a letter or digit
     odd = [token for token in words if not token.isalnum()]
     for token in odd:
         # A token with a character beyond ASCII that is no letter or digit: split by hand.
