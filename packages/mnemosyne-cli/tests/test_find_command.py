@@ -728,3 +728,51 @@ def test_a_utf16_page_is_found_and_printed_verbatim(
     assert capsysbinary.readouterr() == ("atlas/wide.md — Wide Heron\n".encode(), b"")
     assert main(["wiki", "find", "heron", "--cat", "--vault", vault]) == ExitCode.OK
     assert capsysbinary.readouterr() == (data, b"")
+
+
+# --- a miss names the words near a keyword in no page ---
+
+
+@pytest.mark.parametrize("answer", ["scan", "index"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_keyword_in_no_page_names_the_words_near_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, answer: str, as_json: bool
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for number in (1, 2, 3):
+        (vault / f"frames-{number}.md").write_text(f"# Frames {number}\n\nDataFrames, and a DataFrame.\n")
+    (vault / "other.md").write_text("# Other\n\nOne dataframe, one dataform.\n")
+    flags = ["--json"] * as_json + (["--no-cache"] if answer == "scan" else [])
+    if answer == "index":
+        build_index(vault)
+
+        def unread(*_: object) -> None:
+            raise AssertionError("the index answers: no page is read again")
+
+        monkeypatch.setattr("mnemosyne_core.suggest.scan_suggestions", unread)
+    stdout = "[]\n" if as_json else ""
+    # Never the match, stdout or the exit code: one more stderr line, the nearest first,
+    # then the most pages ("dataframe" is in "dataframes" too: 4 pages, as find counts it).
+    assert run(capsys, "wiki", "find", "DataFrams", "--vault", str(vault), *flags) == (
+        1,
+        stdout,
+        "no wiki page matches 'DataFrams'\ndid you mean: dataframe (4 pages), dataframes (3 pages)\n",
+    )
+    # Several keywords: the line says which one it is for. Two edits from a keyword of 6
+    # characters or more ("dataframes" and "dataform" from "datafrms"), one below it.
+    assert run(capsys, "wiki", "find", "frames", "datafrms", "othr", "--vault", str(vault), *flags) == (
+        1,
+        stdout,
+        "no wiki page matches 'frames datafrms othr'\n  'frames': 3 pages\n  'datafrms': 0 pages\n  'othr': 0 pages\n"
+        "did you mean: dataframe (4 pages), dataframes (3 pages), dataform (1 page) for 'datafrms'\n"
+        "did you mean: other (1 page) for 'othr'\n",
+    )
+    # Nothing near, or a keyword under 4 characters: the miss says what it said before.
+    for keyword in ("zzzzqqq", "frm"):
+        assert run(capsys, "wiki", "find", keyword, "--vault", str(vault), *flags) == (
+            1,
+            stdout,
+            f"no wiki page matches '{keyword}'\n",
+        )

@@ -301,6 +301,8 @@ class IndexedScan:
                 result.left_out = left_out_files(pages) if served is None else served.left_out()
                 if result.left_out is None and served is not None:
                     return None  # files no watch sees may have changed: the listing path answers
+            if result.total == 0 and not result.incomplete:
+                result.suggestions = _index_suggestions(index, result)
             match = result.the_page
             if request.keep_content and match is not None:
                 identity = index.identity(match.path)
@@ -621,6 +623,21 @@ class IndexInfo:
         done = self.building
         fields["building"] = None if done is None else {"done": done[0], "total": done[1]}
         return fields
+
+
+def _index_suggestions(index: NoteIndex, result: FindResult) -> dict[str, list[tuple[str, int]]]:
+    """A miss's suggestions (``suggest``) for the keywords in no page, from the index,
+    over the pages its ``top`` just searched."""
+    from mnemosyne_core.fold import fold
+    from mnemosyne_core.suggest import index_suggestions
+
+    found = {}
+    for keyword, pages in result.keyword_counts.items():
+        if pages == 0:
+            words = index_suggestions(index, fold(keyword))
+            if words:
+                found[keyword] = words
+    return found
 
 
 def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:

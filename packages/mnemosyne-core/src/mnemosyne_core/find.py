@@ -32,7 +32,7 @@ from mnemosyne_core.vault import left_out_files, listed_vault, preferred_dirs  #
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from typing import Any
 
     from mnemosyne_core.vault import Scan
@@ -227,7 +227,42 @@ def search(
         # The scan listed every searched dir, in this process: the files the miss note
         # counts are among what it passed over, so none is listed again.
         result.left_out = left_out_files(pages)
+    if result.total == 0 and not result.incomplete:
+        result.suggestions = _scan_suggestions(pages, result)
     return result
+
+
+def _scan_suggestions(pages: Scan, result: FindResult) -> dict[str, list[tuple[str, int]]]:
+    """A miss's suggestions (``suggest``) for the keywords in no page, from the searched
+    pages read again: only a miss with such a keyword pays for it."""
+    missed = [fold(keyword) for keyword, count in result.keyword_counts.items() if count == 0]
+    if not missed:
+        return {}
+    from mnemosyne_core.suggest import scan_suggestions
+
+    def read_pages() -> Iterator[tuple[str, str]]:
+        links = pages.links
+        for dir_name, dir_path, names in pages.listing:
+            prefix = f"{dir_name}/" if dir_name else ""
+            for name in names:
+                rel_path = prefix + name
+                read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
+                try:
+                    fd = open_page(read_path)
+                    try:
+                        data = as_utf8(read_to_end(fd))
+                    finally:
+                        os.close(fd)
+                except OSError:
+                    continue  # the search said so already, or the page went since
+                fields = page_fields(data)
+                title = page_title(data, fields, stem_of(name), pages.heading_titles)
+                # The names as the index keeps them: title, path, aliases, a newline between.
+                names_of = "\n".join((fold(title), fold(rel_path), *map(fold, aliases_of(fields))))
+                yield names_of, folded_text(data)
+
+    found = scan_suggestions(missed, read_pages)
+    return {keyword: found[fold(keyword)] for keyword in result.keyword_counts if found.get(fold(keyword))}
 
 
 class Tally:

@@ -96,3 +96,34 @@ def position(folded: str, folded_keyword: str) -> tuple[int, int] | None:
     if found < 0:
         return None
     return folded.count("\n", 0, found), found - (folded.rfind("\n", 0, found) + 1)
+
+
+#: Every ASCII byte that is not a letter or digit, as a space: most text splits into words
+#: by ``bytes.translate`` and ``str.split``, in C (``str.translate`` takes a dict lookup a
+#: character once a text holds one non-ASCII character; ``re`` stays unimported: start-up time).
+_ASCII_SPACES = bytes(code if code >= 128 or chr(code).isalnum() else 32 for code in range(256))
+
+
+def words_of(folded: str) -> set[str]:
+    """The distinct words of a folded text: its runs of letters and digits (``str.isalnum``),
+    split at everything else (``_`` too, so ``coming_from_bash`` holds ``bash``). What a
+    miss's "did you mean" takes words from, the index's vocabulary and the scan's alike."""
+    spaced = folded.encode("utf-8", "surrogatepass").translate(_ASCII_SPACES).decode("utf-8", "surrogatepass")
+    words = set(spaced.split())
+    if spaced.isascii():
+        return words  # every ASCII byte left between spaces is a letter or digit
+    odd = [token for token in words if not token.isalnum()]
+    for token in odd:
+        # A token with a character beyond ASCII that is no letter or digit: split by hand.
+        words.discard(token)
+        start = None
+        for at, char in enumerate(token):
+            if char.isalnum():
+                if start is None:
+                    start = at
+            elif start is not None:
+                words.add(token[start:at])
+                start = None
+        if start is not None:
+            words.add(token[start:])
+    return words

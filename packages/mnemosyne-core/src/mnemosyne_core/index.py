@@ -26,6 +26,12 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   its length and a *marked* copy (``marked``: a noncharacter before each word start), and
   ``name_grams``, the trigrams of the names (external content: ``detail=none`` refuses a
   column filter on ``texts``). Rule 8's first group is ranked from these alone.
+- ``words``: the vocabulary a miss's "did you mean" looks in (``suggest``): one row a word
+  (``fold.words_of``) of the folded names or text of a page written since the last
+  rebuild, with its length and its characters reversed (``drow``, indexed: a suffix is a
+  range of it), and ``word_grams``, the trigrams of the words. Never pruned: a word no page
+  holds any more stays until a rebuild, and the suggestion checks the pages for each word it
+  names, so the table only has to hold every word of every page.
 - ``dirs``: one row a listed dir whose pages were all unchanged and none racy when a call
   last compared them (``freshness.fresh_listed``): its vault-relative path (``dir``, as
   ``stored_text``), a digest of its page names in listing order with each page's stat key
@@ -71,7 +77,7 @@ import sys
 import time
 
 from mnemosyne_core.config import UNLISTED_PAGES, stem_of
-from mnemosyne_core.fold import fold
+from mnemosyne_core.fold import fold, words_of
 from mnemosyne_core.results import PATH, TEXT, TITLE
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -83,7 +89,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 11
+FORMAT = 12
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -149,6 +155,11 @@ CREATE VIRTUAL TABLE name_grams USING fts5(
     name, content='names', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none
 );
 CREATE INDEX pages_watched ON pages(id) WHERE racy OR volatile;
+CREATE TABLE words(id INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE, length INTEGER NOT NULL, drow TEXT NOT NULL);
+CREATE INDEX words_by_end ON words(drow);
+CREATE VIRTUAL TABLE word_grams USING fts5(
+    word, content='words', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none
+);
 CREATE TABLE served_dirs(
     dir_rel BLOB PRIMARY KEY,
     dir_path BLOB NOT NULL,
@@ -408,7 +419,7 @@ def _mention_depth(before: str) -> int:
 class _FtsWrites:
     """The FTS5 rows one write drops and adds, written together at its end (``write``)."""
 
-    __slots__ = ("names", "names_gone", "texts", "texts_gone")
+    __slots__ = ("names", "names_gone", "texts", "texts_gone", "words")
 
     def __init__(self) -> None:
         self.texts_gone: list[tuple[int]] = []
@@ -416,8 +427,25 @@ class _FtsWrites:
         # Row ids as SQLite's lastrowid gives them (typed int | None, never None after an insert).
         self.texts: list[tuple[int | None, str, str]] = []
         self.names: list[tuple[int | None, str]] = []
+        #: The words of the pages written (``fold.words_of``), each once a write.
+        self.words: set[str] = set()
 
-    def write(self, connection: sqlite3.Connection) -> None:
+    def write(self, connection: sqlite3.Connection, known_words: set[str]) -> None:
+        """Write the rows; ``known_words``, the words this connection already put in
+        ``words``, grows by the new ones: a build writes a batch at a time, and most of a
+        batch's words were in an earlier one (asking SQLite again for each cost a 100k build
+        a third more time)."""
+        grams = []
+        new_words = self.words - known_words
+        for word in new_words:
+            # One statement a word the write holds: its row id tells the trigram table a new word.
+            cursor = connection.execute(
+                "INSERT OR IGNORE INTO words(word, length, drow) VALUES (?, ?, ?)", (word, len(word), word[::-1])
+            )
+            if cursor.rowcount == 1:
+                grams.append((cursor.lastrowid, word))
+        known_words |= new_words
+        connection.executemany("INSERT INTO word_grams(rowid, word) VALUES (?, ?)", grams)
         connection.executemany("DELETE FROM texts WHERE rowid = ?", self.texts_gone)
         # name_grams keeps no copy of the names (content='names'): it is told the old ones.
         connection.executemany(
@@ -455,6 +483,13 @@ class NoteIndex:
         connection.create_function("depth", 1, _mention_depth, deterministic=True)
         #: Whether this connection made its view of the trigrams' doclists (``_pages_holding``).
         self._vocabulary = False
+        #: The scope the last ``top`` searched, as SQL on ``texts.rowid`` (``temp.scope_ids``):
+        #: a miss's suggestions count the same pages.
+        self._within = ""
+        #: The words this connection put in ``words`` or found there in its transaction
+        #: (``_FtsWrites.write``); forgotten when the transaction ends or the tables are
+        #: made anew, since a rollback or a failed commit may have dropped them.
+        self._known_words: set[str] = set()
 
     # --- opening ---
 
@@ -546,12 +581,15 @@ class NoteIndex:
 
     def begin_write(self) -> None:
         """Take the write lock (waiting at most the busy timeout) for one transaction."""
+        self._known_words.clear()
         self.connection.execute("BEGIN IMMEDIATE")
 
     def commit(self) -> None:
+        self._known_words.clear()
         self.connection.execute("COMMIT")
 
     def rollback(self) -> None:
+        self._known_words.clear()
         if self.connection.in_transaction:
             self.connection.execute("ROLLBACK")
 
@@ -561,11 +599,13 @@ class NoteIndex:
         read anew) join that state or fail. Another writer that committed after the call's
         first read makes the call's first write fail (SQLite's busy snapshot): the call then
         answers by the scan, never from two states at once. ``end_snapshot`` ends it."""
+        self._known_words.clear()
         self.connection.execute("BEGIN")
 
     def end_snapshot(self) -> None:
         """Commit what the call wrote (``begin_snapshot``). Its answer is made by then: a
         commit that fails (a full disk) loses only what the next call reads again."""
+        self._known_words.clear()
         with contextlib.suppress(sqlite3.Error):
             if self.connection.in_transaction:
                 self.connection.execute("COMMIT")
@@ -573,11 +613,12 @@ class NoteIndex:
     def reset(self, code: str) -> None:
         """Drop every table and make the schema anew, empty and incomplete (inside the
         caller's write transaction: readers keep seeing the old index until it commits)."""
+        self._known_words.clear()
         connection = self.connection
         # Fetched whole first: a table cannot be dropped while a statement still reads it.
         tables = connection.execute("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view')").fetchall()
         for kind, name in tables:
-            if not name.startswith(("sqlite_", "texts_", "name_grams_")):
+            if not name.startswith(("sqlite_", "texts_", "name_grams_", "word_grams_")):
                 connection.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
         # A trigger's body holds statements of its own: a piece ends a statement only when
         # SQLite says the text up to it is one.
@@ -673,6 +714,7 @@ class NoteIndex:
             )
             names = NAMES_SEPARATOR.join((page.folded_title, page.folded_path, *page.folded_aliases))
             fts.texts.append((page_id, storable(names), storable(page.folded_text)))
+            fts.words |= words_of(f"{names}\n{page.folded_text}")
             stem = stem_of(page.folded_path.rpartition("/")[2])
             kinds = ((TITLE_NAME, page.folded_title), (PATH_NAME, page.folded_path), (STEM_NAME, stem))
             for kind, name in (*kinds, *((ALIAS_NAME, alias) for alias in page.folded_aliases)):
@@ -683,7 +725,7 @@ class NoteIndex:
                 ).lastrowid
                 fts.names.append((row_id, name))
             ids[page.path] = page_id  # type: ignore[assignment]
-        fts.write(connection)
+        fts.write(connection, self._known_words)
         self.set_meta("written_ns", time.time_ns())
         return ids
 
@@ -698,7 +740,7 @@ class NoteIndex:
             fts = _FtsWrites()
             fts.texts_gone.append(row)
             fts.names_gone += self._delete_names(row[0])
-            fts.write(self.connection)
+            fts.write(self.connection, self._known_words)
             self.connection.execute("DELETE FROM recall_terms WHERE page_id = ?", row)
             self.connection.execute("DELETE FROM copy_digests WHERE page_id = ?", row)
 
@@ -824,6 +866,7 @@ class NoteIndex:
         if scope is not None:
             self._id_table("scope_ids", scope)
             within = " AND p.id IN temp.scope_ids"
+        self._within = within.replace("p.id", "texts.rowid")
         cap = " LIMIT :limit" if limit else ""
         values["limit"] = limit
         # Only placeholders and fixed SQL are formatted into these statements: every value is bound.
@@ -910,6 +953,60 @@ class NoteIndex:
         match, holds = self._text_holds((folded_keyword,), values)
         sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{within.replace('p.id', 'texts.rowid')}"
         return int(self.connection.execute(sql, values).fetchone()[0])
+
+    # --- a miss's suggestions (``suggest``), over the pages the last ``top`` searched ---
+
+    def words_near(self, prefix: str, middle: str, suffix: str, length: int, most: int) -> list[str]:
+        """The words of ``words`` within ``most`` characters of ``length`` long that start
+        with ``prefix``, end with ``suffix`` or hold ``middle`` (``suggest.pieces``): each
+        a range of an index or one trigram's doclist, never the whole table."""
+        values: dict[str, object] = {
+            "low": length - most,
+            "high": length + most,
+            "prefix": prefix,
+            # No word holds a noncharacter (no letter or digit): the end of every range.
+            "prefix_end": prefix + "\U0010ffff",
+            "xiffus": suffix[::-1],
+            "xiffus_end": suffix[::-1] + "\U0010ffff",
+        }
+        sized = " AND length BETWEEN :low AND :high"
+        sql = (
+            f"SELECT word FROM words WHERE word >= :prefix AND word < :prefix_end{sized}"
+            f" UNION SELECT word FROM words WHERE drow >= :xiffus AND drow < :xiffus_end{sized}"
+        )
+        if middle:
+            values["middle"], values["gram"] = middle, match_expression([middle])
+            sql += (
+                " UNION SELECT word FROM words WHERE id IN (SELECT rowid FROM word_grams WHERE word_grams MATCH :gram)"
+                f" AND instr(word, :middle) > 0{sized}"
+            )
+        return [row[0] for row in self.connection.execute(sql, values)]
+
+    def _word_rows(self, folded_word: str) -> tuple[str, dict[str, object]]:
+        """The FROM and WHERE of the searched ``texts`` rows holding the word, and their
+        values: every trigram of it ANDed, which FTS5 walks lazily, so a statement that
+        stops early (LIMIT, the first row that will do) reads few rows of a common word.
+        (``_text_holds``' doclist lengths would cost more than that: fts5vocab reads each
+        trigram's doclist whole.) A word near a keyword has three characters or more."""
+        values: dict[str, object] = {"k0": folded_word, "grams": match_expression(trigrams([folded_word]))}
+        holds = "(instr(names, :k0) > 0 OR instr(body, :k0) > 0)"
+        return f"texts WHERE texts MATCH :grams AND {holds}{self._within}", values
+
+    def word_pages(self, folded_word: str, cap: int) -> int:
+        """How many searched pages hold the word as find counts a keyword, up to ``cap``."""
+        rows, values = self._word_rows(folded_word)
+        values["cap"] = cap
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM {rows} LIMIT :cap)"
+        return int(self.connection.execute(sql, values).fetchone()[0])
+
+    def held_whole(self, folded_word: str) -> bool:
+        """Whether a searched page's names or text hold the word whole (``suggest.holds_whole``):
+        the first page holding it mostly does, so few rows are read."""
+        from mnemosyne_core.suggest import holds_whole
+
+        rows, values = self._word_rows(folded_word)
+        found = self.connection.execute(f"SELECT names, body FROM {rows}", values)
+        return any(holds_whole(names, folded_word) or holds_whole(body, folded_word) for names, body in found)
 
     def recall_matches(
         self, folded_terms: Sequence[str]

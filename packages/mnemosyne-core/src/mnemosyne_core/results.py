@@ -70,6 +70,7 @@ class FindResult:
         "named",
         "not_text",
         "pages_searched",
+        "suggestions",
         "total",
         "unreadable",
         "vault",
@@ -104,6 +105,10 @@ class FindResult:
         #: (a served flat layout, an incomplete search): the miss note then lists the vault
         #: for them.
         self.left_out: list[tuple[str, str]] | None = None
+        #: On a miss, per keyword as given that no page holds: the words of the searched
+        #: pages one or two edits from it, with the pages holding each (``suggest``), the
+        #: nearest first; a keyword with none near is not in it.
+        self.suggestions: dict[str, list[tuple[str, int]]] = {}
 
     @property
     def the_page(self) -> Match | None:

@@ -177,6 +177,8 @@ def _report(
         console.err(printable(f"no wiki page matches '{query}'"))
         if len(result.keyword_counts) > 1:
             _print_keyword_counts(console, result.keyword_counts, args.limit)
+        if result.suggestions:
+            _print_suggestions(console, result.suggestions, several=len(result.keyword_counts) > 1)
         if result.pages_searched == 0 and args.dir:
             from mnemosyne_core.layout import empty_dir_notes
 
@@ -326,6 +328,19 @@ def _cat_way_out(args: FindArguments, env: Environment, backend: Backend, result
     return printable(
         f"only {named.path} — {named.title} holds '{query}' in its title or path; to print it, run: {command}"
     )
+
+
+def _print_suggestions(console: Console, suggestions: dict[str, list[tuple[str, int]]], *, several: bool) -> None:
+    """A keyword in no page is often a typo: the words the searched pages hold near it
+    (``suggest``), with the pages a find for each would list, counted up to its cap."""
+    from mnemosyne_core.suggest import COUNT_CAP
+
+    for keyword, words in suggestions.items():
+        near = ", ".join(
+            f"{word} ({f'{COUNT_CAP}+ pages' if pages >= COUNT_CAP else counted(pages, 'page')})"
+            for word, pages in words
+        )
+        console.err(printable(f"did you mean: {near}" + (f" for '{keyword}'" if several else "")))
 
 
 def _print_keyword_counts(console: Console, keyword_counts: dict[str, int], limit: int) -> None:
