@@ -275,12 +275,7 @@ def build(
         if not _take(lock, wait):
             return None
         pages = _scan(vault_real, home)
-        refs = [
-            (pages.links.get(prefix + name) or f"{dir_path}/{name}", prefix + name)
-            for dir_name, dir_path, names in pages.listing
-            for prefix in [f"{dir_name}/" if dir_name else ""]
-            for name in names
-        ]
+        refs = [(read_path, rel_path) for _, _, rel_path, read_path in pages.page_paths()]
         total = len(refs)
 
         def note(done: int) -> None:

@@ -692,17 +692,14 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
         info.written = written / 1e9 if isinstance(written, int) else None
         held = index.stat_rows()
         info.pages = len(held)
-        for dir_name, dir_path, names in pages.listing:
-            prefix = f"{dir_name}/" if dir_name else ""
-            for name in names:
-                row = held.get(stored_text(prefix + name))
-                if row is None:
-                    continue
-                _path, _page_id, size, mtime_ns, ctime_ns, inode, device, racy, _not_text = row
-                with contextlib.suppress(OSError):
-                    read_path = pages.links.get(prefix + name) or f"{dir_path}/{name}"
-                    key = (size, mtime_ns, ctime_ns, inode, device)
-                    info.fresh += not racy and stat_key(os.lstat(read_path)) == key
+        for _, _, rel_path, read_path in pages.page_paths():
+            row = held.get(stored_text(rel_path))
+            if row is None:
+                continue
+            _path, _page_id, size, mtime_ns, ctime_ns, inode, device, racy, _not_text = row
+            with contextlib.suppress(OSError):
+                key = (size, mtime_ns, ctime_ns, inode, device)
+                info.fresh += not racy and stat_key(os.lstat(read_path)) == key
     except sqlite3.Error:
         info.complete = False
     finally:

@@ -241,25 +241,20 @@ def _scan_suggestions(pages: Scan, result: FindResult) -> dict[str, list[tuple[s
     from mnemosyne_core.suggest import scan_suggestions
 
     def read_pages() -> Iterator[tuple[str, str]]:
-        links = pages.links
-        for dir_name, dir_path, names in pages.listing:
-            prefix = f"{dir_name}/" if dir_name else ""
-            for name in names:
-                rel_path = prefix + name
-                read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
+        for _, name, rel_path, read_path in pages.page_paths():
+            try:
+                fd = open_page(read_path)
                 try:
-                    fd = open_page(read_path)
-                    try:
-                        data = as_utf8(read_to_end(fd))
-                    finally:
-                        os.close(fd)
-                except OSError:
-                    continue  # the search said so already, or the page went since
-                fields = page_fields(data)
-                title = page_title(data, fields, stem_of(name), pages.heading_titles)
-                # The names as the index keeps them: title, path, aliases, a newline between.
-                names_of = "\n".join((fold(title), fold(rel_path), *map(fold, aliases_of(fields))))
-                yield names_of, folded_text(data)
+                    data = as_utf8(read_to_end(fd))
+                finally:
+                    os.close(fd)
+            except OSError:
+                continue  # the search said so already, or the page went since
+            fields = page_fields(data)
+            title = page_title(data, fields, stem_of(name), pages.heading_titles)
+            # The names as the index keeps them: title, path, aliases, a newline between.
+            names_of = "\n".join((fold(title), fold(rel_path), *map(fold, aliases_of(fields))))
+            yield names_of, folded_text(data)
 
     found = scan_suggestions(missed, read_pages)
     return {keyword: found[fold(keyword)] for keyword in result.keyword_counts if found.get(fold(keyword))}
@@ -395,20 +390,15 @@ class _Task:
     def run(self) -> Tally:
         """Examine every listed page, in scan order."""
         tally = Tally(len(self.keywords), self.limit)
-        links = self.pages.links
-        for dir_name, dir_path, names in self.pages.listing:
-            prefix = f"{dir_name}/" if dir_name else ""
-            for name in names:
-                rel_path = prefix + name
-                read_path = (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
-                try:
-                    found = self.examine(read_path, rel_path, stem_of(name), tally)
-                except OSError as error:
-                    tally.unreadable_page(rel_path, error)
-                    continue
-                tally.searched += 1
-                if found is not None:
-                    tally.add_match(rel_path, *found)
+        for _, name, rel_path, read_path in self.pages.page_paths():
+            try:
+                found = self.examine(read_path, rel_path, stem_of(name), tally)
+            except OSError as error:
+                tally.unreadable_page(rel_path, error)
+                continue
+            tally.searched += 1
+            if found is not None:
+                tally.add_match(rel_path, *found)
         return tally
 
     def examine(

@@ -43,7 +43,7 @@ from mnemosyne_core.record import Record
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     import difflib
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
     Identity = tuple[int, int, int, int]
@@ -220,13 +220,19 @@ class Scan:
     @property
     def pages(self) -> list[PageRef]:
         if self._pages is None:
-            links = self.links
-            self._pages = [
-                PageRef(dir_name, name, links.get(join_rel(dir_name, name)) or f"{dir_path}/{name}")
-                for dir_name, dir_path, names in self.listing
-                for name in names
-            ]
+            self._pages = [PageRef(dir_name, name, read_path) for dir_name, name, _, read_path in self.page_paths()]
         return self._pages
+
+    def page_paths(self) -> Iterator[tuple[str, str, str, str]]:
+        """Each listed page in scan order: (its dir, its file name, its vault-relative path,
+        the path it is read at, which is its link's target for a page under a symlinked
+        dir). The one place a listing becomes pages."""
+        links = self.links
+        for dir_name, dir_path, names in self.listing:
+            prefix = f"{dir_name}/" if dir_name else ""
+            for name in names:
+                rel_path = prefix + name
+                yield dir_name, name, rel_path, (links.get(rel_path) if links else None) or f"{dir_path}/{name}"
 
 
 def scan(
