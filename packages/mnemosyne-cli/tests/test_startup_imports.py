@@ -32,7 +32,9 @@ YAML_MODULES = ("yaml", "re", "datetime")
 HEAVY_MODULES = (
     "typing",
     *YAML_MODULES,
-    "pathspec",  # only a tree walk that meets an ignore file needs it
+    # Only a walk that meets an ignore file (or an exclude) whose decisions the index does
+    # not keep needs it, and only a config the index does not keep needs tomllib.
+    "pathspec",
     "json",
     "datetime",
     "tomllib",
