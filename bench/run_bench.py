@@ -343,7 +343,8 @@ TARGETS: tuple[Target, ...] = (
 #: vocabulary. A served call reads ``served_dirs`` and ``meta`` (no listing unpacked; the
 #: page counts kept by triggers; a miss's note kept from the last listing). A call with no
 #: server lists the vault and lstats every page, and compares each dir by one digest of its
-#: names and stat keys (the ``dirs`` table) instead of reading its rows. lint and recall
+#: names and stat keys (the ``dirs`` table) instead of reading its rows; what the config and
+#: the ignore files decide it takes from ``meta``, kept by their stat. lint and recall
 #: read the findings and fields the index keeps.
 LIMITS: dict[str, str] = {
     "fixture-warm": (
@@ -368,8 +369,8 @@ LIMITS: dict[str, str] = {
     ),
     "warm-nested": (
         "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms: with no "
-        "server every call walks the folder tree, reads the .gitignore files and checks each name "
-        "against their rules (the rules are parsed again by every call, not kept in the index), "
+        "server every call walks the folder tree, stats each dir and .gitignore file and takes "
+        "which names their rules leave out from the index, kept by those stats (no rule parsed), "
         "and lstats each of its {pages:,} pages in Python ({per_page_us:.1f} µs a page over the "
         "{bare_ms:.0f} ms start-up); rg walks it with several threads in compiled code."
     ),

@@ -32,7 +32,9 @@ YAML_MODULES = ("yaml", "re", "datetime")
 HEAVY_MODULES = (
     "typing",
     *YAML_MODULES,
-    "pathspec",  # only a tree walk that meets an ignore file needs it
+    # Only a walk that meets an ignore file (or an exclude) whose decisions the index does
+    # not keep needs it, and only a config the index does not keep needs tomllib.
+    "pathspec",
     "json",
     "datetime",
     "tomllib",
@@ -175,6 +177,51 @@ def test_a_tree_imports_pathspec_only_for_a_rule_that_can_match_what_it_walks(
     pages = ["Notes/Kestrel.md"] if imports_pathspec else ["Notes/Kestrel.md", "Notes/drafts/Kestrel draft.md"]
     assert (completed.returncode, completed.stdout.splitlines()) == (0, pages)
     assert ("pathspec" in completed.stderr.splitlines()[-1].split()) is imports_pathspec
+
+
+def rules_vault(vault: Path) -> Path:
+    """A tree with a config (an exclude, a preferred dir) and ignore files at two depths,
+    each with rules that leave pages out: every call parses them, but for what the index
+    keeps of them. Pages without frontmatter: nothing for PyYAML (and its re) to parse."""
+    for dir_name in ("Notes/drafts", "Notes/private", "Archive"):
+        (vault / dir_name).mkdir(parents=True)
+    (vault / ".mnemosyne.toml").write_text(
+        'depth = "tree"\nexclude = ["*.draft.md"]\n\n[order]\nprefer = ["Notes/"]\n', encoding="ascii"
+    )
+    (vault / ".gitignore").write_text("drafts/\n*.tmp.md\n", encoding="ascii")
+    (vault / "Notes" / ".ignore").write_text("private/\n!keep.tmp.md\n", encoding="ascii")
+    for rel_path in (
+        "Notes/Kestrel.md",
+        "Notes/keep.tmp.md",
+        "Notes/Kestrel.draft.md",
+        "Notes/drafts/Kestrel draft.md",
+        "Notes/private/Kestrel diary.md",
+        "Archive/Kestrel.md",
+        "Archive/old.tmp.md",
+    ):
+        (vault / rel_path).write_text("kestrel notes\n", encoding="ascii")
+    return vault
+
+
+@pytest.mark.parametrize("words", [["kestrel"], ["zyzzyva"], ["kestrel", "--limit", "1"]])
+def test_a_warm_find_on_a_vault_with_a_config_and_ignore_files_parses_neither(
+    words: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the config and the ignore files decide is kept in the index by their files'
+    stat: a warm call, a hit or a miss with its note on the files they leave out, imports
+    neither tomllib nor pathspec, compiles no regex (no re), and answers as the scan."""
+    vault = rules_vault(tmp_path)
+    monkeypatch.setattr("mnemosyne_core.page.RACY_NS", 0)  # built as if long after the writes
+    build_index(vault)
+    argv = ["wiki", "find", *words, "--vault", str(vault)]
+    warm = run_probe(*argv, PROBE_RACY_NS="0")
+    scanned = run_probe(*argv, "--no-cache")
+    assert (warm.returncode, warm.stdout) == (scanned.returncode, scanned.stdout)
+    assert warm.stderr.splitlines()[:-1] == scanned.stderr.splitlines()[:-1]
+    modules = set(warm.stderr.splitlines()[-1].split())
+    assert "mnemosyne_core.index" in modules  # the probe really read the index
+    assert sorted(modules & {"tomllib", "pathspec", "re"}) == []
+    assert "pathspec" in scanned.stderr.splitlines()[-1].split()  # the rules were there to parse
 
 
 def test_a_find_a_server_answers_lists_nothing_and_imports_nothing_heavy(runtime_dir: Path) -> None:

@@ -289,6 +289,7 @@ def build(
                 from mnemosyne_core.freshness import fresh_listed
 
                 fresh_listed(index, pages, part=False, limit=False)
+                index.set_meta("rules", pages.keep.dumps())
                 note(total)
                 return
             index.reset(code_key())
@@ -311,6 +312,8 @@ def build(
             ]
             index.keep_dirs(whole_dirs(compared, held))
             index.set_meta("heading_titles", pages.heading_titles)
+            # What the listing's config and ignore files decided (``vault.KeptRules``).
+            index.set_meta("rules", pages.keep.dumps())
             index.set_meta("complete", 1)
             note(total)
 

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from mnemosyne_core.freshness import Fresh, ServedListing
     from mnemosyne_core.recall import RecallResult
     from mnemosyne_core.results import FindResult
-    from mnemosyne_core.vault import Scan
+    from mnemosyne_core.vault import KeptRules, Scan
 
     T = TypeVar("T")
 
@@ -440,13 +440,26 @@ class IndexedScan:
         asked = None
         if ask and self.changes is not None and not self._unanswered:
             asked = self._answer or self.changes(vault_real, None)
-        pages = scan(vault_real, dirs, home=home)
+        # Opened before the listing, which takes what the config and the ignore files
+        # decided from it (``KeptRules``) where their stat vouches for it. Not made here:
+        # the config may turn the index off, and then none is made.
+        index, kept = self._kept(vault_real)
+        try:
+            pages = scan(vault_real, dirs, home=home, kept=kept)
+        except BaseException:
+            if index is not None:
+                index.close()
+            raise
         if self.changes is not None and asked is None and not dirs:
             # No server answered: one may start, as the config the listing read says, or
             # the listing's size where it says nothing.
             serve_auto = pages.config.serve_auto if pages.config is not None else None
             self.changes.unanswered(vault_real, serve_auto, sum(len(names) for _, _, names in pages.listing))
-        index = self._open(vault_real, home) if pages.cache_enabled else None
+        if not pages.cache_enabled and index is not None:
+            index.close()
+            index = None
+        if pages.cache_enabled and index is None:
+            index = self._open(vault_real, home)
         if index is not None and not self._same_title_rule(index, pages):
             # Its titles were made under another title rule (the layout or .obsidian/
             # changed since, no page file with it): a new build titles every page anew.
@@ -461,6 +474,7 @@ class IndexedScan:
             fresh = fresh_listed(index, pages, part=bool(dirs))
             if asked is not None and not dirs:
                 keep_listing(index, asked[0], pages)
+            self._keep_rules(index, pages, part=bool(dirs))
         except _INDEX_ERRORS as error:
             with contextlib.suppress(sqlite3.Error):
                 index.rollback()
@@ -473,6 +487,37 @@ class IndexedScan:
         finally:
             index.end_snapshot()
             index.close()
+
+    def _kept(self, vault_real: str) -> tuple[NoteIndex | None, KeptRules]:
+        """The vault's index, when a whole build by this code is in it, and the rules it
+        keeps; else (None, none kept), and ``_open`` decides after the listing."""
+        from mnemosyne_core.vault import KeptRules
+
+        index = None
+        path = self._index_file(vault_real, create=False) if SQLITE_IS_ENOUGH else None
+        if path is not None:
+            with contextlib.suppress(IndexUnusable):
+                index = NoteIndex.open(path)
+        if index is None:
+            return None, KeptRules()
+        try:
+            if index.usable(code_key()):
+                return index, KeptRules.loads(index.meta("rules"))
+        except sqlite3.Error:
+            pass  # ``_open`` opens it again, and says what is wrong
+        index.close()
+        return None, KeptRules()
+
+    @staticmethod
+    def _keep_rules(index: NoteIndex, pages: Scan, *, part: bool) -> None:
+        """Keep what the listing's config and ignore files decided (``pages.keep``), when
+        it differs from what the index kept: only a help to the next call, so a lock held
+        by another writer or a full disk costs it nothing but parsing them again."""
+        keep = pages.keep.with_others_of(pages.kept) if part else pages.keep
+        if keep.same(pages.kept):
+            return
+        with contextlib.suppress(sqlite3.Error):
+            written_by(lambda index: index.set_meta("rules", keep.dumps()), index)
 
     def _open(self, vault_real: str, home: str) -> NoteIndex | None:
         """The vault's index when a whole build by this code is in it; else None, and the

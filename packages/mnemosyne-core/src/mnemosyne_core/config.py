@@ -403,6 +403,43 @@ def load_vault_config(vault: str) -> VaultConfig:
     )
 
 
+#: A config file's stat as ``kept_vault_config`` keys what it parsed from it by: mode, size,
+#: mtime_ns, ctime_ns, inode, device (the file ``_read_config_file`` opens, symlink followed).
+ConfigKey = tuple[int, int, int, int, int, int]
+#: What ``kept_vault_config`` keeps of a parsed config: (its file's ``ConfigKey``, the
+#: ``VaultConfig``'s values in its fields' order).
+KeptConfig = tuple[ConfigKey, tuple[object, ...]]
+
+
+def kept_vault_config(vault: str, kept: object, racy_from: int) -> tuple[VaultConfig, KeptConfig | None]:
+    """``load_vault_config(vault)``, taken from ``kept`` (what this returned before, as the
+    index keeps it) without reading or parsing the file when its stat is the one ``kept``
+    was made under: a call whose config is unchanged imports no tomllib (nor, for an
+    ``exclude``, pathspec, which checks its patterns). Also what to keep now: None when the
+    file is absent (nothing is parsed then) or its stat cannot vouch for its bytes (git's
+    racy rule: changed at or after ``racy_from``, a write in the same tick would leave the
+    stat as it is, and the bytes parsed may be newer than it).
+
+    The stat is taken before the bytes are read: a write after it gives a later stat, which
+    no call finds equal to this one, so bytes newer than the key are never taken for it."""
+    path = os.path.join(vault, VAULT_CONFIG_FILE)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return load_vault_config(vault), None  # absent (no parse) or unreadable (its error)
+    key = (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+    fields = VaultConfig._fields
+    if isinstance(kept, tuple) and len(kept) == 2 and kept[0] == key and len(kept[1]) == len(fields):
+        config = VaultConfig.__new__(VaultConfig)
+        for field, value in zip(fields, kept[1], strict=True):
+            setattr(config, field, value)
+        return config, (key, kept[1])
+    config = load_vault_config(vault)
+    if max(info.st_mtime_ns, info.st_ctime_ns) >= racy_from:
+        return config, None
+    return config, (key, config._values())
+
+
 def _shown_value(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -44,7 +44,9 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
 - ``meta``: the code that wrote it (``code``), whether a whole build is in it
   (``complete``), the title rule it was built under (``heading_titles``), a ``wiki
   serve``'s token and what a served call reuses of the last listing besides its dirs
-  (``served``, ``freshness.keep_listing``), when it was last written (``written_ns``), and
+  (``served``, ``freshness.keep_listing``), what the vault's config and ignore files
+  decided, keyed by their stat, so that a call whose files are unchanged parses neither
+  (``rules``, ``vault.KeptRules``), when it was last written (``written_ns``), and
   how many pages it holds (``pages``) and how many of them are not text (``not_text``):
   triggers on ``pages`` keep both in the transaction of each write, so no call counts.
 - ``served_dirs``: each dir the last listing a server's token was kept with listed, with

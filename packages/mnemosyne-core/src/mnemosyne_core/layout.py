@@ -29,7 +29,7 @@ from mnemosyne_core.vault import LEFT_OUT_EXCLUDED, LEFT_OUT_NESTED, LEFT_OUT_OU
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from mnemosyne_core.vault import Scan
 
@@ -52,10 +52,12 @@ def miss_note(
     if left_out is None:
         found: list[tuple[str, str]] = []
         pages = scan(vault_real, dirs, left_out=found, home=home)
-        return _left_out_note(vault_real, found, pages.layout.suffixes if pages.layout is not None else ())
+        return _left_out_note(vault_real, found, lambda: pages.layout.suffixes if pages.layout is not None else ())
     if not left_out:
         return None
-    return _left_out_note(vault_real, left_out, vault_layout(vault_real, dirs).suffixes)
+    # The layout (its config parsed) only for a file of a suffix it does not search: a miss
+    # through the index took the config from it, unparsed.
+    return _left_out_note(vault_real, left_out, lambda: vault_layout(vault_real, dirs).suffixes)
 
 
 def no_pages_message(vault_real: str, dirs: Sequence[str] | None = None) -> str:
@@ -105,9 +107,11 @@ def empty_dir_notes(vault_real: str, dirs: Sequence[str]) -> list[str]:
     return notes
 
 
-def _left_out_note(vault_real: str, left_out: Sequence[tuple[str, str]], layout_suffixes: Sequence[str]) -> str | None:
+def _left_out_note(
+    vault_real: str, left_out: Sequence[tuple[str, str]], layout_suffixes: Callable[[], Sequence[str]]
+) -> str | None:
     """``miss_note``'s line for the files in ``left_out`` (as ``scan(left_out=...)`` lists
-    them) under a layout searching ``layout_suffixes``; None when there are none."""
+    them) under a layout searching ``layout_suffixes()``; None when there are none."""
     if not left_out:
         return None
     nested = outside = excluded = 0
@@ -134,7 +138,7 @@ def _left_out_note(vault_real: str, left_out: Sequence[tuple[str, str]], layout_
     if nested:
         parts.append(f'{nested} in sub-dirs (set depth = "{DEPTH_TREE}" in {VAULT_CONFIG_FILE})')
     if by_suffix:
-        wanted = toml_array((*layout_suffixes, *sorted(by_suffix)))
+        wanted = toml_array((*layout_suffixes(), *sorted(by_suffix)))
         ending = " or ".join(sorted(by_suffix))
         parts.append(f"{sum(by_suffix.values())} ending in {ending} (set suffixes = {wanted} in {VAULT_CONFIG_FILE})")
     if outside:
@@ -304,7 +308,7 @@ def plan_init(path: str, environ: Mapping[str, str], home: str) -> InitPlan:
     settable = [
         (kind, rel_path) for kind, rel_path in left_out if rule_file_of(kind) is None and kind != LEFT_OUT_EXCLUDED
     ]
-    note = _left_out_note(vault_real, settable, layout.suffixes)
+    note = _left_out_note(vault_real, settable, lambda: layout.suffixes)
     prefer = _preferred_dirs(pages)
     return InitPlan(target, init_text(layout, prefer), layout, len(pages), note, prefer)
 

@@ -11,7 +11,9 @@ vault; one that escapes, or is broken, is skipped with a warning and never read.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 
 from mnemosyne_core.config import (
     DIRS_FROM_DEFAULT,
@@ -21,6 +23,7 @@ from mnemosyne_core.config import (
     VAULT_ROOT_DIR,
     home_dir,
     is_markdown_like,
+    kept_vault_config,
     load_vault_config,
     markdown_like_endings,
     stem_of,
@@ -44,13 +47,18 @@ TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     import difflib
     from collections.abc import Callable, Iterator, Mapping, Sequence
+    from typing import Any
 
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
     Identity = tuple[int, int, int, int]
 
     from pathspec import GitIgnoreSpec
 
-    from mnemosyne_core.config import Layout, VaultConfig
+    from mnemosyne_core.config import KeptConfig, Layout, VaultConfig
+
+    #: An ignore file's stat as ``KeptRules.files`` keys it: mode (a symlink is refused,
+    #: not read), size, mtime_ns, ctime_ns, inode, device; None when it cannot be stat'ed.
+    FileKey = tuple[int, int, int, int, int, int] | None
 
 PAGE_SUFFIX = ".md"
 
@@ -133,6 +141,70 @@ class PageRef(Record):
         return stem_of(self.name)
 
 
+class KeptRules:
+    """What a listing's config and ignore files decided, as the index keeps it (``meta``
+    ``rules``) keyed by those files' stat, so that a call whose files are as they were
+    parses neither (no tomllib, no pathspec, no regex compiled): git keeps its untracked
+    files' verdicts so (its untracked cache), by the stat of each dir and ``.gitignore``.
+
+    - ``config``: the parsed ``.mnemosyne.toml`` by its stat (``config.kept_vault_config``).
+    - ``files``: each ignore file read, by vault-relative path: (its ``FileKey``, whether
+      every rule of it names hidden paths only, which the walk never asks about).
+    - ``walk``: each listed dir the rules were asked in, by vault-relative path: (its key,
+      ``TreeWalk._dir_key``: the dir's stat, the layout, the stat of every ignore file in
+      force there; what the rules decided there: (name asked, a dir's ending in '/', the
+      rule's file or ``EXCLUDED_BY_CONFIG``) for each name they leave out).
+
+    The rules are a function of the files' bytes and the layout, and the names asked of
+    them change only with the dir's stat; a file or dir whose stat could not vouch for its
+    bytes or names (git's racy rule) is never kept. So what is kept under a key is what
+    parsing anew would decide, and a file or dir whose key differs is parsed and decided
+    as it always was. A listing that is handed this reads it; ``keep`` is what it would
+    have kept."""
+
+    __slots__ = ("config", "files", "walk")
+
+    def __init__(self) -> None:
+        self.config: KeptConfig | None = None
+        self.files: dict[str, tuple[FileKey, bool]] = {}
+        self.walk: dict[str, tuple[bytes, list[tuple[str, str]]]] = {}
+
+    @classmethod
+    def loads(cls, blob: object) -> KeptRules:
+        """The kept rules from the index's ``meta`` value (``dumps``); none when it holds
+        none or is not of this shape."""
+        import marshal
+
+        kept = cls()
+        if isinstance(blob, bytes):
+            with contextlib.suppress(ValueError, EOFError, TypeError):
+                # Written by ``dumps`` into our own 0600 file.
+                fields = marshal.loads(blob)  # noqa: S302
+                if isinstance(fields, tuple) and len(fields) == 3:
+                    config, files, walk = fields
+                    if isinstance(files, dict) and isinstance(walk, dict):
+                        kept.config, kept.files, kept.walk = config, files, walk
+        return kept
+
+    def dumps(self) -> bytes:
+        import marshal
+
+        fields: tuple[Any, ...] = (self.config, self.files, self.walk)
+        return marshal.dumps(fields)
+
+    def same(self, other: KeptRules) -> bool:
+        return (self.config, self.files, self.walk) == (other.config, other.files, other.walk)
+
+    def with_others_of(self, kept: KeptRules) -> KeptRules:
+        """These rules, with the files and dirs of ``kept`` that this listing did not meet
+        (a --dir call's): still exact, as each stands by its own key."""
+        merged = KeptRules()
+        merged.config = self.config
+        merged.files = {**kept.files, **self.files}
+        merged.walk = {**kept.walk, **self.walk}
+        return merged
+
+
 class Scan:
     """The pages of a vault, in scan order, and the warnings met while listing them.
 
@@ -154,6 +226,8 @@ class Scan:
         "failure",
         "heading_titles",
         "incomplete",
+        "keep",
+        "kept",
         "layout",
         "links",
         "listing",
@@ -212,6 +286,10 @@ class Scan:
         #: them (``left_out_files``) instead of listing the searched dirs again. Kept only
         #: when ``scan`` was not given a ``left_out`` list.
         self.passed_over: list[PassedOver] = []
+        #: What the index keeps of the config and the ignore files, as the call read it
+        #: (``scan``'s ``kept``), and what this listing would have it keep now.
+        self.kept = KeptRules()
+        self.keep = KeptRules()
         self._pages: list[PageRef] | None = None
 
     def __len__(self) -> int:
@@ -243,6 +321,7 @@ def scan(
     left_out: list[tuple[str, str]] | None = None,
     before_listing: Callable[[str, str], None] | None = None,
     home: str | None = None,
+    kept: KeptRules | None = None,
 ) -> Scan:
     """List the pages of the vault at ``vault`` (a real path, see ``resolve_vault``), as its
     layout (``config.vault_layout``) says.
@@ -267,13 +346,21 @@ def scan(
     an event, one made before it is in the listing). What it raises is not caught.
 
     ``home`` is the caller's ``~`` (``non_vault_reason``; default: this process's).
+
+    ``kept``: what the index keeps of the config and the ignore files (``KeptRules``): what
+    of it the files' stat still vouches for is taken instead of parsing them. What this
+    listing would have kept is in the result's ``keep``, whatever ``kept`` was.
     """
     try:
         with os.scandir(vault) as entries:
             top = {entry.name: entry for entry in entries}
     except OSError as error:
         raise VaultError(f"cannot list vault {vault!r}: {error.strerror}; check its permissions") from None
-    config = load_vault_config(vault)
+    from mnemosyne_core import page
+
+    kept = kept if kept is not None else KeptRules()
+    racy_from = time.time_ns() - page.RACY_NS
+    config, kept_config = kept_vault_config(vault, kept.config, racy_from)
     layout = vault_layout(vault, dirs, top, config)
     if layout.source == LAYOUT_FROM_ZERO_CONFIG and not dirs:
         refuse_non_vault(vault, home)
@@ -282,9 +369,11 @@ def scan(
     result.memory_dir = config.memory_dir
     result.cache_enabled = config.cache_enabled
     result.config = config
+    result.kept = kept
+    result.keep.config = kept_config
     walk = None
     if layout.tree or layout.exclude or left_out is not None:
-        walk = result.walk = TreeWalk(result, layout, config.memory_dir, left_out, before_listing)
+        walk = result.walk = TreeWalk(result, layout, config.memory_dir, left_out, before_listing, racy_from)
     not_dirs: list[str] = []
     for dir_name in result.dirs:
         if layout.tree and any(dir_covers(other, dir_name) for other in result.dirs):
@@ -641,7 +730,7 @@ MAX_IGNORE_FILE_BYTES = 1 << 20
 
 #: One dir's ignore rules: the vault-relative prefix of its dir ("" or "docs/"), their spec,
 #: and the ignore file(s) they come from ("docs/.gitignore"; both, joined by " or ").
-IgnoreRules = tuple[str, "_IgnoreSpec", str]
+IgnoreRules = tuple[str, "_LazySpec", str]
 #: See ``Scan.passed_over``: (dir, its ignore rules or None when not read yet, the entries,
 #: where they lie: None in a searched dir, else a left-out kind).
 PassedOver = tuple[str, "tuple[IgnoreRules, ...] | None", "list[os.DirEntry[str]]", "str | None"]
@@ -665,12 +754,15 @@ class TreeWalk:
         memory_dir: str | None,
         left_out: list[tuple[str, str]] | None = None,
         before_listing: Callable[[str, str], None] | None = None,
+        racy_from: int | None = None,
     ):
         #: Where the walk lists pages and warnings.
         self.result = result
         self.suffixes = layout.suffixes
         self.tree = layout.tree
-        self.exclude = _spec(list(layout.exclude)) if layout.exclude else None
+        exclude = list(layout.exclude)
+        # Made on the first path asked of it: a dir whose decisions are kept asks none.
+        self.exclude = _LazySpec(lambda: exclude, None) if not all(map(_names_only_hidden, exclude)) else None
         self.memory_rel = os.path.normpath(memory_dir) if memory_dir and not os.path.isabs(memory_dir) else None
         #: When a list: the markdown files the layout leaves out are added to it, as
         #: (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX, vault-relative path); see ``scan``.
@@ -686,6 +778,21 @@ class TreeWalk:
         #: When a list: the path of each dir the walk lists only to find what the layout
         #: leaves out, and of each ignore file it reads, is added to it (``left_out_files``).
         self.entered: list[str] | None = None
+        #: A file or dir changed at or after this (ns since the epoch) is not kept: git's
+        #: racy rule, as for pages (``page.RACY_NS``). None: nothing is kept.
+        self.racy_from = racy_from
+        #: What the walk takes of the index's ``KeptRules``, and what it would keep.
+        self.kept_files = result.kept.files
+        self.kept_walk = result.kept.walk
+        self.keep_files = result.keep.files
+        self.keep_walk = result.keep.walk
+        #: The kept decisions the listing took, by dir: a miss asks them again (``add_left_out``).
+        self.kept_decided: dict[str, dict[str, str]] = {}
+        #: What decides, besides the ignore files and the dir's names, which names of a dir
+        #: the walk asks the rules about and what they answer: part of each kept dir's key.
+        self.layout_key = repr((self.suffixes, self.tree, exclude, sorted(self.searched_rels), self.memory_rel)).encode(
+            "utf-8", "surrogatepass"
+        )
 
     def walk(self, dir_rel: str, dir_path: str) -> None:
         """List the pages of the searched dir ``dir_rel`` (at ``dir_path``), and in a tree
@@ -702,7 +809,8 @@ class TreeWalk:
         for rel, rules, entries, where in passed_over:
             if rules is None:  # the vault root's own ignore files, read only now
                 rules = self.with_rules((), "", self.result.vault, entries)
-            self._sort_entries(rel, rules, where, entries, [], stack, left_out, None)
+            decided = self.kept_decided.get(rel) if where is None else None
+            self._sort_entries(rel, rules, where, entries, [], stack, left_out, None, decided)
         self._walk(stack, left_out)
 
     def _walk(self, stack: list[_Listed], left_out: list[tuple[str, str]] | None) -> None:
@@ -711,6 +819,8 @@ class TreeWalk:
         searched dir, else the left-out kind of every markdown file below it, as it is
         walked only to find what the layout leaves out)."""
         result = self.result
+        # Only the listing's own dirs keep what the rules decided (a miss's walk does not).
+        keeping = left_out is None and self.racy_from is not None
         while stack:
             rel, path, rules, where = stack.pop()
             names: list[str] = []
@@ -721,6 +831,11 @@ class TreeWalk:
                 result.listing.append((rel, path, names))
             elif self.entered is not None:
                 self.entered.append(path)
+            listed_as: os.stat_result | None = None
+            if keeping and where is None and (self.tree or self.exclude is not None):
+                # Before the listing: a name added after this stat gives the dir a later one.
+                with contextlib.suppress(OSError):
+                    listed_as = os.stat(path)
             try:
                 with os.scandir(path) as iterator:
                     entries = list(iterator)
@@ -737,7 +852,40 @@ class TreeWalk:
                 if left_out is None:
                     passed = []
                     result.passed_over.append((rel, rules, passed, None))
-            self._sort_entries(rel, rules, where, entries, names, stack, left_out, passed)
+            decided: dict[str, str] | None = None
+            decisions: list[tuple[str, str]] | None = None
+            dir_key = None
+            if listed_as is not None and (self.exclude is not None or rules):
+                dir_key, keepable = self._dir_key(rules, listed_as)
+                kept = self.kept_walk.get(rel)
+                if dir_key is not None and kept is not None and kept[0] == dir_key:
+                    decided = self.kept_decided[rel] = dict(kept[1])
+                    self.keep_walk[rel] = kept
+                elif keepable:
+                    decisions = []
+            self._sort_entries(rel, rules, where, entries, names, stack, left_out, passed, decided, decisions)
+            if decisions is not None and dir_key is not None:
+                self.keep_walk[rel] = (dir_key, decisions)
+
+    def _dir_key(self, rules: tuple[IgnoreRules, ...], listed_as: os.stat_result) -> tuple[bytes | None, bool]:
+        """(what the rules' decisions on the names of a dir are kept by, whether they may be
+        kept now). Exact: the decisions are a function of the names asked and the rules;
+        the names, and whether each is a dir, change only with the dir's mtime and ctime
+        (a name cannot change kind in place), which the key holds with the dir's identity;
+        which names are asked and how, with the layout (``layout_key``); the rules, with the
+        stat of each ignore file in force (``_LazySpec.key``). A dir changed at or after
+        ``racy_from`` is not kept (git's racy rule: a name added in the same tick would
+        leave its mtime as it is), nor one under an ignore file that is not (None: no key)."""
+        from _blake2 import blake2b
+
+        assert self.racy_from is not None
+        keys = [spec.key for _base, spec, _source in rules]
+        if any(key is None for key in keys):
+            return None, False
+        dir_stat = (listed_as.st_mtime_ns, listed_as.st_ctime_ns, listed_as.st_ino, listed_as.st_dev)
+        digest = blake2b(self.layout_key, digest_size=16)
+        digest.update(repr((keys, dir_stat)).encode("utf-8", "surrogatepass"))
+        return digest.digest(), max(listed_as.st_mtime_ns, listed_as.st_ctime_ns) < self.racy_from
 
     def _sort_entries(
         self,
@@ -749,13 +897,31 @@ class TreeWalk:
         stack: list[_Listed],
         left_out: list[tuple[str, str]] | None,
         passed: list[os.DirEntry[str]] | None,
+        decided: dict[str, str] | None = None,
+        decisions: list[tuple[str, str]] | None = None,
     ) -> None:
         """Sort the entries of the dir ``rel`` (``where`` it lies, as in ``_walk``): a
         page's name to ``names``, a dir the walk enters to ``stack``, a markdown file the
         layout leaves out to ``left_out`` (when a list), and, without one, what a miss
         would judge later to ``passed``. This is the one judge of what the layout leaves
-        out, and why (``left_out_kind``)."""
+        out, and why (``left_out_kind``).
+
+        ``decided``: what the rules decide here, as kept (``_dir_key``), by the name asked
+        (a dir's ending in '/'): asked of it instead of the rules, which are then neither
+        read nor compiled, for each name the listing asks them about (``listed``: a tree's
+        dirs, the pages' suffixes; a miss asks about more). ``decisions``: a list to add
+        what the rules decide here to (the names they leave out, with the rule's file), to
+        be kept."""
         prefix = f"{rel}/" if rel else ""
+
+        def deciding_rule(asked: str, listed: bool = True) -> str | None:
+            if decided is not None and listed:
+                return decided.get(asked[len(prefix) :])
+            rule = self.deciding_rule(asked, rules)
+            if decisions is not None and rule is not None:
+                decisions.append((asked[len(prefix) :], rule))
+            return rule
+
         suffixes = self.suffixes
         # Inside an ignored dir nothing comes back (as in git), so no rule is asked there.
         filtering = rule_file_of(where or "") is None and (self.exclude is not None or bool(rules))
@@ -776,7 +942,7 @@ class TreeWalk:
                     continue
                 below = where
                 if filtering:
-                    rule = self.deciding_rule(child + "/", rules)
+                    rule = deciding_rule(child + "/", self.tree)
                     if rule == EXCLUDED_BY_CONFIG:
                         if left_out is not None:
                             stack.append((child, entry.path, (), LEFT_OUT_EXCLUDED))
@@ -793,7 +959,7 @@ class TreeWalk:
                     below = LEFT_OUT_NESTED
                 stack.append((child, entry.path, rules, below))
             elif where is None and name.endswith(suffixes):
-                rule = self.deciding_rule(child, rules) if filtering else None
+                rule = deciding_rule(child) if filtering else None
                 if rule is not None:
                     if left_out is not None:
                         kind = LEFT_OUT_EXCLUDED if rule == EXCLUDED_BY_CONFIG else ignored_kind(rule)
@@ -807,7 +973,7 @@ class TreeWalk:
                     names.append(name)
             elif left_out is not None:
                 if is_markdown_like(name, self.markdown_like):
-                    rule = self.deciding_rule(child, rules) if filtering else None
+                    rule = deciding_rule(child, listed=False) if filtering else None
                     if rule is None:
                         left_out.append((where or LEFT_OUT_SUFFIX, child))
                     elif rule == EXCLUDED_BY_CONFIG:
@@ -847,7 +1013,14 @@ class TreeWalk:
     def with_rules(
         self, rules: tuple[IgnoreRules, ...], prefix: str, path: str, entries: list[os.DirEntry[str]] | None
     ) -> tuple[IgnoreRules, ...]:
-        """``rules`` with those of the ignore files in the dir at ``path`` added."""
+        """``rules`` with those of the ignore files in the dir at ``path`` added.
+
+        A file whose stat is the one the index keeps (``KeptRules.files``) is not read here:
+        whether its rules can match what the walk meets at all is kept with it, and what
+        they decide is kept per dir (``_dir_key``), so it is read and compiled only when a
+        dir it governs is not kept. Any other file is read now, as it always was, and kept
+        when it could be read and its stat can vouch for its bytes (stat'ed before the
+        read, and changed before ``racy_from``)."""
         present = (
             [name for name in IGNORE_FILES if os.path.isfile(os.path.join(path, name))]
             if entries is None
@@ -855,17 +1028,38 @@ class TreeWalk:
         )
         if not present:
             return rules
+        files = [(prefix + name, os.path.join(path, name)) for name in IGNORE_FILES if name in present]
+        if self.entered is not None:
+            self.entered.extend(file_path for _rel_path, file_path in files)
+        keys = [_file_key(file_path) if self.racy_from is not None else None for _rel_path, file_path in files]
+        held = [self.kept_files.get(rel_path) for rel_path, _file_path in files]
+        source = " or ".join(rel_path for rel_path, _file_path in files)
+        if all(kept is not None and key is not None and kept[0] == key for kept, key in zip(held, keys, strict=True)):
+            for (rel_path, _file_path), kept in zip(files, held, strict=True):
+                if kept is not None:
+                    self.keep_files[rel_path] = kept
+            if all(kept[1] for kept in held if kept is not None):
+                return rules  # every rule names hidden paths only (``_spec``)
+
+            def read_kept() -> list[str]:
+                return [line for rel_path, file_path in files for line in self._read_ignore_file(rel_path, file_path)]
+
+            return (*rules, (prefix, _LazySpec(read_kept, (prefix, keys)), source))
         lines: list[str] = []
-        for name in IGNORE_FILES:
-            if name in present:
-                lines += self._read_ignore_file(prefix + name, os.path.join(path, name))
-        spec = _spec(lines)
-        source = " or ".join(prefix + name for name in IGNORE_FILES if name in present)
-        return (*rules, (prefix, spec, source)) if spec is not None else rules
+        keepable = self.racy_from is not None
+        for (rel_path, file_path), key in zip(files, keys, strict=True):
+            warnings = len(self.result.warnings)
+            read = self._read_ignore_file(rel_path, file_path)
+            lines += read
+            if key is None or max(key[2], key[3]) >= (self.racy_from or 0) or len(self.result.warnings) > warnings:
+                keepable = False  # unread (warned), or too new for its stat to vouch for it
+                continue
+            self.keep_files[rel_path] = (key, all(map(_names_only_hidden, read)))
+        if all(map(_names_only_hidden, lines)):
+            return rules
+        return (*rules, (prefix, _LazySpec(lambda: lines, (prefix, keys) if keepable else None), source))
 
     def _read_ignore_file(self, rel_path: str, path: str) -> list[str]:
-        if self.entered is not None:
-            self.entered.append(path)
         try:
             fd = open_page(path)
             try:
@@ -909,6 +1103,37 @@ def left_out_files(pages: Scan, entered: list[str] | None = None) -> list[tuple[
     finally:
         walk.entered = None
     return left_out
+
+
+def _file_key(path: str) -> FileKey:
+    """An ignore file's ``FileKey``: lstat, as it is opened (O_NOFOLLOW)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+class _LazySpec:
+    """A dir's ignore rules (or the config's ``exclude``), made (``_spec``: pathspec's
+    import and regexes) on the first path asked of them: a call whose every dir's decisions
+    are kept (``TreeWalk._dir_key``) asks none, and so imports and compiles nothing."""
+
+    __slots__ = ("_lines", "_made", "_spec", "key")
+
+    def __init__(self, lines: Callable[[], list[str]], key: object):
+        self._lines = lines
+        self._made = False
+        self._spec: _IgnoreSpec | None = None
+        #: What the rules are kept by (their files' prefix and stat); None: not to be kept.
+        self.key = key
+
+    def include_of(self, path: str) -> bool | None:
+        """``_IgnoreSpec.include_of``; None for rules that cannot match (``_spec``)."""
+        if not self._made:
+            self._spec = _spec(self._lines())
+            self._made = True
+        return None if self._spec is None else self._spec.include_of(path)
 
 
 class _IgnoreSpec:
