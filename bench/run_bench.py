@@ -406,7 +406,7 @@ LIMITS: dict[str, str] = {
         "which {bare_ms:.0f} ms is the interpreter's start-up: the trigram picks no row, so what "
         "is left is opening the index, asking the server, reading `served_dirs` and `meta`, the "
         "note on the files the layout leaves out, kept from the last listing, and the words near "
-        "the keyword from the `words` table (a miss's \"did you mean\")."
+        'the keyword from the `words` table (a miss\'s "did you mean").'
     ),
     "served-nested": (
         "the served call took {find_ms:.0f} ms ({query}, {matches} matches) to rg's "
