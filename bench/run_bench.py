@@ -434,14 +434,15 @@ LIMITS: dict[str, str] = {
     ),
     "build": (
         "the build read {pages:,} pages ({markdown_mb:.0f} MB) in {build_s:.0f} s, {pages_per_s:.0f} "
-        "pages a second: one process reading, folding, linting and inserting each page into the "
-        "pages, names and recall tables and both FTS5 trigram tables, at nice 10."
+        "pages a second: one process reading, folding, linting and splitting into words each "
+        "page, and inserting it into the pages, names, recall and words tables and the three "
+        "FTS5 trigram tables, at nice 10."
     ),
     "size": (
         "on {vault} the index is {index_mb:.1f} MB for {markdown_mb:.1f} MB of markdown: the FTS5 "
         "trigram index stores every page's folded text as well as its trigrams, and the names "
         "table holds each name twice (folded, and marked at word starts) with a trigram table "
-        "of its own."
+        'of its own, as the words table (a miss\'s "did you mean") has.'
     ),
     "rss": (
         "a warm find at {pages:,} pages peaked at {rss_mb:.0f} MB ({query}), with an index of "
