@@ -664,3 +664,22 @@ def test_the_watched_pages_are_read_through_their_partial_index(built: Path) -> 
     with NoteIndex.open(str(built)) as opened:
         plan = " ".join(str(row[-1]) for row in opened.connection.execute("EXPLAIN QUERY PLAN " + index.WATCHED_SQL))
     assert "USING INDEX pages_watched" in plan, plan
+
+
+@pytest.mark.parametrize("package", ["yaml", "pathspec"])
+def test_another_install_of_a_package_the_index_depends_on_changes_its_code_key(
+    package: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PyYAML parses every frontmatter the index keeps, and pathspec decides what the kept
+    ignore rules left out: an index written under another install of either is rebuilt."""
+    before = index.code_key()
+    shadow = tmp_path / package / "__init__.py"
+    shadow.parent.mkdir()
+    shadow.write_text("# another release\n", encoding="utf-8")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    other = index.code_key()
+    assert other != before
+    shadow.write_text("# another release, upgraded\n", encoding="utf-8")
+    assert index.code_key() not in (before, other)
+    monkeypatch.setattr(sys, "path", sys.path[1:])
+    assert index.code_key() == before

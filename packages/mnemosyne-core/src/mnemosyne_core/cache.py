@@ -512,12 +512,18 @@ class IndexedScan:
     def _keep_rules(index: NoteIndex, pages: Scan, *, part: bool) -> None:
         """Keep what the listing's config and ignore files decided (``pages.keep``), when
         it differs from what the index kept: only a help to the next call, so a lock held
-        by another writer or a full disk costs it nothing but parsing them again."""
+        by another writer or a full disk costs it nothing but parsing them again. Unless
+        the error ended the call's own transaction (SQLite may roll back all of it on a
+        full disk or an I/O error): what the call caught up of the index is gone with it,
+        so the error goes on and the scan answers."""
         keep = pages.keep.with_others_of(pages.kept) if part else pages.keep
         if keep.same(pages.kept):
             return
-        with contextlib.suppress(sqlite3.Error):
+        try:
             written_by(lambda index: index.set_meta("rules", keep.dumps()), index)
+        except sqlite3.Error:
+            if not index.connection.in_transaction:
+                raise
 
     def _open(self, vault_real: str, home: str) -> NoteIndex | None:
         """The vault's index when a whole build by this code is in it; else None, and the

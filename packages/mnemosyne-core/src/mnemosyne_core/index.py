@@ -200,8 +200,9 @@ WATCHED_SQL = "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy FR
 
 def code_key() -> str:
     """What decides what a row holds besides the page: the index's format, the Python (its
-    Unicode tables fold), the modules that read pages, by their files' stat, and PyYAML,
-    which parses every frontmatter the index keeps (``yaml_identity``)."""
+    Unicode tables fold), the modules that read pages, by their files' stat, PyYAML, which
+    parses every frontmatter the index keeps, and pathspec, whose gitignore matching the
+    kept ignore rules' answers come from (``installed_identity``)."""
     parts: list[object] = [FORMAT, sys.version]
     package = os.path.dirname(__file__)
     for module in READING_MODULES:
@@ -210,30 +211,36 @@ def code_key() -> str:
             parts.append((info.st_size, info.st_mtime_ns))
         except OSError:
             parts.append(None)
-    parts.append(yaml_identity())
+    parts.append(installed_identity("yaml", "_yaml"))
+    parts.append(installed_identity("pathspec"))
     return repr(parts)
 
 
-def yaml_identity() -> object:
-    """The PyYAML this process would import, without importing it: where it is, its
-    ``__init__.py``'s stat, and its C loader's files (libyaml and the pure loader read some
-    documents differently: an upgrade, or the C loader gained or lost, titles some pages
-    otherwise). None when there is none."""
+def installed_identity(package: str, native_prefix: str = "") -> object:
+    """The ``package`` this process would import, without importing it: where it is, its
+    ``__init__.py``'s stat, and (``native_prefix``) its compiled modules' files. An upgrade
+    can read the same file otherwise: PyYAML's C loader and its pure one read some
+    documents differently, and pathspec has changed how a gitignore pattern matches. None
+    when there is none."""
     # sys.path in order, as the import would look (importlib's finder costs a find's start-up
-    # most of a millisecond; a package on a path entry is what PyYAML's install makes).
+    # most of a millisecond; a package on a path entry is what an install makes).
     for entry in sys.path:
-        origin = os.path.join(entry or ".", "yaml", "__init__.py")
+        origin = os.path.join(entry or ".", package, "__init__.py")
         try:
             info = os.stat(origin)
-            c_loader = sorted(name for name in os.listdir(os.path.dirname(origin)) if name.startswith("_yaml"))
+            native = (
+                sorted(name for name in os.listdir(os.path.dirname(origin)) if name.startswith(native_prefix))
+                if native_prefix
+                else []
+            )
         except OSError:
             continue
-        return (origin, info.st_size, info.st_mtime_ns, c_loader)
+        return (origin, info.st_size, info.st_mtime_ns, native)
     return None
 
 
 #: The modules whose code decides what a row holds: a change to any (a new install, an
-#: edit), as to PyYAML (``yaml_identity``), makes every index written before it one that is
+#: edit), as to PyYAML or pathspec (``installed_identity``), makes every index written before it one that is
 #: rebuilt, never read.
 READING_MODULES = (
     "config.py",
