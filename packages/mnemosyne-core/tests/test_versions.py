@@ -11,6 +11,7 @@ from mnemosyne_core.versions import (
     chosen_version,
     dir_kind,
     find_copies,
+    is_docusaurus,
     natural_key,
     page_key,
     page_keys,
@@ -70,6 +71,26 @@ def test_docusaurus_docs_and_its_versioned_docs_are_versions_of_one_page() -> No
     keys = page_keys(["docs/a.md", "website/versioned_docs/version-1.0/a.md", "docs/en/b.md", "docs/it/b.md"])
     assert keys["docs/a.md"] == keys["website/versioned_docs/version-1.0/a.md"]
     assert keys["docs/en/b.md"] == keys["docs/it/b.md"]
+
+
+@pytest.mark.parametrize("docusaurus", [False, True])
+def test_page_keys_keys_each_dir_once_and_gives_each_page_its_own_key(docusaurus: bool) -> None:
+    """page_keys keys a dir once for all its pages: the same key page_key gives each alone."""
+    paths = [
+        "a.md",
+        "en/a.md",
+        "docs/a.md",
+        "docs/en/a.md",
+        "docs/7.4/en/b.md",
+        "website/docs/a.md",
+        "website/docs/x/y/7.4/a.md",
+        "docs/it/b.md",
+        "notes/v2/versioned_docs/c.md",
+    ]
+    if docusaurus:
+        paths.append("website/versioned_docs/version-1.0/a.md")
+    assert is_docusaurus(paths) == docusaurus
+    assert page_keys(paths) == {path: page_key(path, docusaurus) for path in paths}
 
 
 def test_docs_dirs_without_released_docs_are_no_docusaurus_site() -> None:

@@ -11,7 +11,7 @@ import os
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
     from typing import IO
 
     from mnemosyne_cli.environment import Environment
@@ -128,6 +128,13 @@ class Console:
     def out(self, text: str) -> None:
         """One line of results on stdout."""
         self.out_bytes((text + "\n").encode("utf-8", "surrogateescape"))
+
+    def out_lines(self, lines: Iterable[str]) -> None:
+        """Lines of results on stdout in one write: lint's 100,000 findings took a second
+        as a write and two flushes each."""
+        text = "\n".join(lines)
+        if text:
+            self.out_bytes((text + "\n").encode("utf-8", "surrogateescape"))
 
     def out_json(self, value: object) -> None:
         """``value`` as one line of JSON on stdout."""

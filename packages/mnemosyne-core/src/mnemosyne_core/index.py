@@ -1043,8 +1043,16 @@ class NoteIndex:
     def lint_findings(self) -> list[tuple[int, str, list[tuple[str, str]]]]:
         """(id, path, its own findings as (code, message)) of every page that has some."""
         rows = self.connection.execute("SELECT id, path, lint FROM pages WHERE lint IS NOT NULL")
-        # Written by ``write`` into our own 0600 file.
-        return [(page_id, _text(path), marshal.loads(lint)) for page_id, path, lint in rows]  # noqa: S302
+        # Decoded once a distinct value: most pages with findings share theirs.
+        decoded: dict[bytes, list[tuple[str, str]]] = {}
+        found = []
+        for page_id, path, lint in rows:
+            own = decoded.get(lint)
+            if own is None:
+                # Written by ``write`` into our own 0600 file.
+                own = decoded[lint] = marshal.loads(lint)  # noqa: S302
+            found.append((page_id, _text(path), own))
+        return found
 
     def shared_titles(self) -> list[tuple[int, str, str]]:
         """(id, path, title as lint takes it) of every page whose folded title another page

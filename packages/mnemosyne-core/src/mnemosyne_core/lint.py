@@ -62,7 +62,7 @@ from mnemosyne_core.page_lint import (
 from mnemosyne_core.pagefields import content_digests
 from mnemosyne_core.recall import resolve_memory_dir
 from mnemosyne_core.record import Record
-from mnemosyne_core.vault import IgnoreRules, TreeWalk, dir_covers, is_stale_ingest_temp, join_rel, scan
+from mnemosyne_core.vault import IgnoreRules, TreeWalk, dir_covers, is_stale_ingest_temp, scan
 from mnemosyne_core.versions import (
     CopyDir,
     chosen_version,
@@ -323,9 +323,13 @@ def _indexed_findings(
     another page has too, and every page's digests only when two pages share one."""
     findings = set(_listing_findings(pages, config_dirs, environ))
     findings.update(_unreadable(rel_path, error) for rel_path, error in fresh.unreadable)
-    for page_id, rel_path, own in index.lint_findings():
-        if fresh.holds(page_id):
-            findings.update(Finding(rel_path, code, message) for code, message in own)
+    holds = fresh.holds
+    findings.update(
+        Finding(rel_path, code, message)
+        for page_id, rel_path, own in index.lint_findings()
+        if holds(page_id)
+        for code, message in own
+    )
     digests = {}
     if index.digests_shared():
         digests = {rel_path: pair for page_id, rel_path, pair in index.digests() if fresh.holds(page_id)}
@@ -554,8 +558,10 @@ def _unsearched_files(
     ``config_dirs``: what the vault scans without --dir, for the hint."""
     vault = pages.vault
     layout = pages.layout
-    # From the listing itself: a PageRef a page would cost more than the walk.
-    listed = {join_rel(dir_name, name) for dir_name, _dir_path, names in pages.listing for name in names}
+    # From the listing itself, by dir: most entries the walk meets are its pages.
+    listed: dict[str, set[str]] = {}
+    for dir_name, _dir_path, names in pages.listing:
+        listed.setdefault(dir_name, set()).update(names)
     walker = _Walker(pages, listed, memory_dir, config_dirs, time.time())
     scanned: list[tuple[str, str]] = []
     for dir_name in pages.dirs:
@@ -610,8 +616,11 @@ class _Walker:
         "vault",
     )
 
-    def __init__(self, pages: Scan, listed: set[str], memory_dir: str | None, config_dirs: tuple[str, ...], now: float):
+    def __init__(
+        self, pages: Scan, listed: dict[str, set[str]], memory_dir: str | None, config_dirs: tuple[str, ...], now: float
+    ):
         self.vault = pages.vault
+        #: The names the listing took as pages, by their dir's vault-relative path.
         self.listed = listed
         self.memory_dir = memory_dir
         self.config_dirs = config_dirs
@@ -647,7 +656,7 @@ class _Walker:
             return
         try:
             with os.scandir(path) as iterator:
-                entries = sorted(iterator, key=lambda entry: entry.name)
+                entries = list(iterator)  # unsorted: the findings are sorted once, at the end
         except OSError as error:
             if not scanned or (depth > 1 and not self.tree):  # scan reports a searched dir it cannot list
                 self.findings.append(
@@ -660,8 +669,14 @@ class _Walker:
         filtering = self.tree_walk is not None and (self.tree or self.tree_walk.exclude is not None)
         if self.tree and self.tree_walk is not None:
             rules = self.tree_walk.with_rules(rules, f"{rel}/" if rel else "", path, entries)
+        searched_here = scanned is not None and (depth == 1 or self.tree)
+        pages_here = self.listed.get(rel, ()) if searched_here else ()
+        suffixes = self.layout_suffixes
         for entry in entries:
             name = entry.name
+            is_page = name in pages_here and name.endswith(suffixes) and name[0] != "."
+            if is_page and not entry.is_dir(follow_symlinks=False):
+                continue  # a page find lists, where it looks: most entries, and nothing to say
             child_rel = f"{rel}/{name}" if rel else name
             if entry.is_dir(follow_symlinks=False):
                 if name.startswith(".") or (skip_names and name in skip_names):
@@ -693,8 +708,9 @@ class _Walker:
 
     def _file_findings(self, entry: os.DirEntry[str], rel: str, depth: int, scanned: str | None) -> list[Finding]:
         name = entry.name
+        listed = self._is_listed(rel)
         if (
-            rel in self.listed
+            listed
             and scanned is not None
             and (depth == 1 or self.tree)
             and name.endswith(self.layout_suffixes)
@@ -721,7 +737,7 @@ class _Walker:
         suffix_finding = self._suffix_finding(rel, name)
         if suffix_finding is not None:
             findings.append(suffix_finding)
-        if findings or rel in self.listed or name.startswith("."):
+        if findings or listed or name.startswith("."):
             return findings
         # A page name in a searched place that scan did not list: a broken or escaping
         # symlink (scan warned; that finding comes from its warning) or not a regular file.
@@ -731,6 +747,10 @@ class _Walker:
                 return findings
             return [Finding(rel, NOT_REGULAR_FILE, "a symlink to something that is not a file; find skips it")]
         return [Finding(rel, NOT_REGULAR_FILE, "not a regular file; find skips it")]
+
+    def _is_listed(self, rel: str) -> bool:
+        dir_rel, _, name = rel.rpartition("/")
+        return name in self.listed.get(dir_rel, ())
 
     def _suffix_finding(self, rel: str, name: str) -> Finding | None:
         """SUFFIX_CASE or UNSEARCHED_SUFFIX for a markdown-like name the layout's suffixes miss."""

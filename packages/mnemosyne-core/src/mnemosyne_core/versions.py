@@ -94,12 +94,22 @@ def page_keys(paths: Iterable[str]) -> dict[str, str]:
     Docusaurus site's when one of them lies in ``versioned_docs/version-X/``."""
     paths = list(paths)
     docusaurus = is_docusaurus(paths)
-    return {path: page_key(path, docusaurus) for path in paths}
+    # A page's key is its dir's key and its own name: each dir is keyed once, not once a
+    # page (lint keys every page a finding names, 100,000 on a large vault).
+    dir_keys: dict[str, str] = {}
+    keys = {}
+    for path in paths:
+        dir_name, slash, name = path.rpartition("/")
+        dir_key = dir_keys.get(dir_name)
+        if dir_key is None:
+            dir_key = dir_keys[dir_name] = page_key(dir_name + slash, docusaurus) if slash else ""
+        keys[path] = dir_key + name
+    return keys
 
 
 def is_docusaurus(paths: Iterable[str]) -> bool:
     """Whether ``paths`` are a Docusaurus site's: one of them lies in ``versioned_docs/version-X/``."""
-    return any(_docusaurus_page(path.split("/")) is not None and "versioned_docs/" in path for path in paths)
+    return any("versioned_docs/" in path and _docusaurus_page(path.split("/")) is not None for path in paths)
 
 
 def _docusaurus_page(parts: Sequence[str]) -> list[str] | None:

@@ -135,8 +135,10 @@ def run(args: LintArguments, console: Console, backend: Backend) -> int:
         console.out_json([finding.to_dict() for finding in findings])
     else:
         paint_code = _code_painter() if console.color_stdout() else str
-        for finding in findings:
-            console.out(SEPARATOR.join((printable(finding.path), paint_code(finding.code), printable(finding.message))))
+        console.out_lines(
+            SEPARATOR.join((printable(finding.path), paint_code(finding.code), printable(finding.message)))
+            for finding in findings
+        )
     why = "--select, --ignore, [lint] ignore"
     if report.zero_config:
         why += ", and zero config leaves out no-frontmatter, missing-title, missing-updated"
