@@ -1,6 +1,7 @@
-"""The console script's argparse-free parser of plain ``wiki find`` calls against argparse.
+"""The console script's argparse-free parser of plain ``wiki find`` and ``wiki recall``
+calls against argparse.
 
-console_script.find_arguments is a fast path: whenever it answers, argparse (app's parser,
+console_script.fast_arguments is a fast path: whenever it answers, argparse (app's parser,
 the reference) must parse the same words to the same arguments with nothing left over;
 whenever argparse would refuse the words, it must not answer. And a call through the
 console script prints and exits exactly as one through app.main.
@@ -20,6 +21,7 @@ from property_examples import examples
 
 from mnemosyne_cli import app, arguments, console_script
 from mnemosyne_cli.commands.find import FindArguments
+from mnemosyne_cli.commands.recall import RecallArguments
 from mnemosyne_cli.completion import CompletionArguments, list_dirs_call
 from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.options import HELP_FLAGS, Arguments
@@ -45,6 +47,7 @@ WORDS = st.sampled_from(
         "-1",
         # Every spelling of every option of the table, help's too.
         *(name for row in FindArguments.table for name in row.names),
+        *(name for row in RecallArguments.table for name in row.names),
         *HELP_FLAGS,
         "-05",
         "-5",
@@ -96,11 +99,19 @@ PIECES = st.sampled_from(
         ["--color", "never"],
         ["--color=always"],
         ["--color", "blue"],
+        ["--memory-dir", "/m"],
+        ["--max-bytes", "0"],
+        ["--max-bytes=-1"],
+        ["--no-cache"],
+        ["--no-server"],
     ]
 )
+COMMANDS = st.sampled_from(["find", "recall"])
 ARGVS = st.one_of(
-    st.lists(WORDS, max_size=7).map(lambda words: ["wiki", "find", *words]),
-    st.lists(PIECES, max_size=6).map(lambda pieces: ["wiki", "find", *(word for piece in pieces for word in piece)]),
+    st.tuples(COMMANDS, st.lists(WORDS, max_size=7)).map(lambda call: ["wiki", call[0], *call[1]]),
+    st.tuples(COMMANDS, st.lists(PIECES, max_size=6)).map(
+        lambda call: ["wiki", call[0], *(word for piece in call[1] for word in piece)]
+    ),
     st.lists(WORDS, max_size=5),
 )
 
@@ -114,7 +125,7 @@ built_parser = functools.cache(
 )
 
 
-def argparse_arguments(words: list[str], declared: type[Arguments] = FindArguments) -> Arguments | None:
+def argparse_arguments(words: list[str], declared: type[Arguments] | None = None) -> Arguments | None:
     """What app's argparse parser makes of ``words``: the command's arguments (as
     app.main hands them to the command), or None when it refuses them, prints help,
     leaves words over or reaches another command."""
@@ -127,9 +138,12 @@ def argparse_arguments(words: list[str], declared: type[Arguments] = FindArgumen
     except (arguments.UsageError, arguments.ParserExit):
         return None
     module = app._module(parsed.group, getattr(parsed, "command", None))
-    if extras or module is None or module.COMMAND.arguments is not declared:
+    if extras or module is None or (declared is not None and module.COMMAND.arguments is not declared):
         return None
-    parsed_arguments: Arguments = declared(**{row.dest: getattr(parsed, row.dest) for row in declared.table})
+    command: type[Arguments] = module.COMMAND.arguments
+    if command not in (FindArguments, RecallArguments, CompletionArguments):
+        return None
+    parsed_arguments: Arguments = command(**{row.dest: getattr(parsed, row.dest) for row in command.table})
     return parsed_arguments
 
 
@@ -139,8 +153,11 @@ def argparse_arguments(words: list[str], declared: type[Arguments] = FindArgumen
 @example(words=["wiki", "find", "--limit", "--json", "a"])  # a value that is a flag
 @example(words=["wiki", "find", "--vault", "/v", "a", "--limit=0", "--cat"])
 @example(words=["wiki", "find", "a", "--json", "--json"])  # repeated: argparse takes it, the fast path defers
-def test_find_arguments_equal_argparses(words: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    fast = console_script.find_arguments(words)
+@example(words=["wiki", "recall", "a", "b", "--max-bytes", "0", "--memory-dir", "/m"])
+@example(words=["wiki", "recall", "--max-bytes=-1", "a"])  # a refused value: argparse's error
+def test_fast_arguments_equal_argparses(words: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """A find or a recall call the fast path parses, argparse parses alike."""
+    fast = console_script.fast_arguments(words)
     reference = argparse_arguments(words)
     capsys.readouterr()  # argparse's help and errors, written as it refused
     if fast is not None:
@@ -167,14 +184,16 @@ def test_list_dirs_calls_equal_argparses(words: list[str], capsys: pytest.Captur
         assert fast == reference
 
 
-def test_plain_find_calls_take_the_fast_path() -> None:
+def test_plain_find_and_recall_calls_take_the_fast_path() -> None:
     for words in (
         ["wiki", "find", "mastra"],
         ["wiki", "find", "mastra", "slack", "--vault", "/v", "--limit", "0", "--json"],
         ["wiki", "find", "--cat", "--vault=/v", "kestrel"],
         ["wiki", "find", "mastra", "--color", "always"],
+        ["wiki", "recall", "mastra", "slack"],
+        ["wiki", "recall", "--no-server", "--vault", "/v", "mastra", "--max-bytes", "100", "--json"],
     ):
-        assert console_script.find_arguments(words) is not None
+        assert console_script.fast_arguments(words) is not None
 
 
 @pytest.mark.parametrize(
@@ -195,6 +214,13 @@ def test_plain_find_calls_take_the_fast_path() -> None:
         ["wiki", "find", "mastra", "--color", "always"],
         ["wiki", "find", "mastra", "--color=always", "--color", "never"],
         ["wiki", "find", "mastra", "--cat", "--color", "always"],
+        ["wiki", "recall", "mastra"],
+        ["wiki", "recall", "slack", "mastra", "--json"],
+        ["wiki", "recall", "slack", "--max-bytes", "40"],
+        ["wiki", "recall", "zzz"],
+        ["wiki", "recall", "--vault", "/nowhere", "mastra"],
+        ["wiki", "recall", "mastra", "--max-bytes", "-1"],
+        ["wiki", "recall", "   "],
     ],
 )
 def test_the_console_script_answers_as_app_main(

@@ -127,6 +127,35 @@ def test_a_find_through_the_index_imports_no_heavy_module(
     assert sorted(modules & set(HEAVY_MODULES)) == []
 
 
+@pytest.mark.parametrize("words", [["mastra"], ["mastra", "slack", "--max-bytes", "300"], ["zyzzyva-absent"]])
+def test_a_recall_through_the_index_is_parsed_without_argparse(
+    words: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain recall is parsed by the console script, as a plain find is, and answers as
+    app.main's argparse path does; through the index it imports no argparse and no yaml.
+    (It needs datetime, its entries ordered by their dates, and re, which names a page's
+    release and language dirs: ``versions``.)"""
+    monkeypatch.setattr("mnemosyne_core.page.RACY_NS", 0)  # a fresh checkout's pages are minutes old
+    build_index(FIXTURE_VAULT)
+    argv = ["wiki", "recall", *words, "--vault", str(FIXTURE_VAULT), "--no-server"]
+    warm = run_probe(*argv, MNEMOSYNE_MEMORY_DIR="", PROBE_RACY_NS="0")
+    reference = subprocess.run(
+        [sys.executable, "-c", PROBE.replace("console_script import main", "app import main"), *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env={**os.environ, "MNEMOSYNE_MEMORY_DIR": "", "PROBE_RACY_NS": "0"},
+    )
+    assert (warm.returncode, warm.stdout) == (reference.returncode, reference.stdout)
+    assert warm.stderr.splitlines()[:-1] == reference.stderr.splitlines()[:-1]
+    assert warm.stdout  # the probe really recalled
+    modules = set(warm.stderr.splitlines()[-1].split())
+    assert "mnemosyne_core.index" in modules  # the probe really read the index
+    assert "argparse" in reference.stderr.splitlines()[-1].split()
+    assert sorted(modules & (set(HEAVY_MODULES) - {"datetime", "re", "mnemosyne_cli.commands.recall"})) == []
+
+
 def test_a_page_with_aliases_and_dates_is_shown_through_the_index_without_yaml_or_datetime(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

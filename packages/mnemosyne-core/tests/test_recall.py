@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import errno
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from property_examples import examples
 
 from mnemosyne_core import recall as recall_module
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, VAULT_CONFIG_FILE
@@ -21,7 +25,7 @@ from mnemosyne_core.errors import InvalidQueryError, VaultError
 from mnemosyne_core.fold import fold
 from mnemosyne_core.frontmatter import load
 from mnemosyne_core.page import read_page_bytes
-from mnemosyne_core.page_recall import tags_of, updated_date
+from mnemosyne_core.page_recall import is_iso_date, is_iso_date_time, tags_of, updated_date
 from mnemosyne_core.recall import (
     READ_CAP,
     MemoryLogError,
@@ -573,3 +577,18 @@ def test_concurrent_appends_never_interleave(tmp_path: Path) -> None:
     assert {entry if entry.endswith("\n") else entry + "\n" for entry in entries} == expected
     assert text.endswith("\n")
     assert not text.endswith("\n\n")
+
+
+DATE_CHARACTERS = st.sampled_from([*"0123456789-T :\n", "٣", "１", "Z", "+", "x"])
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(text=st.one_of(st.text(DATE_CHARACTERS, max_size=22), st.text(max_size=14)))
+@example(text="2024-01-31")
+@example(text="2024-01-31T10:00")
+@example(text="2024-01-31 \n")
+@example(text="2024-01-3١")
+def test_the_date_shapes_are_the_regexes_they_replaced(text: str) -> None:
+    """is_iso_date and is_iso_date_time are the regexes a recall once compiled at import."""
+    assert is_iso_date(text) == bool(re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text))
+    assert is_iso_date_time(text) == bool(re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ].+", text))

@@ -1,10 +1,10 @@
 """The ``mnemosyne`` console script.
 
-A plain ``wiki find`` call (keywords and find's options) and a completion script's
-``completion --list-dirs`` are parsed here, without argparse: importing argparse and
-building its parser cost more than searching a small vault (docs/performance.md). This
-parser (``options.parse_words``) and argparse's are both made from each command's one
-declaration of its arguments. Every other call, and every call this parser is not sure of
+A plain ``wiki find`` or ``wiki recall`` call (its words and its command's options) and a
+completion script's ``completion --list-dirs`` are parsed here, without argparse:
+importing argparse and building its parser cost more than searching a small vault
+(docs/performance.md). This parser (``options.parse_words``) and argparse's are both made
+from each command's one declaration of its arguments. Every other call, and every call this parser is not sure of
 (help, ``--``, a keyword starting with ``-``, a flag given twice, an unknown flag, a bad
 value), goes to ``app.main`` and its argparse parser, which stays the reference:
 tests/test_console_script.py holds the two to the same arguments.
@@ -25,19 +25,29 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
     from mnemosyne_cli.commands.find import FindArguments
+    from mnemosyne_cli.commands.recall import RecallArguments
     from mnemosyne_cli.completion import CompletionArguments
     from mnemosyne_cli.environment import Environment
+    from mnemosyne_core.backend import Backend
 
 
-def find_arguments(words: Sequence[str]) -> FindArguments | None:
-    """The arguments argparse would parse from ``words`` for a plain ``wiki find`` call, or
-    None when the call is not one (then argparse decides, errors included)."""
-    if len(words) < 3 or words[0] != "wiki" or words[1] != "find":
+def fast_arguments(words: Sequence[str]) -> FindArguments | RecallArguments | None:
+    """The arguments argparse would parse from ``words`` for a plain ``wiki find`` or
+    ``wiki recall`` call, or None when the call is not one (then argparse decides, errors
+    included)."""
+    if len(words) < 3 or words[0] != "wiki":
         return None
-    from mnemosyne_cli.commands.find import FindArguments
     from mnemosyne_cli.options import parse_words
 
-    return parse_words(FindArguments, words[2:])
+    if words[1] == "find":
+        from mnemosyne_cli.commands.find import FindArguments
+
+        return parse_words(FindArguments, words[2:])
+    if words[1] == "recall":
+        from mnemosyne_cli.commands.recall import RecallArguments
+
+        return parse_words(RecallArguments, words[2:])
+    return None
 
 
 #: Ctrl-C's exit code (ExitCode.INTERRUPTED, not imported: start-up time).
@@ -65,7 +75,7 @@ def _answer(words: list[str], env: Environment | None) -> int:
     from mnemosyne_cli.environment import Environment
 
     env = Environment() if env is None else env
-    args = find_arguments(words)
+    args = fast_arguments(words)
     listed = _list_dirs_call(words) if args is None else None
     if args is None and listed is None:
         from mnemosyne_cli.app import main as parse_and_run
@@ -81,14 +91,25 @@ def _answer(words: list[str], env: Environment | None) -> int:
         return guarded(console, lambda: list_dirs(vault, console))
     assert args is not None
     from mnemosyne_cli.client import backend_for
-    from mnemosyne_cli.commands.find import run
 
     console.color_mode = args.color
-    found = args
-    # A running 'wiki serve' for the vault answers it when it can (docs/server.md).
-    return guarded(
-        console, lambda: run(found, console, backend_for(env, no_cache=found.no_cache, no_server=found.no_server))
-    )
+    no_cache, no_server = args.no_cache, args.no_server
+
+    def backend() -> Backend:
+        # A running 'wiki serve' for the vault answers it when it can (docs/server.md).
+        return backend_for(env, no_cache=no_cache, no_server=no_server)
+
+    if words[1] == "find":
+        from mnemosyne_cli.commands import find
+
+        found = args
+        assert isinstance(found, find.FindArguments)
+        return guarded(console, lambda: find.run(found, console, backend()))
+    from mnemosyne_cli.commands import recall
+
+    recalled = args
+    assert isinstance(recalled, recall.RecallArguments)
+    return guarded(console, lambda: recall.run(recalled, console, backend()))
 
 
 def _end_interrupted_line() -> None:

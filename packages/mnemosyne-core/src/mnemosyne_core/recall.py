@@ -23,7 +23,6 @@ import contextlib
 import datetime
 import errno
 import os
-import re
 
 from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, load_vault_config
 from mnemosyne_core.diagnostics import Diagnostic
@@ -57,8 +56,9 @@ LOG_FILE_NAME = "log.md"
 #: Shown as Read-Slugs when nothing was read.
 NO_SLUGS = "—"
 
-# C0 and C1 controls: a log field or query must stay on its one line.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+#: C0 and C1 controls, each as its ``\xNN`` escape: a log field or query must stay on its
+#: one line. (A table, not a regex: a warm recall imports no ``re``.)
+_CONTROL_ESCAPES = {code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7F, 0xA0))}
 
 
 class MemoryLogError(MnemosyneError):
@@ -363,7 +363,7 @@ def resolve_memory_dir(
 
 def one_line(text: str) -> str:
     """``text`` on one line: whitespace runs as one space, other controls as ``\\xNN``."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", collapse_whitespace(text))
+    return collapse_whitespace(text).translate(_CONTROL_ESCAPES)
 
 
 def observation(result: RecallResult) -> str:
