@@ -444,17 +444,17 @@ class _FtsWrites:
         ``words``, grows by the new ones: a build writes a batch at a time, and most of a
         batch's words were in an earlier one (asking SQLite again for each cost a 100k build
         a third more time)."""
-        grams = []
         new_words = self.words - known_words
-        for word in new_words:
-            # One statement a word the write holds: its row id tells the trigram table a new word.
-            cursor = connection.execute(
-                "INSERT OR IGNORE INTO words(word, length, drow) VALUES (?, ?, ?)", (word, len(word), word[::-1])
+        if new_words:
+            # A new row's id is above every id before it (a rowid is max + 1): those rows
+            # are the words the trigram table is told of, one statement for them all.
+            (before,) = connection.execute("SELECT coalesce(max(id), 0) FROM words").fetchone()
+            connection.executemany(
+                "INSERT OR IGNORE INTO words(word, length, drow) VALUES (?, ?, ?)",
+                ((word, len(word), word[::-1]) for word in new_words),
             )
-            if cursor.rowcount == 1:
-                grams.append((cursor.lastrowid, word))
-        known_words |= new_words
-        connection.executemany("INSERT INTO word_grams(rowid, word) VALUES (?, ?)", grams)
+            connection.execute("INSERT INTO word_grams(rowid, word) SELECT id, word FROM words WHERE id > ?", (before,))
+            known_words |= new_words
         connection.executemany("DELETE FROM texts WHERE rowid = ?", self.texts_gone)
         # name_grams keeps no copy of the names (content='names'): it is told the old ones.
         connection.executemany(
