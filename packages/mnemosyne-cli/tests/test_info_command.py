@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import os
 import platform
+import sqlite3
 import sys
 from importlib.metadata import version
 from pathlib import Path
 
 import jsonschema
 import pytest
+from index_harness import build_index
 from reliability_vault import build_edge_vault
 
 from mnemosyne_cli.app import main
@@ -199,6 +201,7 @@ def test_info_json_is_the_report_and_matches_the_schema(vault: Path, capsys: pyt
             "pages": 0,
             "fresh": 0,
             "complete": False,
+            "outdated": False,
             "written": None,
             "building": None,
             "damaged": None,
@@ -320,3 +323,25 @@ def test_version_says_when_a_package_is_not_installed(
     code, out, _ = run(capsys, "--version")
     assert code == 0
     assert out.splitlines()[4] == "  mnemosyne-wiki-ingest not installed"
+
+
+@pytest.mark.parametrize("change", ["code", "format"])
+def test_info_says_an_index_another_version_wrote_is_rebuilt_not_that_none_is_built(
+    vault: Path, capsys: pytest.CaptureFixture[str], change: str
+) -> None:
+    """A whole build by other code (another mnemosyne, or an index format since changed) is
+    no index find reads, but it is there: info says why it is not read."""
+    path = build_index(vault)
+    connection = sqlite3.connect(path)
+    if change == "code":
+        connection.execute("UPDATE meta SET value = 'an older mnemosyne' WHERE name = 'code'")
+    else:
+        connection.execute("PRAGMA user_version = 1")
+    connection.commit()
+    connection.close()
+    code, out, err = run(capsys, "wiki", "info", "--vault", str(vault))
+    assert (code, err) == (0, "")
+    assert f"index: {path}, written by another version (the next find, recall or wiki init rebuilds it)\n" in out
+    code, out, err = run(capsys, "wiki", "info", "--vault", str(vault), "--json")
+    cache = json.loads(out)["cache"]
+    assert (cache["complete"], cache["outdated"]) == (False, True)

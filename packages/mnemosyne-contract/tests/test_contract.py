@@ -105,6 +105,7 @@ def test_info_schema_accepts_info_output_and_rejects_drift() -> None:
             "pages": 0,
             "fresh": 0,
             "complete": False,
+            "outdated": False,
             "written": None,
             "building": None,
             "damaged": None,

@@ -30,6 +30,7 @@ from mnemosyne_core.build import mark_damaged, start_detached
 from mnemosyne_core.config import home_dir
 from mnemosyne_core.freshness import CatchUp, ListingChanged, fresh_listed, fresh_served, keep_listing, served_listing
 from mnemosyne_core.index import (
+    FORMAT,
     REPLACEABLE_FAULTS,
     IndexUnusable,
     NoteIndex,
@@ -626,6 +627,7 @@ class IndexInfo:
         "enabled",
         "failed",
         "fresh",
+        "outdated",
         "pages",
         "path",
         "unused",
@@ -644,6 +646,9 @@ class IndexInfo:
         self.fresh = 0
         #: Whether a whole build by this code is in it (only then do calls read it).
         self.complete = False
+        #: Whether a whole build by other code is in it (an older or newer mnemosyne, or a
+        #: PyYAML or pathspec install since changed): the next call rebuilds it.
+        self.outdated = False
         #: When a call or a builder last wrote it (seconds since the epoch), or None.
         self.written: float | None = None
         #: (pages done, pages in all) of the builder at work, or None when none is.
@@ -665,6 +670,7 @@ class IndexInfo:
                 "pages",
                 "fresh",
                 "complete",
+                "outdated",
                 "written",
                 "damaged",
                 "failed",
@@ -738,6 +744,9 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
     try:
         info.complete = index.usable(code_key())
         if not info.complete:
+            # Format 0 is a file no build has begun; another format's rows cannot be read.
+            built = index.format() != 0
+            info.outdated = built and (index.format() != FORMAT or index.meta("code") not in (None, code_key()))
             return info
         written = index.meta("written_ns")
         info.written = written / 1e9 if isinstance(written, int) else None

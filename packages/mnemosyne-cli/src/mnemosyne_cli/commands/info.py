@@ -221,7 +221,10 @@ def cache_state(cache: IndexInfo, served: bool = False) -> str:
         building = f"being built ({done} of {counted(total, 'page')} read)" if total else "being built"
     failed = f"; {_failed_state(cache.failed)}" if cache.failed is not None else ""
     if not cache.complete:
-        state = building or "not built yet (the next find, recall or wiki init builds it)"
+        if cache.outdated:
+            state = building or "written by another version (the next find, recall or wiki init rebuilds it)"
+        else:
+            state = building or "not built yet (the next find, recall or wiki init builds it)"
         return f"{printable(cache.path)}, {state}{failed}"
     size = f"{cache.bytes / (1 << 20):.1f} MiB" if cache.bytes >= 1 << 20 else f"{cache.bytes >> 10} KiB"
     if cache.damaged is not None:
