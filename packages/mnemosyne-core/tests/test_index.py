@@ -683,3 +683,19 @@ def test_another_install_of_a_package_the_index_depends_on_changes_its_code_key(
     assert index.code_key() not in (before, other)
     monkeypatch.setattr(sys, "path", sys.path[1:])
     assert index.code_key() == before
+
+
+def test_a_dirs_digest_is_of_its_values_alone() -> None:
+    """A dir is taken as unchanged when its digest is the one kept: equal names and stat
+    keys digest alike however the objects came to be (interned or not, shared or not), and
+    any change of a name, its order or a stat key digests apart."""
+    names = [sys.intern("a.md"), "".join(["b", ".md"]), "\udcff.md"]
+    key = (10, 1_733_500_000_000_000_000, 1_733_500_000_000_000_000, 2**40, 2049)
+    keys = [key, key, (0, 0, 0, 0, 0)]
+    rebuilt_names = ["".join(["a", ".md"]), sys.intern("b.md"), "\udcff" + ".md"]
+    rebuilt_keys = [tuple(list(key)), (10, *key[1:]), (0, 0, 0, 0, 0)]
+    digest = freshness._dir_digest(names, keys)
+    assert freshness._dir_digest(rebuilt_names, rebuilt_keys) == digest
+    assert freshness._dir_digest(names[::-1], keys[::-1]) != digest
+    assert freshness._dir_digest(["a.md", "b.md", "c.md"], keys) != digest
+    assert freshness._dir_digest(names, [key, key, (0, 0, 0, 0, 1)]) != digest

