@@ -220,17 +220,29 @@ def whole_dirs(compared: list[Compared], read: Mapping[str, Held]) -> list[tuple
 def _stat_keys(dir_path: str, prefix: str, names: list[str], links: dict[str, str]) -> list[StatKey] | None:
     """The stat key of each page of a listed dir, in order; None when one is gone or no
     regular file (its dir is compared row by row, which reads it anew)."""
-    lstat, is_regular = os.lstat, stat.S_ISREG
+    is_regular = stat.S_ISREG
     keys: list[StatKey] = []
-    for name in names:
-        try:
-            # Not followed: a page swapped for a symlink is read, and refused, anew.
-            info = lstat(links.get(prefix + name) or f"{dir_path}/{name}")
-        except OSError:
-            return None
-        if not is_regular(info.st_mode):
-            return None
-        keys.append((info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
+    try:
+        # Each name stat'ed in the open dir: the kernel resolves one name, not the whole path.
+        dir_fd = None if links else os.open(dir_path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        for name in names:
+            try:
+                # Not followed: a page swapped for a symlink is read, and refused, anew.
+                if dir_fd is None:
+                    info = os.lstat(links.get(prefix + name) or f"{dir_path}/{name}")
+                else:
+                    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            except OSError:
+                return None
+            if not is_regular(info.st_mode):
+                return None
+            keys.append((info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
     return keys
 
 
