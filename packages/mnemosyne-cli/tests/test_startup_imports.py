@@ -61,7 +61,7 @@ HEAVY_MODULES = (
     "subprocess",
 )
 
-#: What the console script runs (pyproject.toml: mnemosyne_cli.console_script:run).
+#: What the mnemosyne command runs (packages/mnemosyne-cli/scripts/mnemosyne).
 PROBE = """
 import os, sys
 if "PROBE_RACY_NS" in os.environ:  # a page written by the test a moment ago taken as old
@@ -125,6 +125,39 @@ def test_a_find_through_the_index_imports_no_heavy_module(
     modules = set(completed.stderr.splitlines()[-1].split())
     assert "mnemosyne_core.index" in modules  # the probe really read the index
     assert sorted(modules & set(HEAVY_MODULES)) == []
+
+
+def test_the_installed_command_is_our_script_and_a_warm_find_through_it_imports_no_re(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ``mnemosyne`` beside this interpreter is scripts/mnemosyne as written (but for
+    the interpreter its first line names), not an entry point's wrapper, which imports re;
+    a warm find through it imports none of the heavy modules and answers as main() does."""
+    script = Path(sys.executable).parent / "mnemosyne"
+    source = Path(__file__).resolve().parents[1] / "scripts" / "mnemosyne"
+    installed, written = script.read_text(encoding="utf-8"), source.read_text(encoding="utf-8")
+    assert installed.partition("\n")[2] == written.partition("\n")[2]
+    assert installed.startswith("#!")
+    assert os.access(script, os.X_OK)
+    monkeypatch.setattr("mnemosyne_core.page.RACY_NS", 0)  # a fresh checkout's pages are minutes old
+    build_index(FIXTURE_VAULT)
+    argv = ["wiki", "find", "mastra", "--vault", str(FIXTURE_VAULT), "--no-server"]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    timed = subprocess.run(
+        [sys.executable, "-X", "importtime", str(script), *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env=env,
+    )
+    probed = run_probe(*argv)
+    assert (timed.returncode, timed.stdout) == (probed.returncode, probed.stdout)
+    imported = {
+        line.rpartition("|")[2].strip() for line in timed.stderr.splitlines() if line.startswith("import time:")
+    }
+    assert "mnemosyne_core.index" in imported  # the call really read the index
+    assert sorted(imported & set(HEAVY_MODULES)) == []
 
 
 @pytest.mark.parametrize("words", [["mastra"], ["mastra", "slack", "--max-bytes", "300"], ["zyzzyva-absent"]])
