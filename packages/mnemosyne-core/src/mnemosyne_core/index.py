@@ -1041,8 +1041,9 @@ class NoteIndex:
         return [row[0] for row in self.connection.execute("SELECT id FROM pages WHERE recall_unseen")]
 
     def lint_findings(self) -> list[tuple[int, str, list[tuple[str, str]]]]:
-        """(id, path, its own findings as (code, message)) of every page that has some."""
-        rows = self.connection.execute("SELECT id, path, lint FROM pages WHERE lint IS NOT NULL")
+        """(id, path, its own findings as (code, message)) of every page that has some, in
+        path order (lint's, but for names that are not UTF-8)."""
+        rows = self.connection.execute("SELECT id, path, lint FROM pages WHERE lint IS NOT NULL ORDER BY path")
         # Decoded once a distinct value: most pages with findings share theirs.
         decoded: dict[bytes, list[tuple[str, str]]] = {}
         found = []
