@@ -7,13 +7,15 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   mtime_ns, ctime_ns, inode, device) and git's racy flag, a digest of its bytes (``digest``:
   a page read again with the same bytes gets only its stat written), whether it has other hard links
   and whether it reads as text, the fields find prints (title, constellation, type), its
-  names as judge takes them (folded title and aliases), recall's fields (``recall``; ``head``
-  is no longer written), and what lint needs of it, made when it is read: its own findings
-  (``lint``: the (code, message) pairs ``page_lint.check_page`` gives, NULL for none), the title
+  names as judge takes them (folded title and aliases), recall's fields (``recall``), and
+  what lint needs of it, made when it is read: the title
   it gives itself (``lint_title``, NULL for none) and that folded (``lint_folded``, what
   duplicate titles are grouped by), the
   digests copies are told by (``whole``, ``body``: ``pagefields.content_digests``), and
   whether recall sees no title, slug or tag in it (``recall_unseen``).
+- ``page_findings``: one row a finding of lint's about a page alone (``page_lint.check_page``:
+  its path, code and message), kept in path order (its primary key), so that lint reads
+  them in the order it reports them, no wider row read.
 - ``recall_terms``: one row a folded title, slug or tag of a page, the strings a recall
   term is looked for in (as bytes: ``instr`` on them is ``in`` on the strings).
 - ``copy_digests``: one row a distinct digest of a page (its ``whole`` and ``body``): two
@@ -91,7 +93,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 12
+FORMAT = 13
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -125,10 +127,8 @@ CREATE TABLE pages(
     type BLOB,
     folded_title BLOB NOT NULL,
     folded_aliases BLOB NOT NULL,
-    head BLOB,
     recall BLOB,
     digest BLOB,
-    lint BLOB,
     lint_title BLOB,
     lint_folded BLOB,
     whole BLOB,
@@ -140,7 +140,10 @@ CREATE INDEX recall_terms_of_page ON recall_terms(page_id);
 CREATE TABLE copy_digests(page_id INTEGER NOT NULL, digest BLOB NOT NULL);
 CREATE INDEX copy_digests_of_page ON copy_digests(page_id);
 CREATE INDEX copy_digests_by_digest ON copy_digests(digest);
-CREATE INDEX pages_lint ON pages(id) WHERE lint IS NOT NULL;
+CREATE TABLE page_findings(
+    path BLOB NOT NULL, code TEXT NOT NULL, message BLOB NOT NULL, page_id INTEGER NOT NULL,
+    PRIMARY KEY (path, code, message)
+) WITHOUT ROWID;
 CREATE INDEX pages_lint_folded ON pages(lint_folded) WHERE lint_folded IS NOT NULL;
 CREATE VIRTUAL TABLE texts USING fts5(names, body, tokenize='trigram case_sensitive 1', detail=none);
 CREATE TABLE names(
@@ -686,7 +689,6 @@ class NoteIndex:
                 marshal.dumps(page.folded_aliases),
                 _recall_blob(page.recall),
                 page.digest,
-                marshal.dumps(page.lint) if page.lint else None,
                 None if page.lint_title is None else stored_text(page.lint_title),
                 None if page.lint_title is None else stored_text(fold(page.lint_title)),
                 *page.digests,
@@ -695,9 +697,9 @@ class NoteIndex:
             if held is None:
                 page_id = connection.execute(
                     "INSERT INTO pages(size, mtime_ns, ctime_ns, inode, device, racy, volatile, not_text, title,"
-                    " aliases, constellation, type, folded_title, folded_aliases, recall, digest, lint, lint_title,"
+                    " aliases, constellation, type, folded_title, folded_aliases, recall, digest, lint_title,"
                     " lint_folded, whole, body, recall_unseen, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                    " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (*values, path),
                 ).lastrowid
             else:
@@ -705,7 +707,7 @@ class NoteIndex:
                 connection.execute(
                     "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
                     " volatile = ?, not_text = ?, title = ?, aliases = ?, constellation = ?, type = ?,"
-                    " folded_title = ?, folded_aliases = ?, recall = ?, digest = ?, lint = ?, lint_title = ?,"
+                    " folded_title = ?, folded_aliases = ?, recall = ?, digest = ?, lint_title = ?,"
                     " lint_folded = ?, whole = ?, body = ?, recall_unseen = ? WHERE id = ?",
                     (*values, page_id),
                 )
@@ -713,6 +715,12 @@ class NoteIndex:
                 fts.names_gone += self._delete_names(page_id)
                 connection.execute("DELETE FROM recall_terms WHERE page_id = ?", (page_id,))
                 connection.execute("DELETE FROM copy_digests WHERE page_id = ?", (page_id,))
+                connection.execute("DELETE FROM page_findings WHERE path = ?", (path,))
+            # OR IGNORE: a finding said twice of one page is reported once.
+            connection.executemany(
+                "INSERT OR IGNORE INTO page_findings(path, code, message, page_id) VALUES (?, ?, ?, ?)",
+                ((path, code, stored_text(message), page_id) for code, message in page.lint),
+            )
             connection.executemany(
                 "INSERT INTO copy_digests(page_id, digest) VALUES (?, ?)",
                 ((page_id, digest) for digest in dict.fromkeys(page.digests) if digest is not None),
@@ -752,6 +760,7 @@ class NoteIndex:
             fts.write(self.connection, self._known_words)
             self.connection.execute("DELETE FROM recall_terms WHERE page_id = ?", row)
             self.connection.execute("DELETE FROM copy_digests WHERE page_id = ?", row)
+            self.connection.execute("DELETE FROM page_findings WHERE path = ?", (path,))
 
     def _delete_names(self, page_id: int) -> list[tuple[int, str]]:
         """Drop a page's names; (id, name) of each, which ``name_grams`` must be told."""
@@ -1040,19 +1049,18 @@ class NoteIndex:
         """The ids of the pages recall sees no title, slug or tag in."""
         return [row[0] for row in self.connection.execute("SELECT id FROM pages WHERE recall_unseen")]
 
-    def lint_findings(self) -> list[tuple[int, str, list[tuple[str, str]]]]:
-        """(id, path, its own findings as (code, message)) of every page that has some, in
-        path order (lint's, but for names that are not UTF-8)."""
-        rows = self.connection.execute("SELECT id, path, lint FROM pages WHERE lint IS NOT NULL ORDER BY path")
-        # Decoded once a distinct value: most pages with findings share theirs.
-        decoded: dict[bytes, list[tuple[str, str]]] = {}
+    def lint_findings(self) -> list[tuple[int, str, str, str]]:
+        """(id, path, code, message) of each finding about a page alone, in path order
+        (lint's, but for names that are not UTF-8), each once."""
+        rows = self.connection.execute("SELECT page_id, path, code, message FROM page_findings")
+        # A message may hold what a page's undecodable bytes became; most pages share theirs.
+        messages: dict[bytes, str] = {}
         found = []
-        for page_id, path, lint in rows:
-            own = decoded.get(lint)
-            if own is None:
-                # Written by ``write`` into our own 0600 file.
-                own = decoded[lint] = marshal.loads(lint)  # noqa: S302
-            found.append((page_id, _text(path), own))
+        for page_id, path, code, message in rows:
+            text = messages.get(message)
+            if text is None:
+                text = messages[message] = _text(message)
+            found.append((page_id, _text(path), code, text))
         return found
 
     def shared_titles(self) -> list[tuple[int, str, str]]:

@@ -328,10 +328,7 @@ def _indexed_findings(
     # vault of 100,000 pages with a finding each, hashing them and sorting them from the
     # set's order cost more than the rest of lint.
     own = [
-        Finding(rel_path, code, message)
-        for page_id, rel_path, found in index.lint_findings()
-        if holds(page_id)
-        for code, message in (found if len(found) == 1 else dict.fromkeys(found))
+        Finding(rel_path, code, message) for page_id, rel_path, code, message in index.lint_findings() if holds(page_id)
     ]
     digests = {}
     if index.digests_shared():
