@@ -27,11 +27,11 @@ FIXTURE_VAULT = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "a
 #: pages with frontmatter imports these, and only these of the heavy modules. A scan over
 #: pages without frontmatter, and a call the index answers (it parsed each page's frontmatter
 #: when the page changed), import none of them.
-YAML_MODULES = ("yaml", "re", "datetime")
+YAML_MODULES = ("yaml", "re", "enum", "datetime")
 #: Each costs milliseconds to import and a find call needs none beyond YAML_MODULES.
 HEAVY_MODULES = (
     "typing",
-    *YAML_MODULES,
+    *YAML_MODULES,  # enum too: re's, and the contract's ExitCode (the command returns exit_status's ints)
     # Only a walk that meets an ignore file (or an exclude) whose decisions the index does
     # not keep needs it, and only a config the index does not keep needs tomllib.
     "pathspec",
@@ -186,7 +186,7 @@ def test_a_recall_through_the_index_is_parsed_without_argparse(
     modules = set(warm.stderr.splitlines()[-1].split())
     assert "mnemosyne_core.index" in modules  # the probe really read the index
     assert "argparse" in reference.stderr.splitlines()[-1].split()
-    assert sorted(modules & (set(HEAVY_MODULES) - {"datetime", "re", "mnemosyne_cli.commands.recall"})) == []
+    assert sorted(modules & (set(HEAVY_MODULES) - {"datetime", "re", "enum", "mnemosyne_cli.commands.recall"})) == []
 
 
 def test_a_page_with_aliases_and_dates_is_shown_through_the_index_without_yaml_or_datetime(

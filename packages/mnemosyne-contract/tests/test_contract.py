@@ -3,10 +3,13 @@ never change meaning."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import jsonschema
 import pytest
 
-from mnemosyne_contract import SCHEMA_NAMES, ExitCode, load_schema
+from mnemosyne_contract import SCHEMA_NAMES, ExitCode, exit_status, load_schema
 
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
@@ -170,3 +173,19 @@ def test_exit_codes_are_fixed() -> None:
         "WRITE_FAILED": 74,
         "INTERRUPTED": 130,
     }
+
+
+def test_the_plain_codes_the_command_returns_are_the_enums() -> None:
+    """exit_status (the ints the command returns) and ExitCode (the IntEnum for Python
+    callers) hold the same names and values, neither more."""
+    plain = {name: value for name, value in vars(exit_status).items() if name.isupper()}
+    assert plain == {code.name: int(code) for code in ExitCode}
+    assert all(type(value) is int for value in plain.values())
+
+
+def test_importing_the_contract_imports_no_enum() -> None:
+    """The command imports the contract on every call; ExitCode, and enum with it, only
+    when a caller asks for it."""
+    probe = "import sys, mnemosyne_contract; print('enum' in sys.modules, mnemosyne_contract.ExitCode.OK.name)"
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert completed.stdout == "False OK\n"

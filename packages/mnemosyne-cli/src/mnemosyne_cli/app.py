@@ -20,7 +20,7 @@ from mnemosyne_cli.options import (
     one_of,
 )
 from mnemosyne_cli.output import PROG, Console, guarded
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -73,15 +73,15 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
     if any("\0" in word for word in words):
         # No shell can pass one, but main() can be called directly; no path holds one.
         console.error("an argument contains a NUL byte: remove it")
-        return ExitCode.USAGE
+        return exit_status.USAGE
     wiki_command_names = {command_name(command) for command in WIKI_COMMANDS}
     if words and words[0] in wiki_command_names:
         console.error(f"unknown command {words[0]!r}: did you mean '{PROG} wiki {words[0]}'?")
-        return ExitCode.USAGE
+        return exit_status.USAGE
     mistyped = mistyped_command(words)
     if mistyped:
         console.error(mistyped)
-        return ExitCode.USAGE
+        return exit_status.USAGE
     # A call to one wiki command builds only its parser: the others' cost ~3 ms of
     # start-up; anything else (help, a typo) gets the whole tree.
     named = words[1] if len(words) > 1 and words[0] == "wiki" else None
@@ -90,7 +90,7 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
         parsed, extras = parser.parse_known_args(words)
     except UsageError as error:
         console.error(_without_keywords_message(parser, words, named) or str(error))
-        return ExitCode.USAGE
+        return exit_status.USAGE
     except ParserExit as done:
         return done.status
     group, name = parsed.group, getattr(parsed, "command", None)
@@ -99,10 +99,10 @@ def _run(words: list[str], console: Console, ask_server: bool, backend: Backend 
     module = _module(group, name)
     if extras:
         console.error(unrecognized_message(_declared(group, module), extras, where, words))
-        return ExitCode.USAGE
+        return exit_status.USAGE
     if module is None:
         console.error(f"no command given: try '{where} --help'")
-        return ExitCode.USAGE
+        return exit_status.USAGE
     declared: Command = module.COMMAND
     arguments = declared.arguments(**{row.dest: getattr(parsed, row.dest) for row in declared.arguments.table})
     console.color_mode = getattr(arguments, COLOR.dest, COLOR.default)

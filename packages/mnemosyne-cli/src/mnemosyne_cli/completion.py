@@ -13,7 +13,7 @@ shtab: a find call pays nothing for completion.
 from __future__ import annotations
 
 from mnemosyne_cli.options import VAULT, Arguments, Command, Option, flag, parse_words
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -112,9 +112,9 @@ COMMAND = Command(
         "mnemosyne completion fish > ~/.config/fish/completions/mnemosyne.fish",
     ],
     exit_codes=[
-        (ExitCode.OK, "the script is on stdout"),
-        (ExitCode.USAGE, "usage error: no SHELL, or one other than bash, zsh, fish"),
-        (ExitCode.WRITE_FAILED, "stdout could not take the script (closed, disk full)"),
+        (exit_status.OK, "the script is on stdout"),
+        (exit_status.USAGE, "usage error: no SHELL, or one other than bash, zsh, fish"),
+        (exit_status.WRITE_FAILED, "stdout could not take the script (closed, disk full)"),
     ],
 )
 
@@ -134,9 +134,9 @@ def run(args: CompletionArguments, console: Console, backend: Backend) -> int:
         return list_dirs(args.vault, console)
     if args.shell is None:
         console.error("no shell given: pass bash, zsh or fish (see 'mnemosyne completion --help')")
-        return ExitCode.USAGE
+        return exit_status.USAGE
     console.out(script(args.shell, console.env).rstrip("\n"))
-    return ExitCode.OK
+    return exit_status.OK
 
 
 def script(shell: str, env: Environment) -> str:
@@ -200,7 +200,7 @@ def list_dirs(vault: str | None, console: Console) -> int:
         with os.scandir(root) as entries:
             found = {entry.name for entry in entries if not entry.name.startswith(".") and entry.is_dir()}
     except (MnemosyneError, OSError):
-        return ExitCode.VAULT_ERROR
+        return exit_status.VAULT_ERROR
     # A vault find refuses (the home dir, a bad config) still completes its top-level dirs.
     with contextlib.suppress(MnemosyneError, OSError):
         # Lists dirs only (no page is read); hidden and ignored dirs stay out, as for find.
@@ -209,4 +209,4 @@ def list_dirs(vault: str | None, console: Console) -> int:
     for name in names:
         if name.isprintable():  # a name with a newline or escape cannot be one completion
             console.out(name)
-    return ExitCode.OK
+    return exit_status.OK

@@ -50,7 +50,7 @@ def fast_arguments(words: Sequence[str]) -> FindArguments | RecallArguments | No
     return None
 
 
-#: Ctrl-C's exit code (ExitCode.INTERRUPTED, not imported: start-up time).
+#: Ctrl-C's exit code (``exit_status.INTERRUPTED``, not imported: start-up time).
 INTERRUPTED = 130
 #: Whether ``main`` is answering: a Ctrl-C is then a KeyboardInterrupt, which main (and
 #: ``output.guarded`` inside it) turns into exit 130; outside main it ends the call at once.

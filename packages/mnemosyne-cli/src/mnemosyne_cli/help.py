@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 
 from mnemosyne_cli.options import HELP_TEXT, flag
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -25,23 +25,23 @@ if TYPE_CHECKING:
 
     from mnemosyne_cli.options import Command, Option
 
-EXIT_CODE_MEANINGS: dict[ExitCode, str] = {
-    ExitCode.OK: "success",
-    ExitCode.NO_MATCH: "no match (find: stdout empty, or [] with --json; lint: findings)",
-    ExitCode.CAT_NEEDS_ONE_MATCH: "--cat matched zero pages or more than one",
-    ExitCode.VAULT_ERROR: "no vault found, or it is missing, not a directory, without scanned dirs or badly "
+EXIT_CODE_MEANINGS: dict[int, str] = {
+    exit_status.OK: "success",
+    exit_status.NO_MATCH: "no match (find: stdout empty, or [] with --json; lint: findings)",
+    exit_status.CAT_NEEDS_ONE_MATCH: "--cat matched zero pages or more than one",
+    exit_status.VAULT_ERROR: "no vault found, or it is missing, not a directory, without scanned dirs or badly "
     "configured; "
     "or a page could not be read and nothing matched",
-    ExitCode.TARGET_EXISTS: "the target page exists with other content (--force replaces it)",
-    ExitCode.INGEST_UNVERIFIED: "the page was written but find cannot locate it",
-    ExitCode.USAGE: "usage error: unknown flag, bad value, no command or keyword",
-    ExitCode.BAD_SOURCE: "the source is missing, not a regular file, empty, not UTF-8 or has broken frontmatter",
-    ExitCode.WRITE_FAILED: "stdout could not take the results, or the page could not be written",
-    ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
+    exit_status.TARGET_EXISTS: "the target page exists with other content (--force replaces it)",
+    exit_status.INGEST_UNVERIFIED: "the page was written but find cannot locate it",
+    exit_status.USAGE: "usage error: unknown flag, bad value, no command or keyword",
+    exit_status.BAD_SOURCE: "the source is missing, not a regular file, empty, not UTF-8 or has broken frontmatter",
+    exit_status.WRITE_FAILED: "stdout could not take the results, or the page could not be written",
+    exit_status.INTERRUPTED: "interrupted (Ctrl-C)",
 }
 
 
-def epilog(examples: list[str], codes: list[tuple[ExitCode, str]] | None = None) -> str:
+def epilog(examples: list[str], codes: list[tuple[int, str]] | None = None) -> str:
     """The end of a --help: ``examples`` (shell lines), then each exit code with its
     meaning (``codes`` overrides the general wording per command)."""
     meanings = codes if codes is not None else list(EXIT_CODE_MEANINGS.items())

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, Generic, TypeVar, overload
 
-    from mnemosyne_contract import ExitCode
-
     Value = TypeVar("Value")
     Parsed = TypeVar("Parsed", bound="Arguments")
 
@@ -264,7 +262,7 @@ class Command:
         summary: str,
         description: str,
         examples: Sequence[str],
-        exit_codes: Sequence[tuple[ExitCode, str]] | None = None,
+        exit_codes: Sequence[tuple[int, str]] | None = None,
         note: str = "",
     ):
         self.name = name
@@ -391,10 +389,10 @@ def vault_error_code(error: Exception) -> int:
     """The exit code of a VaultError a command met: USAGE when the --dir given named no
     dir of the vault (``UnknownDirError``: the call is mistyped, the vault may be fine),
     else VAULT_ERROR."""
-    from mnemosyne_contract import ExitCode
+    from mnemosyne_contract import exit_status
     from mnemosyne_core.errors import UnknownDirError
 
-    return ExitCode.USAGE if isinstance(error, UnknownDirError) else ExitCode.VAULT_ERROR
+    return exit_status.USAGE if isinstance(error, UnknownDirError) else exit_status.VAULT_ERROR
 
 
 class PagesArguments(Arguments):

@@ -239,13 +239,13 @@ class Console:
 def guarded(console: Console, command: Callable[[], int]) -> int:
     """Run ``command`` as every call ends: Ctrl-C exits 130 after ending the ``^C`` line
     the terminal echoed; a stdout that cannot take the results exits 74, never 1."""
-    from mnemosyne_contract import ExitCode
+    from mnemosyne_contract import exit_status
 
     try:
         return command()
     except KeyboardInterrupt:
         console.err("")
-        return ExitCode.INTERRUPTED
+        return exit_status.INTERRUPTED
     except OutputError as error:
         console.error(str(error))
-        return ExitCode.WRITE_FAILED
+        return exit_status.WRITE_FAILED

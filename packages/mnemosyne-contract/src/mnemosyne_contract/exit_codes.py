@@ -1,37 +1,22 @@
-"""Process exit codes. Agents branch on these, so a value never changes meaning."""
+"""The exit codes of ``exit_status`` as an ``IntEnum``, for Python callers (names,
+iteration, ``ExitCode(3)``); the command itself returns the plain ints."""
 
 from enum import IntEnum
 
+from mnemosyne_contract import exit_status
+
 
 class ExitCode(IntEnum):
-    """Every exit code a ``mnemosyne`` command can return; nothing else ever leaks out."""
+    """Every exit code a ``mnemosyne`` command can return (``exit_status`` says what each means)."""
 
-    #: find: one or more matches written; recall: done (no match included); lint: the vault
-    #: is clean; ingest: landed.
-    OK = 0
-    #: find: no page matches (stdout empty); lint: there are findings.
-    NO_MATCH = 1
-    #: find --cat: the match count is not exactly one.
-    CAT_NEEDS_ONE_MATCH = 2
-    #: No vault was found, or it is missing, not a directory or has none of the scanned dirs; its
-    #: config file is invalid; find: its searched dirs hold no page at all (a wrong path, not a
-    #: miss); or the search was incomplete (a page could not be read and nothing matched).
-    VAULT_ERROR = 3
-    #: ingest: the target page exists with different content (use --force to replace it).
-    TARGET_EXISTS = 4
-    #: ingest: the page was written but find cannot locate it by its title.
-    INGEST_UNVERIFIED = 5
-    #: serve: a server is already running for the vault (it holds the vault's lock).
-    SERVER_RUNNING = 6
-    #: Usage error: unknown flag, bad value, no subcommand, no or empty keyword; a --dir that
-    #: names no dir of the vault (the call is wrong, not the vault); find: a keyword pasted
-    #: as a page's path that lies outside the vault.
-    USAGE = 64
-    #: ingest: the source is missing, not a regular file, empty, not UTF-8, or its
-    #: frontmatter is broken.
-    BAD_SOURCE = 65
-    #: ingest: writing the page failed (disk full, permission denied); nothing was left.
-    #: Any command: stdout could not take the results (closed, disk full).
-    WRITE_FAILED = 74
-    #: Interrupted (Ctrl-C, SIGINT): 128 + 2, as shells report it. Nothing half-written.
-    INTERRUPTED = 130
+    OK = exit_status.OK
+    NO_MATCH = exit_status.NO_MATCH
+    CAT_NEEDS_ONE_MATCH = exit_status.CAT_NEEDS_ONE_MATCH
+    VAULT_ERROR = exit_status.VAULT_ERROR
+    TARGET_EXISTS = exit_status.TARGET_EXISTS
+    INGEST_UNVERIFIED = exit_status.INGEST_UNVERIFIED
+    SERVER_RUNNING = exit_status.SERVER_RUNNING
+    USAGE = exit_status.USAGE
+    BAD_SOURCE = exit_status.BAD_SOURCE
+    WRITE_FAILED = exit_status.WRITE_FAILED
+    INTERRUPTED = exit_status.INTERRUPTED

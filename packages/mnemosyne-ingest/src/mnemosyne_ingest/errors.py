@@ -7,44 +7,44 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 from mnemosyne_core.errors import MnemosyneError
 
 
 class IngestError(MnemosyneError):
     """Base of every error an ingest raises on purpose."""
 
-    exit_code: ClassVar[ExitCode]
+    exit_code: ClassVar[int]
 
 
 class IngestArgumentError(IngestError, ValueError):
     """A bad argument: unknown constellation, a dir that is not scanned, an unsafe slug,
     a blank --title or --type, or no type to give a page outside analyses/."""
 
-    exit_code = ExitCode.USAGE
+    exit_code = exit_status.USAGE
 
 
 class BadSourceError(IngestError):
     """The source is missing, not a regular file, unreadable, empty, not UTF-8, or its
     frontmatter cannot be read."""
 
-    exit_code = ExitCode.BAD_SOURCE
+    exit_code = exit_status.BAD_SOURCE
 
 
 class TargetExistsError(IngestError):
     """The target page exists with other content (and --force was not given), or is not a
     regular file at all."""
 
-    exit_code = ExitCode.TARGET_EXISTS
+    exit_code = exit_status.TARGET_EXISTS
 
 
 class IngestUnverifiedError(IngestError):
     """The page is in place, but find does not locate it by a keyword of its title."""
 
-    exit_code = ExitCode.INGEST_UNVERIFIED
+    exit_code = exit_status.INGEST_UNVERIFIED
 
 
 class WriteFailedError(IngestError):
     """Writing the page failed (disk full, permission denied); nothing was left behind."""
 
-    exit_code = ExitCode.WRITE_FAILED
+    exit_code = exit_status.WRITE_FAILED

@@ -17,7 +17,7 @@ from mnemosyne_cli.options import (
     vault_error_code,
 )
 from mnemosyne_cli.output import counted, has_control_character, page_line, printable
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 from mnemosyne_core import InvalidQueryError, VaultError
 from mnemosyne_core.backend import FindRequest
 from mnemosyne_core.pasted import page_keywords
@@ -87,21 +87,21 @@ COMMAND = Command(
         "mnemosyne wiki find mastra --paths -0 --absolute | xargs -0 wc -l",
     ],
     exit_codes=[
-        (ExitCode.OK, "one or more pages match; they are on stdout"),
-        (ExitCode.NO_MATCH, "no page matches; stdout is empty ([] with --json)"),
-        (ExitCode.CAT_NEEDS_ONE_MATCH, "--cat matched zero pages or more than one; stdout is empty"),
+        (exit_status.OK, "one or more pages match; they are on stdout"),
+        (exit_status.NO_MATCH, "no page matches; stdout is empty ([] with --json)"),
+        (exit_status.CAT_NEEDS_ONE_MATCH, "--cat matched zero pages or more than one; stdout is empty"),
         (
-            ExitCode.VAULT_ERROR,
+            exit_status.VAULT_ERROR,
             "no vault found, or it is missing, without scanned dirs or without any page, "
             "or a page could not be read and nothing matched",
         ),
         (
-            ExitCode.USAGE,
+            exit_status.USAGE,
             "usage error (unknown flag, bad --limit, empty keyword, --cat, --json or --paths together, "
             "-0 without --paths, --dir naming no dir of the vault, a pasted path outside the vault)",
         ),
-        (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
-        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+        (exit_status.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
+        (exit_status.INTERRUPTED, "interrupted (Ctrl-C)"),
     ],
     note="a keyword that starts with '-' goes after '--': mnemosyne wiki find -- -v --verbose",
 )
@@ -111,7 +111,7 @@ def run(args: FindArguments, console: Console, backend: Backend) -> int:
     contradiction = _contradiction(args)
     if contradiction:
         console.error(contradiction)
-        return ExitCode.USAGE
+        return exit_status.USAGE
     try:
         # A pasted path (an output line, an --absolute path, ./path) becomes the path find
         # prints, and every message below names it so.
@@ -128,7 +128,7 @@ def run(args: FindArguments, console: Console, backend: Backend) -> int:
         )
     except InvalidQueryError as error:
         console.error(str(error))
-        return ExitCode.USAGE
+        return exit_status.USAGE
     except VaultError as error:
         console.error(str(error))
         _say_options_taken_for_keywords(console, args.keywords)
@@ -146,7 +146,7 @@ def run(args: FindArguments, console: Console, backend: Backend) -> int:
         for match in result.matches:
             match.path = os.path.join(result.vault, match.path)
     code = _report(args, console, result, query, contexts)
-    if code != ExitCode.OK:
+    if code != exit_status.OK:
         _say_options_taken_for_keywords(console, args.keywords)
     for warning in result.warnings:
         console.diagnostic(warning)
@@ -162,7 +162,7 @@ def _report(
         if result.incomplete:
             console.err(printable(f"no wiki page matches '{query}' among the pages that could be read"))
             console.error("the search was incomplete (see the warnings below): fix them and search again")
-            return ExitCode.VAULT_ERROR
+            return exit_status.VAULT_ERROR
         if result.pages_searched == 0 and not args.dir:
             # Not a miss: nothing was searched. A wrong path (a typo, the wrong folder)
             # must not read as "no such page". A --dir names a dir the vault has (else 64),
@@ -171,7 +171,7 @@ def _report(
 
             console.error(printable(no_pages_message(result.vault, args.dir)))
             say_miss_note(console, result, args.dir)
-            return ExitCode.VAULT_ERROR
+            return exit_status.VAULT_ERROR
         if args.json:
             console.out("[]")
         console.err(printable(f"no wiki page matches '{query}'"))
@@ -195,14 +195,14 @@ def _report(
             console.err(f"{counted(result.not_text, 'file')} could not be read as text; wiki lint lists {them}")
         if args.cat:
             console.err("--cat needs exactly one match")
-            return ExitCode.CAT_NEEDS_ONE_MATCH
-        return ExitCode.NO_MATCH
+            return exit_status.CAT_NEEDS_ONE_MATCH
+        return exit_status.NO_MATCH
     if args.cat:
         the_page = result.the_page
         if the_page is not None:
             assert the_page.content is not None, "searched with keep_content: the page --cat prints holds its bytes"
             console.out_bytes(the_page.content)
-            return ExitCode.OK
+            return exit_status.OK
         console.err(
             printable(
                 f"--cat needs exactly one match, but {result.total} pages match '{query}'; add a keyword to narrow it:"
@@ -213,7 +213,7 @@ def _report(
             console.err(f"  {_line(match)}")
         if result.total > len(result.matches):
             console.err(f"… and {result.total - len(result.matches)} more: add a keyword to narrow it")
-        return ExitCode.CAT_NEEDS_ONE_MATCH
+        return exit_status.CAT_NEEDS_ONE_MATCH
     if args.json:
         items: list[dict[str, object]] = [{**match.to_dict(matched=args.matched)} for match in result.matches]
         for index, context in contexts.items():
@@ -233,7 +233,7 @@ def _report(
         console.err(printable(_boundary(result.total, result.named, args.keywords)))
     if result.total > len(result.matches):
         console.err(f"showing {len(result.matches)} of {result.total} matches")
-    return ExitCode.OK
+    return exit_status.OK
 
 
 def _say_options_taken_for_keywords(console: Console, keywords: list[str]) -> None:

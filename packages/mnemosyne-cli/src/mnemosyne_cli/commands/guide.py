@@ -4,7 +4,7 @@ package, so an agent in any repository can read it in one call."""
 from __future__ import annotations
 
 from mnemosyne_cli.options import Arguments, Command, flag
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -45,10 +45,10 @@ COMMAND = Command(
         "mnemosyne wiki guide --skill > .claude/skills/wiki-find/SKILL.md",
     ],
     exit_codes=[
-        (ExitCode.OK, "the guide is on stdout"),
-        (ExitCode.USAGE, "usage error (unknown flag or argument)"),
-        (ExitCode.WRITE_FAILED, "stdout could not take the guide (closed, disk full)"),
-        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+        (exit_status.OK, "the guide is on stdout"),
+        (exit_status.USAGE, "usage error (unknown flag or argument)"),
+        (exit_status.WRITE_FAILED, "stdout could not take the guide (closed, disk full)"),
+        (exit_status.INTERRUPTED, "interrupted (Ctrl-C)"),
     ],
 )
 
@@ -71,4 +71,4 @@ def skill_text() -> str:
 def run(args: GuideArguments, console: Console, backend: Backend) -> int:
     text = skill_text() if args.skill else guide_text()
     console.out_bytes(text.encode("utf-8"))
-    return ExitCode.OK
+    return exit_status.OK

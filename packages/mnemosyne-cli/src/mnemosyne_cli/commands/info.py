@@ -5,7 +5,7 @@ from __future__ import annotations
 from mnemosyne_cli import __version__
 from mnemosyne_cli.options import COLOR, DIR, VAULT, Arguments, Command, command_line, flag, vault_error_code
 from mnemosyne_cli.output import counted, printable
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 from mnemosyne_core import VaultError, config
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -44,15 +44,18 @@ COMMAND = Command(
         "mnemosyne wiki info --dir notes",
     ],
     exit_codes=[
-        (ExitCode.OK, "the vault is described on stdout"),
+        (exit_status.OK, "the vault is described on stdout"),
         (
-            ExitCode.VAULT_ERROR,
+            exit_status.VAULT_ERROR,
             "no vault found, or a bad config file; or no scanned dir can be searched "
             "(described on stdout, the reason on stderr)",
         ),
-        (ExitCode.USAGE, "usage error (unknown flag or argument, a bad --dir name, or none names a dir of the vault)"),
-        (ExitCode.WRITE_FAILED, "stdout could not take the report (closed, disk full)"),
-        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+        (
+            exit_status.USAGE,
+            "usage error (unknown flag or argument, a bad --dir name, or none names a dir of the vault)",
+        ),
+        (exit_status.WRITE_FAILED, "stdout could not take the report (closed, disk full)"),
+        (exit_status.INTERRUPTED, "interrupted (Ctrl-C)"),
     ],
 )
 
@@ -74,7 +77,7 @@ def run(args: InfoArguments, console: Console, backend: Backend) -> int:
         auto = autostart.describe(vault, settings.serve_auto, listed, env, settings.serve_idle_minutes)
     except VaultError as error:
         console.error(str(error))
-        return ExitCode.VAULT_ERROR
+        return exit_status.VAULT_ERROR
     versions = installed_versions()
     served = status(vault, env)
     if args.json:
@@ -85,8 +88,8 @@ def run(args: InfoArguments, console: Console, backend: Backend) -> int:
             console.out(line)
     if info.error:
         console.error(info.error)
-        return vault_error_code(info.failure) if info.failure is not None else ExitCode.VAULT_ERROR
-    return ExitCode.OK
+        return vault_error_code(info.failure) if info.failure is not None else exit_status.VAULT_ERROR
+    return exit_status.OK
 
 
 def to_json(

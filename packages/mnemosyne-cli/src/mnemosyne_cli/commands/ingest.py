@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mnemosyne_cli.options import COLOR, VAULT, Arguments, Command, Option, flag, read_dir_name
 from mnemosyne_cli.output import page_line, printable
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 from mnemosyne_core import VaultError
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -94,22 +94,22 @@ COMMAND = Command(
         "generate-report | mnemosyne wiki ingest - --constellation atlas --slug weekly-report",
     ],
     exit_codes=[
-        (ExitCode.OK, "the page landed, or was already there (stderr says 'already ingested')"),
-        (ExitCode.VAULT_ERROR, "no vault found, or it is missing, not a directory or without scanned dirs"),
-        (ExitCode.TARGET_EXISTS, "the target exists with other content; nothing written (--force replaces it)"),
-        (ExitCode.INGEST_UNVERIFIED, "the page was written but find cannot locate it by its title"),
+        (exit_status.OK, "the page landed, or was already there (stderr says 'already ingested')"),
+        (exit_status.VAULT_ERROR, "no vault found, or it is missing, not a directory or without scanned dirs"),
+        (exit_status.TARGET_EXISTS, "the target exists with other content; nothing written (--force replaces it)"),
+        (exit_status.INGEST_UNVERIFIED, "the page was written but find cannot locate it by its title"),
         (
-            ExitCode.USAGE,
+            exit_status.USAGE,
             "usage error: unknown constellation, dir not scanned, unsafe slug, blank flag; "
             "- without --slug or --title, or on a terminal",
         ),
         (
-            ExitCode.BAD_SOURCE,
+            exit_status.BAD_SOURCE,
             "the source is missing, not a regular file, empty, not UTF-8 or has broken frontmatter; "
             "stdin larger than 32 MiB",
         ),
-        (ExitCode.WRITE_FAILED, "the page could not be written (disk full, permissions); nothing left behind"),
-        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C); nothing half-written"),
+        (exit_status.WRITE_FAILED, "the page could not be written (disk full, permissions); nothing left behind"),
+        (exit_status.INTERRUPTED, "interrupted (Ctrl-C); nothing half-written"),
     ],
 )
 
@@ -143,12 +143,12 @@ def run(args: IngestArguments, console: Console, backend: Backend) -> int:
         return error.exit_code
     except VaultError as error:
         console.error(str(error))
-        return ExitCode.VAULT_ERROR
+        return exit_status.VAULT_ERROR
     for temp in result.removed_temp_files:
         console.err(f"removed {printable(temp)}: a temp file an interrupted ingest left behind")
     if args.json:
         console.out_json(result.to_dict())
-        return ExitCode.OK
+        return exit_status.OK
     line = page_line(result.path, result.title)
     if result.status == "dry-run":
         console.out_bytes(result.page.content)
@@ -159,7 +159,7 @@ def run(args: IngestArguments, console: Console, backend: Backend) -> int:
             console.err(f"already ingested: {printable(result.path)} has this content; nothing was written")
         elif result.status == "replaced":
             console.err(f"replaced {printable(result.path)}: its previous content differed (--force)")
-    return ExitCode.OK
+    return exit_status.OK
 
 
 def _read_stdin_source(args: IngestArguments, stream: TextIO | None) -> tuple[str, bytes, str]:

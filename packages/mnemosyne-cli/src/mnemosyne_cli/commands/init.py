@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mnemosyne_cli.options import COLOR, Arguments, Command, Option, flag
 from mnemosyne_cli.output import counted, printable
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -40,15 +40,15 @@ COMMAND = Command(
         "mnemosyne wiki init ~/notes --dry-run",
     ],
     exit_codes=[
-        (ExitCode.OK, "the file was written (or, with --dry-run, printed)"),
+        (exit_status.OK, "the file was written (or, with --dry-run, printed)"),
         (
-            ExitCode.VAULT_ERROR,
+            exit_status.VAULT_ERROR,
             "PATH is missing or not a dir, or is no notes folder (/, the home dir, a system dir)",
         ),
-        (ExitCode.TARGET_EXISTS, "PATH has a .mnemosyne.toml already; nothing written"),
-        (ExitCode.USAGE, "usage error (unknown flag or argument)"),
-        (ExitCode.WRITE_FAILED, "the file could not be written (nothing was left behind)"),
-        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+        (exit_status.TARGET_EXISTS, "PATH has a .mnemosyne.toml already; nothing written"),
+        (exit_status.USAGE, "usage error (unknown flag or argument)"),
+        (exit_status.WRITE_FAILED, "the file could not be written (nothing was left behind)"),
+        (exit_status.INTERRUPTED, "interrupted (Ctrl-C)"),
     ],
 )
 
@@ -64,17 +64,17 @@ def run(args: InitArguments, console: Console, backend: Backend) -> int:
             console.out_bytes(plan.text.encode("utf-8"))
             _say_left_out(console, plan.note)
             _say_prefer(console, plan.prefer)
-            return ExitCode.OK
+            return exit_status.OK
         write_init(plan)
     except VaultError as error:
         console.error(str(error))
-        return ExitCode.VAULT_ERROR
+        return exit_status.VAULT_ERROR
     except ConfigExistsError as error:
         console.error(str(error))
-        return ExitCode.TARGET_EXISTS
+        return exit_status.TARGET_EXISTS
     except ConfigWriteError as error:
         console.error(str(error))
-        return ExitCode.WRITE_FAILED
+        return exit_status.WRITE_FAILED
     layout = plan.layout
     console.out(printable(plan.path))
     console.err(
@@ -86,7 +86,7 @@ def run(args: InitArguments, console: Console, backend: Backend) -> int:
     _say_left_out(console, plan.note)
     _say_prefer(console, plan.prefer)
     _build_index(console, plan.path)
-    return ExitCode.OK
+    return exit_status.OK
 
 
 def _build_index(console: Console, config_path: str) -> None:

@@ -15,7 +15,7 @@ from mnemosyne_cli.options import (
     vault_error_code,
 )
 from mnemosyne_cli.output import counted, printable
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 from mnemosyne_core import VaultError
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -94,19 +94,19 @@ COMMAND = Command(
         "mnemosyne wiki lint --select unscanned-dir --select nested-file",
     ],
     exit_codes=[
-        (ExitCode.OK, "no finding is reported: stdout empty ([] with --json)"),
-        (ExitCode.NO_MATCH, "findings are reported; they are on stdout"),
+        (exit_status.OK, "no finding is reported: stdout empty ([] with --json)"),
+        (exit_status.NO_MATCH, "findings are reported; they are on stdout"),
         (
-            ExitCode.VAULT_ERROR,
+            exit_status.VAULT_ERROR,
             "no vault found, or it is missing, not a directory, without scanned dirs, or a bad config file",
         ),
         (
-            ExitCode.USAGE,
+            exit_status.USAGE,
             "usage error (unknown flag or argument, a flag without its value, an unknown code, "
             "--dir naming no dir of the vault)",
         ),
-        (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
-        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+        (exit_status.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
+        (exit_status.INTERRUPTED, "interrupted (Ctrl-C)"),
     ],
 )
 
@@ -152,10 +152,10 @@ def run(args: LintArguments, console: Console, backend: Backend) -> int:
             console.err(f"no findings reported{ignored}")
         else:
             console.err("no findings: every markdown file is searched and every page is well-formed")
-        return ExitCode.OK
+        return exit_status.OK
     paths = len({finding.path for finding in findings})
     console.err(f"{counted(len(findings), 'finding')} in {counted(paths, 'path')}{ignored}")
-    return ExitCode.NO_MATCH
+    return exit_status.NO_MATCH
 
 
 def _code_painter() -> Callable[[str], str]:

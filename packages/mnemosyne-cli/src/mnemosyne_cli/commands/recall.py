@@ -15,7 +15,7 @@ from mnemosyne_cli.options import (
     vault_error_code,
 )
 from mnemosyne_cli.output import printable
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 from mnemosyne_core import InvalidQueryError, VaultError
 from mnemosyne_core.backend import RecallRequest
 from mnemosyne_core.recall import DEFAULT_MAX_BYTES
@@ -81,15 +81,15 @@ COMMAND = Command(
         "mnemosyne wiki recall mastra --json",
     ],
     exit_codes=[
-        (ExitCode.OK, "done: matches printed, or 'No wiki entries matched TOPIC' (not an error)"),
+        (exit_status.OK, "done: matches printed, or 'No wiki entries matched TOPIC' (not an error)"),
         (
-            ExitCode.VAULT_ERROR,
+            exit_status.VAULT_ERROR,
             "no vault found, or it is missing or without scanned dirs, a bad config file, "
             "or a page could not be read and nothing matched",
         ),
-        (ExitCode.USAGE, "usage error (unknown flag, no or blank TOPIC, --dir naming no dir of the vault)"),
-        (ExitCode.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
-        (ExitCode.INTERRUPTED, "interrupted (Ctrl-C)"),
+        (exit_status.USAGE, "usage error (unknown flag, no or blank TOPIC, --dir naming no dir of the vault)"),
+        (exit_status.WRITE_FAILED, "stdout could not take the results (closed, disk full)"),
+        (exit_status.INTERRUPTED, "interrupted (Ctrl-C)"),
     ],
 )
 
@@ -125,13 +125,13 @@ def run(args: RecallArguments, console: Console, backend: Backend) -> int:
     except (InvalidQueryError, VaultError) as error:
         console.error(str(error))
         log(False, 0, [], failure_observation(error), None)
-        return ExitCode.USAGE if isinstance(error, InvalidQueryError) else vault_error_code(error)
+        return exit_status.USAGE if isinstance(error, InvalidQueryError) else vault_error_code(error)
     if not result.matches and result.incomplete:
         message = f"no wiki entry matched '{query}' among the pages that could be read"
         console.err(printable(message))
         console.error("the search was incomplete (see the warnings below): fix them and recall again")
         log(False, 0, [], f"recall was incomplete: {message}.", result)
-        code: int = ExitCode.VAULT_ERROR
+        code: int = exit_status.VAULT_ERROR
     else:
         log(True, len(result.matches), result.read_slugs, observation(result), result)
         code = _report(args, console, result, query)
@@ -150,12 +150,12 @@ def _report(args: RecallArguments, console: Console, result: RecallResult, query
             console.err(empty_message)
             _hint_unseen(args, console, result, query)
             say_miss_note(console, result, args.dir)
-        return ExitCode.OK
+        return exit_status.OK
     if not result.matches:
         console.out(empty_message)
         _hint_unseen(args, console, result, query)
         say_miss_note(console, result, args.dir)
-        return ExitCode.OK
+        return exit_status.OK
     listed, texts = _fit(args, result)
     for line in listed:
         console.out(line)
@@ -167,7 +167,7 @@ def _report(args: RecallArguments, console: Console, result: RecallResult, query
             console.out(_cut_line(left, command))
     console.out("")
     console.out(printable(_summary(result)))
-    return ExitCode.OK
+    return exit_status.OK
 
 
 def _fit(args: RecallArguments, result: RecallResult) -> tuple[list[str], list[tuple[bytes, int, str]]]:

@@ -6,7 +6,7 @@ import time
 
 from mnemosyne_cli.options import VAULT, Arguments, Command, flag
 from mnemosyne_cli.output import printable
-from mnemosyne_contract import ExitCode
+from mnemosyne_contract import exit_status
 from mnemosyne_core import VaultError
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -40,16 +40,16 @@ COMMAND = Command(
         "mnemosyne wiki serve --status --vault ~/aion",
     ],
     exit_codes=[
-        (ExitCode.OK, "stopped by SIGTERM, or idle for [serve] idle_minutes; --status: a server is running"),
-        (ExitCode.NO_MATCH, "--status: no server is running for the vault"),
+        (exit_status.OK, "stopped by SIGTERM, or idle for [serve] idle_minutes; --status: a server is running"),
+        (exit_status.NO_MATCH, "--status: no server is running for the vault"),
         (
-            ExitCode.VAULT_ERROR,
+            exit_status.VAULT_ERROR,
             "no vault found, or it is missing, on a file system without change events (NFS, SMB, FUSE), "
             "or no safe socket dir",
         ),
-        (ExitCode.SERVER_RUNNING, "a server is already running for the vault (its pid is printed)"),
-        (ExitCode.USAGE, "usage error"),
-        (ExitCode.INTERRUPTED, "stopped by Ctrl-C"),
+        (exit_status.SERVER_RUNNING, "a server is already running for the vault (its pid is printed)"),
+        (exit_status.USAGE, "usage error"),
+        (exit_status.INTERRUPTED, "stopped by Ctrl-C"),
     ],
 )
 
@@ -64,12 +64,12 @@ def run(args: ServeArguments, console: Console, backend: Backend) -> int:
         vault = resolve_vault(args.vault, **env.vault_lookup())
     except VaultError as error:
         console.error(str(error))
-        return ExitCode.VAULT_ERROR
+        return exit_status.VAULT_ERROR
     if args.status:
         running_now = client.status(vault, env)
         if running_now is None:
             console.out(f"no server is running for {vault}")
-            return ExitCode.NO_MATCH
+            return exit_status.NO_MATCH
         started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(running_now.started))
         auto = autostart.describe(vault, False, 0, env)
         how = f"; auto-started, log {printable(auto.log or '')}" if auto.server_pid == running_now.pid else ""
@@ -77,7 +77,7 @@ def run(args: ServeArguments, console: Console, backend: Backend) -> int:
             f"server: {running_now.summary()}, {running_now.builds} watch builds, "
             f"{running_now.requests} requests since {started}{how}{running_now.not_answering()}"
         )
-        return ExitCode.OK
+        return exit_status.OK
     from mnemosyne_core.config import load_vault_config, vault_layout
 
     try:
@@ -85,18 +85,18 @@ def run(args: ServeArguments, console: Console, backend: Backend) -> int:
         idle_minutes = load_vault_config(vault).serve_idle_minutes
     except VaultError as error:
         console.error(str(error))
-        return ExitCode.VAULT_ERROR
+        return exit_status.VAULT_ERROR
     running = server.Server.for_vault(vault, env)
     running.idle_seconds = idle_minutes * 60
     try:
         took = running.start()
     except server.AlreadyRunning as error:
         console.error(f"a server is already running for {vault} (pid {error.pid}); it answers find and recall")
-        return ExitCode.SERVER_RUNNING
+        return exit_status.SERVER_RUNNING
     except (server.ServerError, InotifyError, OSError) as error:
         running.close()
         console.error(str(error))
-        return ExitCode.VAULT_ERROR
+        return exit_status.VAULT_ERROR
     server.exit_on_sigterm()
     doubt = f"; every caller lists the vault: {running.watch.doubt}" if running.watch.doubt else ""
     running.log(
@@ -110,4 +110,4 @@ def run(args: ServeArguments, console: Console, backend: Backend) -> int:
         return int(stopped.code or 0)
     finally:
         running.close()
-    return ExitCode.OK
+    return exit_status.OK
