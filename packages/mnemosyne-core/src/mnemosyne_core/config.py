@@ -51,7 +51,6 @@ VAULT_CONFIG_KEYS: tuple[str, ...] = (
     "cache",
     "order",
 )
-LAYOUT_KEYS: tuple[str, ...] = ("dirs", "depth", "suffixes", "exclude")
 #: The keys of ``[serve]``.
 SERVE_KEYS: tuple[str, ...] = ("auto", "idle_minutes")
 #: How long a ``wiki serve`` waits for a call before it exits, unless ``[serve]
@@ -83,7 +82,6 @@ UNLISTED_PAGES = "./"
 LAYOUT_FROM_DEFAULT = "default"  # no layout key set, and the vault has one of the default dirs
 LAYOUT_FROM_VAULT_CONFIG = VAULT_CONFIG_FILE  # .mnemosyne.toml sets at least one layout key
 LAYOUT_FROM_ZERO_CONFIG = "zero-config"  # no layout key set, and none of the default dirs exists
-LAYOUT_SOURCES: tuple[str, ...] = (LAYOUT_FROM_DEFAULT, LAYOUT_FROM_VAULT_CONFIG, LAYOUT_FROM_ZERO_CONFIG)
 
 #: The user's own config file, below $XDG_CONFIG_HOME (default ~/.config).
 USER_CONFIG_PATH = ("mnemosyne", "config.toml")
@@ -96,7 +94,6 @@ FROM_FLAG = "--vault"
 FROM_VAULT_CONFIG = VAULT_CONFIG_FILE
 FROM_ENV = VAULT_ENV_VAR
 FROM_USER_CONFIG = "user-config"
-VAULT_SOURCES: tuple[str, ...] = (FROM_FLAG, FROM_VAULT_CONFIG, FROM_ENV, FROM_USER_CONFIG)
 
 
 class VaultConfig(Record):
@@ -251,7 +248,7 @@ class Layout(Record):
     ``depth``: DEPTH_FLAT (the files directly in each dir) or DEPTH_TREE (its whole subtree,
     without hidden files and dirs and what ``.gitignore`` and ``.ignore`` files exclude).
     ``suffixes``: the endings a page's file name has, exactly. ``exclude``: gitignore-style
-    patterns, relative to the vault root, never searched. ``source``: LAYOUT_SOURCES.
+    patterns, relative to the vault root, never searched. ``source``: a LAYOUT_FROM_*.
     ``dirs_source``: DIRS_FROM_FLAG, DIRS_FROM_VAULT_CONFIG or DIRS_FROM_DEFAULT.
     """
 
@@ -587,15 +584,10 @@ DIRS_FROM_VAULT_CONFIG = VAULT_CONFIG_FILE
 DIRS_FROM_DEFAULT = "default"
 
 
-def scanned_dirs(vault: str, override: Sequence[str] | None = None) -> tuple[str, ...]:
-    """The dirs to scan, in order: ``override`` (--dir) if given, else the vault's config
-    file, else DEFAULT_SCANNED_DIRS, or the vault root when none of them exists."""
-    return vault_layout(vault, override).dirs
-
-
 def scanned_dirs_and_source(vault: str, override: Sequence[str] | None = None) -> tuple[tuple[str, ...], str]:
-    """``scanned_dirs``, and which of DIRS_FROM_FLAG, DIRS_FROM_VAULT_CONFIG and
-    DIRS_FROM_DEFAULT gave them."""
+    """The dirs to scan, in order: ``override`` (--dir) if given, else the vault's config
+    file, else DEFAULT_SCANNED_DIRS, or the vault root when none of them exists; and which
+    of DIRS_FROM_FLAG, DIRS_FROM_VAULT_CONFIG and DIRS_FROM_DEFAULT gave them."""
     layout = vault_layout(vault, override)
     return layout.dirs, layout.dirs_source
 

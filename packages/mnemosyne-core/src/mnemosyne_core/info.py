@@ -30,12 +30,11 @@ DIR_MISSING = "missing"  # nothing by that name in the vault
 DIR_NOT_A_DIR = "not-a-dir"  # a file (or a symlink to one) by that name
 DIR_SKIPPED = "skipped"  # a symlink find does not follow (broken, or leaving the vault)
 DIR_UNREADABLE = "unreadable"  # could not be listed (in full): its pages were not all searched
-DIR_STATES: tuple[str, ...] = (DIR_PRESENT, DIR_MISSING, DIR_NOT_A_DIR, DIR_SKIPPED, DIR_UNREADABLE)
 
 
 @dataclass(slots=True)
 class DirInfo:
-    """One scanned dir: its ``state`` (DIR_STATES), the pages find lists in it (in a tree,
+    """One scanned dir: its ``state`` (a DIR_*), the pages find lists in it (in a tree,
     below it too), for a dir that is skipped or unreadable, why, and in a tree the pages
     below each dir directly in it (``subdirs``: name, pages; by name; pages directly in the
     dir itself are not in any)."""

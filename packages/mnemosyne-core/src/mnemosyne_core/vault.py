@@ -542,14 +542,14 @@ def _its_dirs(top: Mapping[str, os.DirEntry[str]]) -> str:
 NAMES_WIDTH = 80
 
 
-def capped_names(names: Sequence[str], width: int = NAMES_WIDTH) -> str:
-    """``names`` joined by ``, ``, as many as fit in ``width`` characters (the first one
+def capped_names(names: Sequence[str]) -> str:
+    """``names`` joined by ``, ``, as many as fit in NAMES_WIDTH characters (the first one
     always), then ``… and N more``."""
     shown: list[str] = []
     used = 0
     for name in names:
         used += len(name) + (2 if shown else 0)
-        if shown and used > width:
+        if shown and used > NAMES_WIDTH:
             break
         shown.append(name)
     rest = len(names) - len(shown)
@@ -596,9 +596,9 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def closest_dirs(names: Sequence[str], known: Sequence[str], limit: int = MAX_GUESSES) -> list[str]:
+def closest_dirs(names: Sequence[str], known: Sequence[str]) -> list[str]:
     """The dirs of ``known`` closest to the mistyped --dir ``names``, best first, at most
-    ``limit``. For each name in turn: the dirs it is the tail of (``7.6`` for
+    MAX_GUESSES. For each name in turn: the dirs it is the tail of (``7.6`` for
     ``reference/7.6``), then those whose last part is its last part, then those whose last
     part ends in it after a letter or a separator (``30.4`` for Docusaurus'
     ``versioned_docs/version-30.4``, ``7.6`` for ``v7.6``), shallowest first;
@@ -631,7 +631,7 @@ def closest_dirs(names: Sequence[str], known: Sequence[str], limit: int = MAX_GU
                     close.append((-ratio, *_depth_first(dir_rel)))
             found = [dir_rel for _, _, dir_rel in sorted(close)]
         guesses += [guess for guess in found if guess not in guesses]
-    return guesses[:limit]
+    return guesses[:MAX_GUESSES]
 
 
 def _names_as_its_end(dir_name: str, name: str) -> bool:
