@@ -49,9 +49,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
     from typing import Any
 
-    #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
-    Identity = tuple[int, int, int, int]
-
     from pathspec import GitIgnoreSpec
 
     from mnemosyne_core.config import KeptConfig, Layout, VaultConfig
