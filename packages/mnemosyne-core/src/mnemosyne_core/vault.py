@@ -482,13 +482,9 @@ def _no_scanned_dir_message(result: Scan, its_dirs: str, not_dirs: Sequence[str]
     named with its reason, and one that is a file is named as a file: "has none of the
     scanned dirs" would send the user looking for a dir that is there."""
     if not result.skipped:
-        files = [name for name in not_dirs if os.path.lexists(os.path.join(result.vault, name))]
-        what = ""
-        if files:
-            verb = "is a file" if len(files) == 1 else "are files"
-            what = f" ({', '.join(f'{name!r}' for name in files)} {verb}, not a dir)"
         return (
-            f"vault {result.vault!r} has none of the scanned dirs ({', '.join(result.dirs)}){what}; {its_dirs}: "
+            f"vault {result.vault!r} has none of the scanned dirs ({', '.join(result.dirs)})"
+            f"{_files_among(result.vault, not_dirs)}; {its_dirs}: "
             "pass the vault root with --vault, or name its dirs with --dir"
         )
     reasons = "; ".join(f"{name}/ is {reason}" for name, reason in result.skipped.items())
@@ -502,16 +498,21 @@ def _unknown_dirs_message(vault: str, names: Sequence[str], top: Mapping[str, os
     """Why the dirs ``names``, all the --dir given, are no search, and the way out: the
     vault's dirs closest to them, then its dirs. The vault is named: a --dir meant for
     another vault (or relative to the current dir) reads plainly as such."""
-    files = [name for name in names if os.path.lexists(os.path.join(vault, name))]
-    what = ""
-    if files:
-        verb = "is a file" if len(files) == 1 else "are files"
-        what = f" ({', '.join(f'{name!r}' for name in files)} {verb}, not a dir)"
     given = ", ".join(f"{name!r}" for name in names)
     return (
-        f"--dir {given} {'names' if len(names) == 1 else 'name'} no dir of the vault {vault!r}{what}; "
+        f"--dir {given} {'names' if len(names) == 1 else 'name'} no dir of the vault {vault!r}"
+        f"{_files_among(vault, names)}; "
         f"{_dirs_hint(vault_dir_names(vault), names, top)}"
     )
+
+
+def _files_among(vault: str, names: Sequence[str]) -> str:
+    """`` ('a' is a file, not a dir)`` for those of the dirs ``names`` that are there as files, else ""."""
+    files = [name for name in names if os.path.lexists(os.path.join(vault, name))]
+    if not files:
+        return ""
+    verb = "is a file" if len(files) == 1 else "are files"
+    return f" ({', '.join(f'{name!r}' for name in files)} {verb}, not a dir)"
 
 
 def _dirs_hint(known: Sequence[str], names: Sequence[str], top: Mapping[str, os.DirEntry[str]]) -> str:
