@@ -385,13 +385,15 @@ def load_vault_config(vault: str) -> VaultConfig:
     memory_dir = data.get("memory_dir")
     if memory_dir is not None and (not isinstance(memory_dir, str) or not memory_dir):
         raise VaultError(f'{path}: memory_dir must be a non-empty string, e.g. "memory"')
+    lint_ignore = _lint_ignore(path, data.get("lint"))
+    serve_auto, serve_idle_minutes = _serve(path, data.get("serve"))
     return VaultConfig(
         dirs,
         memory_dir,
-        _lint_ignore(path, data.get("lint")),
+        lint_ignore,
         path,
-        _serve_auto(path, data.get("serve")),
-        serve_idle_minutes=_serve_idle_minutes(path, data.get("serve")),
+        serve_auto,
+        serve_idle_minutes=serve_idle_minutes,
         depth=depth if isinstance(depth, str) else None,
         suffixes=suffixes,
         exclude=exclude,
@@ -466,18 +468,25 @@ def pattern_error(pattern: str) -> str | None:
     return None
 
 
-def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
-    """``[lint] ignore``, checked for shape: a list of code strings (possibly empty)."""
+def _checked_table(path: str, name: str, table: object, keys: Sequence[str], example: str) -> dict[str, object] | None:
+    """The config table ``[name]``, None when absent, checked to be a table of ``keys`` only."""
     if table is None:
         return None
     if not isinstance(table, dict):
-        raise VaultError(f'{path}: lint must be a table, e.g. [lint] then ignore = ["missing-updated"]')
-    unknown = sorted(set(table) - {"ignore"})
+        raise VaultError(f"{path}: {name} must be a table, {example}")
+    unknown = sorted(set(table) - set(keys))
     if unknown:
         raise VaultError(
-            f"{path} has unknown key(s) {', '.join(f'lint.{key}' for key in unknown)}; allowed: lint.ignore"
+            f"{path} has unknown key(s) {', '.join(f'{name}.{key}' for key in unknown)}; "
+            f"allowed: {', '.join(f'{name}.{key}' for key in keys)}"
         )
-    ignore = table.get("ignore")
+    return table
+
+
+def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
+    """``[lint] ignore``, checked for shape: a list of code strings (possibly empty)."""
+    lint = _checked_table(path, "lint", table, ("ignore",), 'e.g. [lint] then ignore = ["missing-updated"]')
+    ignore = None if lint is None else lint.get("ignore")
     if ignore is None:
         return None
     if not isinstance(ignore, list) or not all(isinstance(code, str) for code in ignore):
@@ -489,16 +498,8 @@ def _order_prefer(path: str, table: object) -> tuple[str, ...]:
     """``[order] prefer``, checked: vault-relative dirs, each given back ending in '/', and
     ``"."``, the pages under none of them, given back as ``UNLISTED_PAGES``."""
     example = 'e.g. [order] then prefer = ["reference/7.6/", "content/en/"]'
-    if table is None:
-        return ()
-    if not isinstance(table, dict):
-        raise VaultError(f"{path}: order must be a table, {example}")
-    unknown = sorted(set(table) - {"prefer"})
-    if unknown:
-        raise VaultError(
-            f"{path} has unknown key(s) {', '.join(f'order.{key}' for key in unknown)}; allowed: order.prefer"
-        )
-    prefer = table.get("prefer", [])
+    order = _checked_table(path, "order", table, ("prefer",), example)
+    prefer = [] if order is None else order.get("prefer", [])
     if not isinstance(prefer, list) or not all(isinstance(name, str) for name in prefer):
         raise VaultError(f"{path}: order.prefer must be a list of vault-relative dirs, {example}")
     dirs = []
@@ -516,66 +517,29 @@ def _order_prefer(path: str, table: object) -> tuple[str, ...]:
 
 def _cache_enabled(path: str, table: object) -> bool:
     """``[cache] enabled``: true or false, true when absent."""
-    return _boolean_table_key(path, "cache", "enabled", table, default=True)
-
-
-def _serve_auto(path: str, table: object) -> bool | None:
-    """``[serve] auto``: true or false; None (by the vault's size) when absent."""
-    _check_serve_keys(path, table)
-    value = table.get("auto") if isinstance(table, dict) else None
-    if value is not None and not isinstance(value, bool):
-        raise VaultError(f"{path}: serve.auto must be true or false (no quotes), e.g. auto = true")
+    cache = _checked_table(path, "cache", table, ("enabled",), "e.g. [cache] then enabled = false")
+    value = True if cache is None else cache.get("enabled", True)
+    if not isinstance(value, bool):
+        raise VaultError(f"{path}: cache.enabled must be true or false (no quotes), e.g. enabled = false")
     return value
 
 
-def _serve_idle_minutes(path: str, table: object) -> float:
-    """``[serve] idle_minutes``: a number of minutes above 0 and at most a week."""
-    _check_serve_keys(path, table)
-    if table is None:
-        return DEFAULT_IDLE_MINUTES
-    assert isinstance(table, dict)
-    value = table.get("idle_minutes", DEFAULT_IDLE_MINUTES)
+def _serve(path: str, table: object) -> tuple[bool | None, float]:
+    """``[serve] auto``: true or false, None (by the vault's size) when absent; and
+    ``[serve] idle_minutes``: a number of minutes above 0 and at most a week."""
+    serve = _checked_table(path, "serve", table, SERVE_KEYS, "e.g. [serve] then auto = true")
+    if serve is None:
+        return None, DEFAULT_IDLE_MINUTES
+    auto = serve.get("auto")
+    if auto is not None and not isinstance(auto, bool):
+        raise VaultError(f"{path}: serve.auto must be true or false (no quotes), e.g. auto = true")
+    value = serve.get("idle_minutes", DEFAULT_IDLE_MINUTES)
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_IDLE_MINUTES:
         raise VaultError(
             f"{path}: serve.idle_minutes must be a number of minutes above 0 and at most {MAX_IDLE_MINUTES} "
             f"(a week), not {_shown_value(value)}; e.g. idle_minutes = {DEFAULT_IDLE_MINUTES}"
         )
-    return float(value)
-
-
-def _check_serve_keys(path: str, table: object) -> None:
-    if table is None:
-        return
-    if not isinstance(table, dict):
-        raise VaultError(f"{path}: serve must be a table, e.g. [serve] then auto = true")
-    unknown = sorted(set(table) - set(SERVE_KEYS))
-    if unknown:
-        raise VaultError(
-            f"{path} has unknown key(s) {', '.join(f'serve.{name}' for name in unknown)}; "
-            f"allowed: {', '.join(f'serve.{name}' for name in SERVE_KEYS)}"
-        )
-
-
-def _boolean_table_key(path: str, table_name: str, key: str, table: object, *, default: bool) -> bool:
-    """The one key ``key`` of the config table ``[table_name]``: true or false."""
-    if table is None:
-        return default
-    if not isinstance(table, dict):
-        raise VaultError(
-            f"{path}: {table_name} must be a table, e.g. [{table_name}] then {key} = {str(not default).lower()}"
-        )
-    unknown = sorted(set(table) - {key})
-    if unknown:
-        raise VaultError(
-            f"{path} has unknown key(s) {', '.join(f'{table_name}.{name}' for name in unknown)}; "
-            f"allowed: {table_name}.{key}"
-        )
-    value = table.get(key, default)
-    if not isinstance(value, bool):
-        raise VaultError(
-            f"{path}: {table_name}.{key} must be true or false (no quotes), e.g. {key} = {str(not default).lower()}"
-        )
-    return value
+    return auto, float(value)
 
 
 #: Where the scanned dirs came from (``scanned_dirs_and_source``).
