@@ -14,9 +14,7 @@ import os
 from mnemosyne_core.config import CONSTELLATIONS, UNLISTED_PAGES, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text, position
-from mnemosyne_core.frontmatter import (
-    string_field,
-)
+from mnemosyne_core.frontmatter import string_field
 from mnemosyne_core.page import open_page, read_to_end, unreadable_warning
 from mnemosyne_core.pagefields import aliases_of, page_fields, page_title
 from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's API too
