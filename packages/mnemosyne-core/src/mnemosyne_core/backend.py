@@ -40,14 +40,10 @@ if TYPE_CHECKING:
 BACKEND_ERRORS = (InvalidQueryError, VaultError)
 
 
-# A request's environ, cwd and home are where its vault is looked for when it names none
-# (``location.locate_vault``, whose defaults they take: a Python caller asks as its process).
-
-
 class FindRequest:
     """One find: the vault as named (None: found as ``location.locate_vault`` says, from
-    ``environ``, ``cwd`` and ``home``), the keywords, the cap (0: none), the --dir
-    override, whether the one match's bytes are wanted (--cat)."""
+    ``environ``, ``cwd`` and ``home``, by default this process's), the keywords, the cap
+    (0: none), the --dir override, whether the one match's bytes are wanted (--cat)."""
 
     __slots__ = ("cwd", "dirs", "environ", "home", "keep_content", "keywords", "limit", "vault")
 

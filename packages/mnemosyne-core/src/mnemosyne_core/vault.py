@@ -720,6 +720,12 @@ def rule_file_of(kind: str) -> str | None:
 #: Where ``TreeWalk.deciding_rule`` finds that the config's ``exclude`` leaves a path out.
 EXCLUDED_BY_CONFIG = VAULT_CONFIG_FILE
 
+
+def _left_out_by(rule: str) -> str:
+    """The left-out kind of what the deciding ``rule`` leaves out."""
+    return LEFT_OUT_EXCLUDED if rule == EXCLUDED_BY_CONFIG else ignored_kind(rule)
+
+
 #: The ignore files a tree walk obeys in every dir, as rg and fd do. ``.ignore`` comes
 #: second, so its rules win over ``.gitignore``'s in the same dir, as in rg.
 IGNORE_FILES: tuple[str, ...] = (".gitignore", ".ignore")
@@ -941,15 +947,9 @@ class TreeWalk:
                 below = where
                 if filtering:
                     rule = deciding_rule(child + "/", self.tree)
-                    if rule == EXCLUDED_BY_CONFIG:
-                        if left_out is not None:
-                            stack.append((child, entry.path, (), LEFT_OUT_EXCLUDED))
-                        elif passed is not None:
-                            passed.append(entry)
-                        continue
                     if rule is not None:
                         if left_out is not None:
-                            stack.append((child, entry.path, (), ignored_kind(rule)))
+                            stack.append((child, entry.path, (), _left_out_by(rule)))
                         elif passed is not None:
                             passed.append(entry)
                         continue
@@ -960,8 +960,7 @@ class TreeWalk:
                 rule = deciding_rule(child) if filtering else None
                 if rule is not None:
                     if left_out is not None:
-                        kind = LEFT_OUT_EXCLUDED if rule == EXCLUDED_BY_CONFIG else ignored_kind(rule)
-                        left_out.append((kind, child))
+                        left_out.append((_left_out_by(rule), child))
                     elif passed is not None:
                         passed.append(entry)
                     continue
@@ -972,12 +971,7 @@ class TreeWalk:
             elif left_out is not None:
                 if is_markdown_like(name, self.markdown_like):
                     rule = deciding_rule(child, listed=False) if filtering else None
-                    if rule is None:
-                        left_out.append((where or LEFT_OUT_SUFFIX, child))
-                    elif rule == EXCLUDED_BY_CONFIG:
-                        left_out.append((LEFT_OUT_EXCLUDED, child))
-                    else:
-                        left_out.append((ignored_kind(rule), child))
+                    left_out.append(((where or LEFT_OUT_SUFFIX) if rule is None else _left_out_by(rule), child))
             elif passed is not None:
                 passed.append(entry)
 
