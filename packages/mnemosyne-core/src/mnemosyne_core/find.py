@@ -207,17 +207,12 @@ def search(
     home: str | None = None,
     listing: Scan | None = None,
 ) -> FindResult:
-    """Find the pages of ``vault`` (None: found as ``location.locate_vault`` says) that hold every keyword.
-
-    ``limit`` caps ``matches`` (0: no cap; ``total`` always counts them all); ``dirs``
-    overrides the scanned dirs; ``keep_content`` keeps each match's bytes (for --cat);
-    ``environ``, ``cwd`` and ``home`` are where the vault is looked for when ``vault`` is
-    None (their defaults: this process's, for a Python caller); ``listing`` is
-    the vault's listing when the caller made it already (``vault.scan``, same dirs).
-    Raises VaultError or InvalidQueryError; a page that cannot be read is a warning.
+    """The pages holding every keyword, for the arguments of ``backend.FindRequest``
+    (``total`` counts the matches past ``limit`` too); ``listing`` is the vault's listing
+    when the caller made it already (``vault.scan``, same dirs). Raises VaultError or
+    InvalidQueryError; a page that cannot be read is a warning.
     """
     folded = prepare_query(keywords, limit)
-    # ``listing``: resolved and listed by the caller already.
     pages = listing if listing is not None else listed_vault(vault, dirs, environ, cwd, home)
     tally = _Task(pages, folded, limit, keep_content, preferred_dirs(pages)).run()
     result = tally.result(pages, keywords)
@@ -403,8 +398,7 @@ class _Task:
         self, read_path: str, rel_path: str, stem: str, tally: Tally
     ) -> tuple[str, dict[Any, Any] | None, SortKey, bytes | None] | None:
         """Decide one page with ``judge``: (title, frontmatter fields, sort key, content) if
-        it holds every keyword, else None; counts the keywords it holds in ``tally``. Reads
-        the page whole, folds its whole text, and looks for each keyword in it."""
+        it holds every keyword, else None; counts the keywords it holds in ``tally``."""
         fd = open_page(read_path)
         try:
             raw = read_to_end(fd)
@@ -431,8 +425,6 @@ class _Task:
         tally.count(holds)
         if key is None:
             return None
-        # From a second match on, --cat needs no page's bytes but those of a page a keyword
-        # is the path of.
         keep = self.keep_content and (not tally.total or key[0] < 0)
         return title, fields, key, raw if keep else None
 
