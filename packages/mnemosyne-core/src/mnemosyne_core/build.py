@@ -351,8 +351,8 @@ def _write_holding(index: NoteIndex, read: list[Page], held: dict[str, tuple[int
 
 
 def _take(lock: int, wait: bool) -> bool:
-    """Take the build lock: waiting for it (``wait``), else trying a few times, since a
-    ``building`` probe holds it shared for a moment; False when another builder has it."""
+    """Take the build lock: waiting for it (``wait``), else trying LOCK_TRIES times; False
+    when another builder has it."""
     import fcntl
     import time
 

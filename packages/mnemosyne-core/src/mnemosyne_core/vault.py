@@ -818,10 +818,8 @@ class TreeWalk:
         self._walk(stack, left_out)
 
     def _walk(self, stack: list[_Listed], left_out: list[tuple[str, str]] | None) -> None:
-        """List the dirs on ``stack`` and every dir the walk enters below them. Each is
-        (vault-relative dir, its path, the ignore rules in force, where it lies: None in a
-        searched dir, else the left-out kind of every markdown file below it, as it is
-        walked only to find what the layout leaves out)."""
+        """List the dirs on ``stack`` (``_Listed``) and every dir the walk enters below them:
+        one that lies outside the searched dirs only to find what the layout leaves out."""
         result = self.result
         # Only the listing's own dirs keep what the rules decided (a miss's walk does not).
         keeping = left_out is None and self.racy_from is not None
