@@ -772,10 +772,8 @@ class TreeWalk:
         #: (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX, vault-relative path); see ``scan``.
         self.left_out = left_out
         self.markdown_like = markdown_like_endings(self.suffixes)
-        #: See ``scan``; when set, ``rules_by_dir`` keeps the ignore rules in force in each
-        #: listed dir, so that a name met there later is judged as the walk would.
+        #: See ``scan``.
         self.before_listing = before_listing
-        self.rules_by_dir: dict[str, tuple[IgnoreRules, ...]] = {}
         #: The searched dirs, vault-relative: in a flat layout one may lie inside another
         #: (``dirs = [".", "atlas"]``), and its pages are searched, not left out.
         self.searched_rels = frozenset("" if name == VAULT_ROOT_DIR else name for name in layout.dirs)
@@ -848,12 +846,9 @@ class TreeWalk:
                 continue
             if (self.tree and where is None) or where == LEFT_OUT_OUTSIDE:
                 rules = self.with_rules(rules, f"{rel}/" if rel else "", path, entries)
-            if where is None:
-                if self.before_listing is not None:
-                    self.rules_by_dir[rel] = rules
-                if left_out is None:
-                    passed = []
-                    result.passed_over.append((rel, rules, passed, None))
+            if where is None and left_out is None:
+                passed = []
+                result.passed_over.append((rel, rules, passed, None))
             decided: dict[str, str] | None = None
             decisions: list[tuple[str, str]] | None = None
             dir_key = None
