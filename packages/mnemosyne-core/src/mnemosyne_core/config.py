@@ -576,23 +576,16 @@ def has_default_dir(vault: str, top: Mapping[str, os.DirEntry[str]] | None = Non
 OBSIDIAN_DIR = ".obsidian"
 
 
-def is_obsidian_vault(vault: str, top: Mapping[str, os.DirEntry[str]] | None = None) -> bool:
-    """Whether the vault at ``vault`` has Obsidian's ``.obsidian/`` dir at its root (a
-    symlink to a dir counts). ``top``: the vault's entries by name, when listed already."""
-    if top is not None:
-        entry = top.get(OBSIDIAN_DIR)
-        return entry is not None and entry.is_dir()
-    return os.path.isdir(os.path.join(vault, OBSIDIAN_DIR))
-
-
-def titles_from_headings(vault: str, layout: Layout, top: Mapping[str, os.DirEntry[str]] | None = None) -> bool:
+def titles_from_headings(layout: Layout, top: Mapping[str, os.DirEntry[str]]) -> bool:
     """Whether a page without a frontmatter title is titled by its opening ``# `` heading
-    (``frontmatter.heading_title``) rather than its file name, in the vault at ``vault``
-    under ``layout`` (docs/spec.md, rule 5): in every layout but the default (Aion) one,
-    whose pages are named by their file names as the harness names them, and but an
-    Obsidian vault's, where a note's name is its file name (Obsidian shows and links it
-    so, whatever heading the note opens with)."""
-    return layout.source != LAYOUT_FROM_DEFAULT and not is_obsidian_vault(vault, top)
+    (``frontmatter.heading_title``) rather than its file name, in the vault whose entries
+    by name are ``top``, under ``layout`` (docs/spec.md, rule 5): in every layout but the
+    default (Aion) one, whose pages are named by their file names as the harness names
+    them, and but an Obsidian vault's (``.obsidian/`` at its root, a symlink to a dir
+    counts), where a note's name is its file name (Obsidian shows and links it so,
+    whatever heading the note opens with)."""
+    obsidian = top.get(OBSIDIAN_DIR)
+    return layout.source != LAYOUT_FROM_DEFAULT and not (obsidian is not None and obsidian.is_dir())
 
 
 def vault_layout(

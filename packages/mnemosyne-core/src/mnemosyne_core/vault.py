@@ -362,7 +362,7 @@ def scan(
     if layout.source == LAYOUT_FROM_ZERO_CONFIG and not dirs:
         refuse_non_vault(vault, home)
     result = Scan(vault, layout.dirs, layout)
-    result.heading_titles = titles_from_headings(vault, layout, top)
+    result.heading_titles = titles_from_headings(layout, top)
     result.memory_dir = config.memory_dir
     result.cache_enabled = config.cache_enabled
     result.config = config
