@@ -76,28 +76,9 @@ def judge(
     ``folded_aliases`` are the page's other names (frontmatter ``aliases``); ``prefer``
     the vault's preferred dirs (``[order] prefer``, each ending in '/').
 
-    The order (docs/spec.md rule 8), smallest key first:
-    0. group: first the page whose vault-relative path a keyword is, whole (a path pasted
-       names one page: its translations and the pages quoting it come after); then the
-       pages whose title, file name, an alias or path holds every keyword (the page the
-       caller named); then the rest;
-    1. every keyword starts a word (in a name that holds them all; else in the title when
-       the title holds it, else in the path): "tar" names "tar" and "tar-split", not
-       "setarch", and "en" the English page, not "dynamiquement";
-    2. a name (the title, the file name's stem or an alias) alone holds every keyword: a
-       name is what people call a page, and Obsidian, Foam, Dendron and zk link by file name;
-    3. length of that folded name, or of the path when the title and path hold the
-       keywords together (some keyword is in the path alone, so the title's length says
-       nothing of it): the name closest to the keywords wins ("strings.contains" before
-       "strings.containsany"; ``book/x.md`` before ``zh-cn/book/x.md``);
-    4. the title, then the stem, then an alias: a page's own name names it more surely
-       than another page's alias of equal weight (a translation carrying the English name
-       as an alias), and its title more surely than a file name its translations share;
-    5. a page under a preferred dir, in the order of ``prefer`` (``preferred_rank``),
-       before the rest: of the versions or translations of a page, which tie on every
-       key above, the one the vault prefers;
-    6. the path, in code-point order: a stable tie-break.
-    The rest (first key 1) go by ``mention_depth``, then the preferred dir, then by path.
+    The order is docs/spec.md rule 8 (its reasons are there): the sort key (``SortKey``)
+    holds its keys in turn, smallest first; ``named_key`` makes a named page's,
+    ``mention_depth`` places the rest (first key 1).
     """
     holds = [keyword in folded_title or keyword in folded_path for keyword in keywords]
     if folded_aliases:
