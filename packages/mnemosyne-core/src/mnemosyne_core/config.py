@@ -97,24 +97,13 @@ FROM_USER_CONFIG = "user-config"
 
 
 class VaultConfig(Record):
-    """What a vault's ``.mnemosyne.toml`` declares. Missing keys are None.
-
-    ``lint_ignore`` is ``[lint] ignore``: lint codes never reported for this vault. Only
-    its shape is checked here; ``lint`` checks the codes against its own list.
-
-    ``serve_auto`` is ``[serve] auto``: whether the first find or recall with no server to
-    ask starts ``wiki serve`` for the vault (mnemosyne_cli.autostart): always (true), never
-    (false), or, absent (None), when its listing is big enough for a server to pay.
-    ``serve_idle_minutes`` is ``[serve] idle_minutes``: how long a server of the vault
-    waits for a call before it exits.
-
-    ``cache_enabled`` is ``[cache] enabled``: find and recall keep what they read of each
-    page in the vault's index on disk (mnemosyne_core.index). On unless false.
-
-    ``prefer`` is ``[order] prefer``: the dirs (each ending in '/') whose pages come first
-    among pages that tie on every other key of find's order (docs/spec.md, rule 8), in the
-    list's order; ``UNLISTED_PAGES`` among them places the pages under none of the others
-    (``find.preferred_rank``); empty when absent.
+    """What a vault's ``.mnemosyne.toml`` declares (docs/commands.md, "Vault layout");
+    missing keys are None. ``lint_ignore`` (``[lint] ignore``) is checked for its shape
+    only: ``lint`` checks the codes against its own list. ``serve_auto`` (``[serve] auto``)
+    None: start a server when the listing is big enough for one to pay
+    (mnemosyne_cli.autostart). ``cache_enabled``: ``[cache] enabled``, on unless false.
+    ``prefer``: ``[order] prefer``, each dir ending in '/', ``UNLISTED_PAGES`` for the
+    pages under none of the others (``find.preferred_rank``); empty when absent.
     """
 
     __slots__ = (
