@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
@@ -20,8 +19,7 @@ from mnemosyne_core.frontmatter import (
     STATUS_UNCLOSED,
     heading_title,
     inline_text,
-    load,
-    loads,
+    loads_bytes,
     locate,
     parse_block,
     title_of,
@@ -29,7 +27,7 @@ from mnemosyne_core.frontmatter import (
 
 
 def test_loads_splits_metadata_and_body() -> None:
-    parsed = loads("---\ntitle: A Page\ntags: [x, y]\n---\n# Body\ntext\n")
+    parsed = loads_bytes(b"---\ntitle: A Page\ntags: [x, y]\n---\n# Body\ntext\n")
     assert (parsed.metadata, parsed.body, parsed.status) == (
         {"title": "A Page", "tags": ["x", "y"]},
         "# Body\ntext\n",
@@ -49,14 +47,12 @@ def test_loads_splits_metadata_and_body() -> None:
     ],
 )
 def test_unusable_frontmatter_has_a_status_and_no_metadata(text: str, status: str) -> None:
-    parsed = loads(text)
+    parsed = loads_bytes(text.encode())
     assert (parsed.metadata, parsed.status) == (None, status)
 
 
-def test_load_reads_a_file(tmp_path: Path) -> None:
-    path = tmp_path / "p.md"
-    path.write_bytes(b"\xef\xbb\xbf---\r\ntitle: CRLF\r\n---\r\nbody\r\n")
-    parsed = load(path)
+def test_a_bom_and_crlf_lines_split_alike() -> None:
+    parsed = loads_bytes(b"\xef\xbb\xbf---\r\ntitle: CRLF\r\n---\r\nbody\r\n")
     assert (parsed.metadata, parsed.body) == ({"title": "CRLF"}, "body\r\n")
 
 
@@ -108,12 +104,12 @@ def test_fences_may_carry_trailing_spaces_and_tabs(data: bytes, span: tuple[int,
 
 
 def test_a_page_closing_with_a_trailing_space_keeps_its_title() -> None:
-    parsed = loads("---\ntitle: Jekyll Page\n--- \nbody\n")
+    parsed = loads_bytes(b"---\ntitle: Jekyll Page\n--- \nbody\n")
     assert (parsed.metadata, parsed.body, parsed.status) == ({"title": "Jekyll Page"}, "body\n", STATUS_OK)
 
 
 def test_document_end_page_keeps_its_title() -> None:
-    parsed = loads("---\ntitle: Jekyll Page\n...\nbody\n")
+    parsed = loads_bytes(b"---\ntitle: Jekyll Page\n...\nbody\n")
     assert (parsed.metadata, parsed.body, parsed.status) == ({"title": "Jekyll Page"}, "body\n", STATUS_OK)
 
 

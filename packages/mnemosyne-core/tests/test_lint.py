@@ -144,7 +144,7 @@ def test_invalid_updated(make_vault: MakeVault, value: str, shown: str) -> None:
 )
 def test_lint_flags_updated_exactly_when_recall_ranks_it_last(make_vault: MakeVault, value: str) -> None:
     vault = make_vault({"atlas/t.md": page("T", updated=value)})
-    metadata = frontmatter.loads(page("T", updated=value)).metadata
+    metadata = frontmatter.loads_bytes(page("T", updated=value).encode()).metadata
     assert metadata is not None
     recall_ranks_last = page_recall.updated_date(metadata["updated"]) is None
     assert findings(vault) == ([("atlas/t.md", "invalid-updated")] if recall_ranks_last else [])

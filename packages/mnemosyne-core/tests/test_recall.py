@@ -23,7 +23,7 @@ from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, VAULT_CONFIG_FILE
 from mnemosyne_core.diagnostics import CANNOT_READ, Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, VaultError
 from mnemosyne_core.fold import fold
-from mnemosyne_core.frontmatter import load
+from mnemosyne_core.frontmatter import loads_bytes
 from mnemosyne_core.page import read_page_bytes
 from mnemosyne_core.page_recall import is_iso_date, is_iso_date_time, tags_of, updated_date
 from mnemosyne_core.recall import (
@@ -184,13 +184,13 @@ def test_a_complex_yaml_block_is_read_by_the_shared_parser(fs: FakeFilesystem) -
 
 def test_matching_agrees_with_the_plain_rule_on_the_harness_fixture() -> None:
     """For every topic word, recall's match set equals the obvious computation: parse each
-    wiki/*.md with frontmatter.load and test fold(term) in fold(field)."""
+    wiki/*.md with frontmatter.loads_bytes and test fold(term) in fold(field)."""
     wiki = HARNESS_FIXTURE / "wiki"
     words = {"github", "auth", "sandbox", "GITHUB", "cli", "memory", "hooks", "zzz", "-", "o", "ssh git"}
     for topic in sorted(words):
         expected = set()
         for path in sorted(wiki.glob("*.md")):
-            metadata = load(path).metadata or {}
+            metadata = loads_bytes(path.read_bytes()).metadata or {}
             fields = [metadata.get("title"), metadata.get("slug")]
             tags = metadata.get("tags")
             fields += tags if isinstance(tags, list) else [tags]

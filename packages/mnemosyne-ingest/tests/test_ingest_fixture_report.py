@@ -47,7 +47,7 @@ def test_find_locates_the_report() -> None:
     paths = [match.path for match in search(VAULT, ["mastra"], limit=0).matches]
     assert "analyses/agent-ecosystem-report-2026-03.md" in paths
     found = search(VAULT, ["agent", "ecosystem", "report"]).matches
-    assert [(match.path, match.constellation) for match in found if match.in_title] == [
+    assert [(match.path, match.constellation) for match in found if match.matched != "text"] == [
         ("analyses/agent-ecosystem-report-2026-03.md", "atlas")
     ]
 

@@ -9,8 +9,8 @@ and the scan through the vault's index (``cache.IndexedScan``), told by a ``wiki
 changed when one runs. A Backend raises only ``BACKEND_ERRORS``; a page that cannot be
 read is a warning in the result, never an exception.
 
-``Backend`` is a runtime-checkable ``typing.Protocol``, made on first use: typing's
-import costs milliseconds that a find's start-up does not pay.
+``Backend`` is a ``typing.Protocol`` that only mypy sees: typing's import costs
+milliseconds that a find's start-up does not pay.
 """
 
 from __future__ import annotations
@@ -23,22 +23,27 @@ from mnemosyne_core.results import DEFAULT_LIMIT
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from typing import Protocol
 
     from mnemosyne_core.recall import RecallResult
     from mnemosyne_core.results import FindResult
+
+    class Backend(Protocol):
+        """Answers find's and recall's questions about one vault, as the scan would."""
+
+        def search(self, request: FindRequest) -> FindResult: ...
+
+        def recall(self, request: RecallRequest) -> RecallResult: ...
+
 
 #: What a Backend may raise: a query the scan refuses (usage), a vault it cannot search.
 BACKEND_ERRORS = (InvalidQueryError, VaultError)
 
 
-# A request's environ, cwd and home are where its vault is looked for when it names none
-# (``location.locate_vault``, whose defaults they take: a Python caller asks as its process).
-
-
 class FindRequest:
     """One find: the vault as named (None: found as ``location.locate_vault`` says, from
-    ``environ``, ``cwd`` and ``home``), the keywords, the cap (0: none), the --dir
-    override, whether the one match's bytes are wanted (--cat)."""
+    ``environ``, ``cwd`` and ``home``, by default this process's), the keywords, the cap
+    (0: none), the --dir override, whether the one match's bytes are wanted (--cat)."""
 
     __slots__ = ("cwd", "dirs", "environ", "home", "keep_content", "keywords", "limit", "vault")
 
@@ -63,12 +68,6 @@ class FindRequest:
         self.cwd = cwd
         self.home = home
 
-    def __repr__(self) -> str:
-        return (
-            f"FindRequest({self.vault!r}, {self.keywords!r}, limit={self.limit}, dirs={self.dirs!r}, "
-            f"keep_content={self.keep_content})"
-        )
-
 
 class RecallRequest:
     """One recall: the vault as named (as in ``FindRequest``), the topic, the --dir override."""
@@ -91,22 +90,6 @@ class RecallRequest:
         self.environ = environ
         self.cwd = cwd
         self.home = home
-
-    def __repr__(self) -> str:
-        return f"RecallRequest({self.vault!r}, {self.topic!r}, dirs={self.dirs!r})"
-
-
-if TYPE_CHECKING:
-    from mnemosyne_core.backend_protocol import Backend as Backend
-
-
-def __getattr__(name: str) -> object:
-    """``Backend``, the runtime-checkable Protocol, imported on first use (see above)."""
-    if name != "Backend":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from mnemosyne_core.backend_protocol import Backend as Backend
-
-    return Backend
 
 
 class Scanner:

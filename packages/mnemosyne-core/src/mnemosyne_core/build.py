@@ -43,7 +43,7 @@ from mnemosyne_core.index import (
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
     from mnemosyne_core.freshness import Compared
     from mnemosyne_core.page import Page, StatKey
@@ -210,22 +210,26 @@ def mark_damaged(index_path: str, error: BaseException) -> None:
     """Record that a call found the index damaged (``wiki info`` says so until a builder
     replaces it). A builder at work, or a failure whose retry is not due, keeps its state:
     the failure says more, and must not be retried by every call that meets the damage."""
-    import fcntl
     import time
 
     if Failure.read(index_path) is not None:
         return
+    _put_state(index_path, f"damaged {int(time.time())}", error, unless_building=True)
+
+
+def _put_state(index_path: str, state: str, error: BaseException, *, unless_building: bool = False) -> None:
+    """Write the lock file's ``state`` line and ``error`` on one line below it; with
+    ``unless_building``, only when no builder holds the lock."""
     with contextlib.suppress(OSError):
         lock = _open_lock(index_path)
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            _write_state(lock, f"damaged {int(time.time())}\n{_one_line(error)}")
+            if unless_building:
+                import fcntl
+
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _write_state(lock, f"{state}\n{' '.join(str(error).split()) or type(error).__name__}")
         finally:
             os.close(lock)  # drops the flock too
-
-
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split()) or type(error).__name__
 
 
 def start_detached(index_path: str, vault_real: str, home: str, environ: Mapping[str, str]) -> None:
@@ -266,6 +270,7 @@ def build(
 
     from mnemosyne_core.freshness import whole_dirs
     from mnemosyne_core.page import read_page
+    from mnemosyne_core.vault import scan
 
     try:
         lock = _open_lock(index_path)
@@ -274,7 +279,7 @@ def build(
     try:
         if not _take(lock, wait):
             return None
-        pages = _scan(vault_real, home)
+        pages = scan(vault_real, None, home=home)
         refs = [(read_path, rel_path) for _, _, rel_path, read_path in pages.page_paths()]
         total = len(refs)
 
@@ -346,8 +351,8 @@ def _write_holding(index: NoteIndex, read: list[Page], held: dict[str, tuple[int
 
 
 def _take(lock: int, wait: bool) -> bool:
-    """Take the build lock: waiting for it (``wait``), else trying a few times, since a
-    ``building`` probe holds it shared for a moment; False when another builder has it."""
+    """Take the build lock: waiting for it (``wait``), else trying LOCK_TRIES times; False
+    when another builder has it."""
     import fcntl
     import time
 
@@ -363,12 +368,6 @@ def _take(lock: int, wait: bool) -> bool:
             continue
         return True
     return False
-
-
-def _scan(vault_real: str, home: str) -> Scan:
-    from mnemosyne_core.vault import scan
-
-    return scan(vault_real, None, home=home)
 
 
 @contextlib.contextmanager
@@ -446,18 +445,8 @@ def _note_failure(index_path: str, error: BaseException) -> None:
 
     fault = fault_of(error).replace(" ", "-")
     state = f"failed {int(time.time())} {fault} {_free_bytes(index_path)} {int(_writable(index_path))}"
-    with contextlib.suppress(OSError):
-        lock = _open_lock(index_path)
-        try:
-            _write_state(lock, f"{state}\n{_one_line(error)}")
-        finally:
-            os.close(lock)
+    _put_state(index_path, state, error)
 
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from mnemosyne_core.vault import Scan
 
 if __name__ == "__main__":
     # The detached process yields the CPU to the calls it serves. Only here, not in main():

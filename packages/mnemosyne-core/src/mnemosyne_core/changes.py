@@ -91,10 +91,6 @@ def mount_table(vault_real: str) -> bytes:
     return b"".join(kept)
 
 
-def new_generation() -> str:
-    return os.urandom(8).hex()
-
-
 def _rule_key(info: os.stat_result) -> tuple[int, ...]:
     """What tells a config or ignore file's change, a new hard link to it included."""
     return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev, info.st_nlink
@@ -111,29 +107,32 @@ class VaultWatch:
         #: (None: no cookie, the queue is only drained: for tests of the watch alone).
         self.cookie_dir = cookie_dir
         self.watcher: inotify.Inotify | None = None
-        self.generation = new_generation()
-        #: How many files changed since the generation began: a token's count.
-        self.count = 0
-        #: (count, vault-relative path) of each change, oldest first.
-        self.log: list[tuple[int, str]] = []
         #: Why every answer is "rescan" until the next rebuild (a doubt of this build), or
         #: why no watch could be built (then each sync retries).
         self.doubt: str | None = "not built yet"
         self.rebuilds = 0
-        #: The listed dirs (vault-relative) each watch descriptor reports on.
-        self._dir_wds: dict[int, list[str]] = {}
         #: The vault's part of the mount table as this build saw it: a file system mounted
         #: over a listed dir or page (or taken away) raises no inotify event, so every
         #: question compares it.
         self._mounts = b""
+        self._cookie_wd = -1
+        self._cookies = 0
+        #: The layout's page suffixes (a file not named so is never a page).
+        self._suffixes: tuple[str, ...] = ()
+        self._forget()
+
+    def _forget(self) -> None:
+        """A new generation, watching nothing yet."""
+        self.generation = os.urandom(8).hex()
+        #: How many files changed since the generation began: a token's count.
+        self.count = 0
+        #: (count, vault-relative path) of each change, oldest first.
+        self.log: list[tuple[int, str]] = []
+        #: The listed dirs (vault-relative) each watch descriptor reports on.
+        self._dir_wds: dict[int, list[str]] = {}
         #: The watched dirs on the way to a searched dir (the root among them), and the names
         #: in each whose change may change the listing.
         self._path_wds: dict[int, frozenset[str]] = {}
-        self._cookie_wd = -1
-        self._cookies = 0
-        self._stale = False
-        #: The layout's page suffixes (a file not named so is never a page).
-        self._suffixes: tuple[str, ...] = ()
         #: The path of each watched dir, by watch descriptor.
         self._wd_paths: dict[int, str] = {}
         #: The config and ignore files the listing read, by path, with their stat
@@ -145,6 +144,7 @@ class VaultWatch:
         self.root: tuple[int, int] = (0, 0)
         #: When the last build ran out of watches (``time.monotonic``), or None.
         self._out_of_watches_at: float | None = None
+        self._stale = False
 
     @property
     def fd(self) -> int:
@@ -169,17 +169,8 @@ class VaultWatch:
         listed. A failure (out of watches, a dir that cannot be read) leaves ``doubt`` set:
         every answer is "rescan" until a rebuild succeeds."""
         self.close()
-        self.generation = new_generation()
-        self.count = 0
-        self.log = []
-        self._dir_wds = {}
-        self._path_wds = {}
-        self._wd_paths = {}
-        self._rule_files = {}
-        self.root = (0, 0)
-        self._out_of_watches_at = None
+        self._forget()
         self._mounts = mount_table(self.vault)
-        self._stale = False
         self.rebuilds += 1
         try:
             self.watcher = inotify.Inotify()

@@ -51,7 +51,6 @@ VAULT_CONFIG_KEYS: tuple[str, ...] = (
     "cache",
     "order",
 )
-LAYOUT_KEYS: tuple[str, ...] = ("dirs", "depth", "suffixes", "exclude")
 #: The keys of ``[serve]``.
 SERVE_KEYS: tuple[str, ...] = ("auto", "idle_minutes")
 #: How long a ``wiki serve`` waits for a call before it exits, unless ``[serve]
@@ -83,7 +82,6 @@ UNLISTED_PAGES = "./"
 LAYOUT_FROM_DEFAULT = "default"  # no layout key set, and the vault has one of the default dirs
 LAYOUT_FROM_VAULT_CONFIG = VAULT_CONFIG_FILE  # .mnemosyne.toml sets at least one layout key
 LAYOUT_FROM_ZERO_CONFIG = "zero-config"  # no layout key set, and none of the default dirs exists
-LAYOUT_SOURCES: tuple[str, ...] = (LAYOUT_FROM_DEFAULT, LAYOUT_FROM_VAULT_CONFIG, LAYOUT_FROM_ZERO_CONFIG)
 
 #: The user's own config file, below $XDG_CONFIG_HOME (default ~/.config).
 USER_CONFIG_PATH = ("mnemosyne", "config.toml")
@@ -96,28 +94,16 @@ FROM_FLAG = "--vault"
 FROM_VAULT_CONFIG = VAULT_CONFIG_FILE
 FROM_ENV = VAULT_ENV_VAR
 FROM_USER_CONFIG = "user-config"
-VAULT_SOURCES: tuple[str, ...] = (FROM_FLAG, FROM_VAULT_CONFIG, FROM_ENV, FROM_USER_CONFIG)
 
 
 class VaultConfig(Record):
-    """What a vault's ``.mnemosyne.toml`` declares. Missing keys are None.
-
-    ``lint_ignore`` is ``[lint] ignore``: lint codes never reported for this vault. Only
-    its shape is checked here; ``lint`` checks the codes against its own list.
-
-    ``serve_auto`` is ``[serve] auto``: whether the first find or recall with no server to
-    ask starts ``wiki serve`` for the vault (mnemosyne_cli.autostart): always (true), never
-    (false), or, absent (None), when its listing is big enough for a server to pay.
-    ``serve_idle_minutes`` is ``[serve] idle_minutes``: how long a server of the vault
-    waits for a call before it exits.
-
-    ``cache_enabled`` is ``[cache] enabled``: find and recall keep what they read of each
-    page in the vault's index on disk (mnemosyne_core.index). On unless false.
-
-    ``prefer`` is ``[order] prefer``: the dirs (each ending in '/') whose pages come first
-    among pages that tie on every other key of find's order (docs/spec.md, rule 8), in the
-    list's order; ``UNLISTED_PAGES`` among them places the pages under none of the others
-    (``find.preferred_rank``); empty when absent.
+    """What a vault's ``.mnemosyne.toml`` declares (docs/commands.md, "Vault layout");
+    missing keys are None. ``lint_ignore`` (``[lint] ignore``) is checked for its shape
+    only: ``lint`` checks the codes against its own list. ``serve_auto`` (``[serve] auto``)
+    None: start a server when the listing is big enough for one to pay
+    (mnemosyne_cli.autostart). ``cache_enabled``: ``[cache] enabled``, on unless false.
+    ``prefer``: ``[order] prefer``, each dir ending in '/', ``UNLISTED_PAGES`` for the
+    pages under none of the others (``find.preferred_rank``); empty when absent.
     """
 
     __slots__ = (
@@ -251,7 +237,7 @@ class Layout(Record):
     ``depth``: DEPTH_FLAT (the files directly in each dir) or DEPTH_TREE (its whole subtree,
     without hidden files and dirs and what ``.gitignore`` and ``.ignore`` files exclude).
     ``suffixes``: the endings a page's file name has, exactly. ``exclude``: gitignore-style
-    patterns, relative to the vault root, never searched. ``source``: LAYOUT_SOURCES.
+    patterns, relative to the vault root, never searched. ``source``: a LAYOUT_FROM_*.
     ``dirs_source``: DIRS_FROM_FLAG, DIRS_FROM_VAULT_CONFIG or DIRS_FROM_DEFAULT.
     """
 
@@ -388,13 +374,15 @@ def load_vault_config(vault: str) -> VaultConfig:
     memory_dir = data.get("memory_dir")
     if memory_dir is not None and (not isinstance(memory_dir, str) or not memory_dir):
         raise VaultError(f'{path}: memory_dir must be a non-empty string, e.g. "memory"')
+    lint_ignore = _lint_ignore(path, data.get("lint"))
+    serve_auto, serve_idle_minutes = _serve(path, data.get("serve"))
     return VaultConfig(
         dirs,
         memory_dir,
-        _lint_ignore(path, data.get("lint")),
+        lint_ignore,
         path,
-        _serve_auto(path, data.get("serve")),
-        serve_idle_minutes=_serve_idle_minutes(path, data.get("serve")),
+        serve_auto,
+        serve_idle_minutes=serve_idle_minutes,
         depth=depth if isinstance(depth, str) else None,
         suffixes=suffixes,
         exclude=exclude,
@@ -469,18 +457,25 @@ def pattern_error(pattern: str) -> str | None:
     return None
 
 
-def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
-    """``[lint] ignore``, checked for shape: a list of code strings (possibly empty)."""
+def _checked_table(path: str, name: str, table: object, keys: Sequence[str], example: str) -> dict[str, object] | None:
+    """The config table ``[name]``, None when absent, checked to be a table of ``keys`` only."""
     if table is None:
         return None
     if not isinstance(table, dict):
-        raise VaultError(f'{path}: lint must be a table, e.g. [lint] then ignore = ["missing-updated"]')
-    unknown = sorted(set(table) - {"ignore"})
+        raise VaultError(f"{path}: {name} must be a table, {example}")
+    unknown = sorted(set(table) - set(keys))
     if unknown:
         raise VaultError(
-            f"{path} has unknown key(s) {', '.join(f'lint.{key}' for key in unknown)}; allowed: lint.ignore"
+            f"{path} has unknown key(s) {', '.join(f'{name}.{key}' for key in unknown)}; "
+            f"allowed: {', '.join(f'{name}.{key}' for key in keys)}"
         )
-    ignore = table.get("ignore")
+    return table
+
+
+def _lint_ignore(path: str, table: object) -> tuple[str, ...] | None:
+    """``[lint] ignore``, checked for shape: a list of code strings (possibly empty)."""
+    lint = _checked_table(path, "lint", table, ("ignore",), 'e.g. [lint] then ignore = ["missing-updated"]')
+    ignore = None if lint is None else lint.get("ignore")
     if ignore is None:
         return None
     if not isinstance(ignore, list) or not all(isinstance(code, str) for code in ignore):
@@ -492,16 +487,8 @@ def _order_prefer(path: str, table: object) -> tuple[str, ...]:
     """``[order] prefer``, checked: vault-relative dirs, each given back ending in '/', and
     ``"."``, the pages under none of them, given back as ``UNLISTED_PAGES``."""
     example = 'e.g. [order] then prefer = ["reference/7.6/", "content/en/"]'
-    if table is None:
-        return ()
-    if not isinstance(table, dict):
-        raise VaultError(f"{path}: order must be a table, {example}")
-    unknown = sorted(set(table) - {"prefer"})
-    if unknown:
-        raise VaultError(
-            f"{path} has unknown key(s) {', '.join(f'order.{key}' for key in unknown)}; allowed: order.prefer"
-        )
-    prefer = table.get("prefer", [])
+    order = _checked_table(path, "order", table, ("prefer",), example)
+    prefer = [] if order is None else order.get("prefer", [])
     if not isinstance(prefer, list) or not all(isinstance(name, str) for name in prefer):
         raise VaultError(f"{path}: order.prefer must be a list of vault-relative dirs, {example}")
     dirs = []
@@ -519,66 +506,29 @@ def _order_prefer(path: str, table: object) -> tuple[str, ...]:
 
 def _cache_enabled(path: str, table: object) -> bool:
     """``[cache] enabled``: true or false, true when absent."""
-    return _boolean_table_key(path, "cache", "enabled", table, default=True)
-
-
-def _serve_auto(path: str, table: object) -> bool | None:
-    """``[serve] auto``: true or false; None (by the vault's size) when absent."""
-    _check_serve_keys(path, table)
-    value = table.get("auto") if isinstance(table, dict) else None
-    if value is not None and not isinstance(value, bool):
-        raise VaultError(f"{path}: serve.auto must be true or false (no quotes), e.g. auto = true")
+    cache = _checked_table(path, "cache", table, ("enabled",), "e.g. [cache] then enabled = false")
+    value = True if cache is None else cache.get("enabled", True)
+    if not isinstance(value, bool):
+        raise VaultError(f"{path}: cache.enabled must be true or false (no quotes), e.g. enabled = false")
     return value
 
 
-def _serve_idle_minutes(path: str, table: object) -> float:
-    """``[serve] idle_minutes``: a number of minutes above 0 and at most a week."""
-    _check_serve_keys(path, table)
-    if table is None:
-        return DEFAULT_IDLE_MINUTES
-    assert isinstance(table, dict)
-    value = table.get("idle_minutes", DEFAULT_IDLE_MINUTES)
+def _serve(path: str, table: object) -> tuple[bool | None, float]:
+    """``[serve] auto``: true or false, None (by the vault's size) when absent; and
+    ``[serve] idle_minutes``: a number of minutes above 0 and at most a week."""
+    serve = _checked_table(path, "serve", table, SERVE_KEYS, "e.g. [serve] then auto = true")
+    if serve is None:
+        return None, DEFAULT_IDLE_MINUTES
+    auto = serve.get("auto")
+    if auto is not None and not isinstance(auto, bool):
+        raise VaultError(f"{path}: serve.auto must be true or false (no quotes), e.g. auto = true")
+    value = serve.get("idle_minutes", DEFAULT_IDLE_MINUTES)
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_IDLE_MINUTES:
         raise VaultError(
             f"{path}: serve.idle_minutes must be a number of minutes above 0 and at most {MAX_IDLE_MINUTES} "
             f"(a week), not {_shown_value(value)}; e.g. idle_minutes = {DEFAULT_IDLE_MINUTES}"
         )
-    return float(value)
-
-
-def _check_serve_keys(path: str, table: object) -> None:
-    if table is None:
-        return
-    if not isinstance(table, dict):
-        raise VaultError(f"{path}: serve must be a table, e.g. [serve] then auto = true")
-    unknown = sorted(set(table) - set(SERVE_KEYS))
-    if unknown:
-        raise VaultError(
-            f"{path} has unknown key(s) {', '.join(f'serve.{name}' for name in unknown)}; "
-            f"allowed: {', '.join(f'serve.{name}' for name in SERVE_KEYS)}"
-        )
-
-
-def _boolean_table_key(path: str, table_name: str, key: str, table: object, *, default: bool) -> bool:
-    """The one key ``key`` of the config table ``[table_name]``: true or false."""
-    if table is None:
-        return default
-    if not isinstance(table, dict):
-        raise VaultError(
-            f"{path}: {table_name} must be a table, e.g. [{table_name}] then {key} = {str(not default).lower()}"
-        )
-    unknown = sorted(set(table) - {key})
-    if unknown:
-        raise VaultError(
-            f"{path} has unknown key(s) {', '.join(f'{table_name}.{name}' for name in unknown)}; "
-            f"allowed: {table_name}.{key}"
-        )
-    value = table.get(key, default)
-    if not isinstance(value, bool):
-        raise VaultError(
-            f"{path}: {table_name}.{key} must be true or false (no quotes), e.g. {key} = {str(not default).lower()}"
-        )
-    return value
+    return auto, float(value)
 
 
 #: Where the scanned dirs came from (``scanned_dirs_and_source``).
@@ -587,15 +537,10 @@ DIRS_FROM_VAULT_CONFIG = VAULT_CONFIG_FILE
 DIRS_FROM_DEFAULT = "default"
 
 
-def scanned_dirs(vault: str, override: Sequence[str] | None = None) -> tuple[str, ...]:
-    """The dirs to scan, in order: ``override`` (--dir) if given, else the vault's config
-    file, else DEFAULT_SCANNED_DIRS, or the vault root when none of them exists."""
-    return vault_layout(vault, override).dirs
-
-
 def scanned_dirs_and_source(vault: str, override: Sequence[str] | None = None) -> tuple[tuple[str, ...], str]:
-    """``scanned_dirs``, and which of DIRS_FROM_FLAG, DIRS_FROM_VAULT_CONFIG and
-    DIRS_FROM_DEFAULT gave them."""
+    """The dirs to scan, in order: ``override`` (--dir) if given, else the vault's config
+    file, else DEFAULT_SCANNED_DIRS, or the vault root when none of them exists; and which
+    of DIRS_FROM_FLAG, DIRS_FROM_VAULT_CONFIG and DIRS_FROM_DEFAULT gave them."""
     layout = vault_layout(vault, override)
     return layout.dirs, layout.dirs_source
 
@@ -620,23 +565,16 @@ def has_default_dir(vault: str, top: Mapping[str, os.DirEntry[str]] | None = Non
 OBSIDIAN_DIR = ".obsidian"
 
 
-def is_obsidian_vault(vault: str, top: Mapping[str, os.DirEntry[str]] | None = None) -> bool:
-    """Whether the vault at ``vault`` has Obsidian's ``.obsidian/`` dir at its root (a
-    symlink to a dir counts). ``top``: the vault's entries by name, when listed already."""
-    if top is not None:
-        entry = top.get(OBSIDIAN_DIR)
-        return entry is not None and entry.is_dir()
-    return os.path.isdir(os.path.join(vault, OBSIDIAN_DIR))
-
-
-def titles_from_headings(vault: str, layout: Layout, top: Mapping[str, os.DirEntry[str]] | None = None) -> bool:
+def titles_from_headings(layout: Layout, top: Mapping[str, os.DirEntry[str]]) -> bool:
     """Whether a page without a frontmatter title is titled by its opening ``# `` heading
-    (``frontmatter.heading_title``) rather than its file name, in the vault at ``vault``
-    under ``layout`` (docs/spec.md, rule 5): in every layout but the default (Aion) one,
-    whose pages are named by their file names as the harness names them, and but an
-    Obsidian vault's, where a note's name is its file name (Obsidian shows and links it
-    so, whatever heading the note opens with)."""
-    return layout.source != LAYOUT_FROM_DEFAULT and not is_obsidian_vault(vault, top)
+    (``frontmatter.heading_title``) rather than its file name, in the vault whose entries
+    by name are ``top``, under ``layout`` (docs/spec.md, rule 5): in every layout but the
+    default (Aion) one, whose pages are named by their file names as the harness names
+    them, and but an Obsidian vault's (``.obsidian/`` at its root, a symlink to a dir
+    counts), where a note's name is its file name (Obsidian shows and links it so,
+    whatever heading the note opens with)."""
+    obsidian = top.get(OBSIDIAN_DIR)
+    return layout.source != LAYOUT_FROM_DEFAULT and not (obsidian is not None and obsidian.is_dir())
 
 
 def vault_layout(

@@ -14,9 +14,7 @@ import os
 from mnemosyne_core.config import CONSTELLATIONS, UNLISTED_PAGES, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text, position
-from mnemosyne_core.frontmatter import (
-    string_field,
-)
+from mnemosyne_core.frontmatter import string_field
 from mnemosyne_core.page import open_page, read_to_end, unreadable_warning
 from mnemosyne_core.pagefields import aliases_of, page_fields, page_title
 from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's API too
@@ -78,28 +76,9 @@ def judge(
     ``folded_aliases`` are the page's other names (frontmatter ``aliases``); ``prefer``
     the vault's preferred dirs (``[order] prefer``, each ending in '/').
 
-    The order (docs/spec.md rule 8), smallest key first:
-    0. group: first the page whose vault-relative path a keyword is, whole (a path pasted
-       names one page: its translations and the pages quoting it come after); then the
-       pages whose title, file name, an alias or path holds every keyword (the page the
-       caller named); then the rest;
-    1. every keyword starts a word (in a name that holds them all; else in the title when
-       the title holds it, else in the path): "tar" names "tar" and "tar-split", not
-       "setarch", and "en" the English page, not "dynamiquement";
-    2. a name (the title, the file name's stem or an alias) alone holds every keyword: a
-       name is what people call a page, and Obsidian, Foam, Dendron and zk link by file name;
-    3. length of that folded name, or of the path when the title and path hold the
-       keywords together (some keyword is in the path alone, so the title's length says
-       nothing of it): the name closest to the keywords wins ("strings.contains" before
-       "strings.containsany"; ``book/x.md`` before ``zh-cn/book/x.md``);
-    4. the title, then the stem, then an alias: a page's own name names it more surely
-       than another page's alias of equal weight (a translation carrying the English name
-       as an alias), and its title more surely than a file name its translations share;
-    5. a page under a preferred dir, in the order of ``prefer`` (``preferred_rank``),
-       before the rest: of the versions or translations of a page, which tie on every
-       key above, the one the vault prefers;
-    6. the path, in code-point order: a stable tie-break.
-    The rest (first key 1) go by ``mention_depth``, then the preferred dir, then by path.
+    The order is docs/spec.md rule 8 (its reasons are there): the sort key (``SortKey``)
+    holds its keys in turn, smallest first; ``named_key`` makes a named page's,
+    ``mention_depth`` places the rest (first key 1).
     """
     holds = [keyword in folded_title or keyword in folded_path for keyword in keywords]
     if folded_aliases:
@@ -209,17 +188,12 @@ def search(
     home: str | None = None,
     listing: Scan | None = None,
 ) -> FindResult:
-    """Find the pages of ``vault`` (None: found as ``location.locate_vault`` says) that hold every keyword.
-
-    ``limit`` caps ``matches`` (0: no cap; ``total`` always counts them all); ``dirs``
-    overrides the scanned dirs; ``keep_content`` keeps each match's bytes (for --cat);
-    ``environ``, ``cwd`` and ``home`` are where the vault is looked for when ``vault`` is
-    None (their defaults: this process's, for a Python caller); ``listing`` is
-    the vault's listing when the caller made it already (``vault.scan``, same dirs).
-    Raises VaultError or InvalidQueryError; a page that cannot be read is a warning.
+    """The pages holding every keyword, for the arguments of ``backend.FindRequest``
+    (``total`` counts the matches past ``limit`` too); ``listing`` is the vault's listing
+    when the caller made it already (``vault.scan``, same dirs). Raises VaultError or
+    InvalidQueryError; a page that cannot be read is a warning.
     """
     folded = prepare_query(keywords, limit)
-    # ``listing``: resolved and listed by the caller already.
     pages = listing if listing is not None else listed_vault(vault, dirs, environ, cwd, home)
     tally = _Task(pages, folded, limit, keep_content, preferred_dirs(pages)).run()
     result = tally.result(pages, keywords)
@@ -405,8 +379,7 @@ class _Task:
         self, read_path: str, rel_path: str, stem: str, tally: Tally
     ) -> tuple[str, dict[Any, Any] | None, SortKey, bytes | None] | None:
         """Decide one page with ``judge``: (title, frontmatter fields, sort key, content) if
-        it holds every keyword, else None; counts the keywords it holds in ``tally``. Reads
-        the page whole, folds its whole text, and looks for each keyword in it."""
+        it holds every keyword, else None; counts the keywords it holds in ``tally``."""
         fd = open_page(read_path)
         try:
             raw = read_to_end(fd)
@@ -433,8 +406,6 @@ class _Task:
         tally.count(holds)
         if key is None:
             return None
-        # From a second match on, --cat needs no page's bytes but those of a page a keyword
-        # is the path of.
         keep = self.keep_content and (not tally.total or key[0] < 0)
         return title, fields, key, raw if keep else None
 

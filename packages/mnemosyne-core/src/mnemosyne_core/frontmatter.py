@@ -2,7 +2,6 @@
 is ``---`` or ``...`` (YAML's document end), each line's fence followed by nothing but
 spaces, tabs and a CR, as Jekyll reads them (``---\\s*$``).
 
-``loads`` is pure over text, ``load`` a thin wrapper over a file, as in python-frontmatter.
 Every block is parsed by PyYAML's safe loader (``parse_block``), for find, lint and recall
 alike: one parser, so no reader can read a block otherwise than another.
 """
@@ -14,7 +13,6 @@ from mnemosyne_core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    import os
     from collections.abc import Mapping
     from typing import Any
 
@@ -117,17 +115,6 @@ def page_metadata(data: bytes) -> tuple[dict[Any, Any] | None, str]:
 def _missing_status(data: bytes) -> str:
     """The status of a page without a closed frontmatter."""
     return STATUS_UNCLOSED if opens_frontmatter(data) else STATUS_ABSENT
-
-
-def loads(text: str) -> Frontmatter:
-    """Split and parse a page given as text."""
-    return loads_bytes(text.encode("utf-8", "surrogatepass"))
-
-
-def load(path: str | os.PathLike[str]) -> Frontmatter:
-    """Split and parse the page at ``path``."""
-    with open(path, "rb") as handle:
-        return loads_bytes(handle.read())
 
 
 def parse_block_bytes(block: bytes) -> tuple[dict[Any, Any] | None, str]:

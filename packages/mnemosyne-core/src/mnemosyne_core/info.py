@@ -30,12 +30,11 @@ DIR_MISSING = "missing"  # nothing by that name in the vault
 DIR_NOT_A_DIR = "not-a-dir"  # a file (or a symlink to one) by that name
 DIR_SKIPPED = "skipped"  # a symlink find does not follow (broken, or leaving the vault)
 DIR_UNREADABLE = "unreadable"  # could not be listed (in full): its pages were not all searched
-DIR_STATES: tuple[str, ...] = (DIR_PRESENT, DIR_MISSING, DIR_NOT_A_DIR, DIR_SKIPPED, DIR_UNREADABLE)
 
 
 @dataclass(slots=True)
 class DirInfo:
-    """One scanned dir: its ``state`` (DIR_STATES), the pages find lists in it (in a tree,
+    """One scanned dir: its ``state`` (a DIR_*), the pages find lists in it (in a tree,
     below it too), for a dir that is skipped or unreadable, why, and in a tree the pages
     below each dir directly in it (``subdirs``: name, pages; by name; pages directly in the
     dir itself are not in any)."""
@@ -56,66 +55,37 @@ class DirInfo:
         }
 
 
+@dataclass(slots=True)
 class VaultInfo:
-    """What ``describe_vault`` found.
+    """What ``describe_vault`` found."""
 
-    ``location``: the vault and which way named it. ``config_files``: the config files
-    read, in the order they were read. ``dirs_source``: where the scanned dirs came from
-    (config.DIRS_FROM_*). ``unsearched``: how many paths hold ``.md`` files find never
-    searches (``wiki lint`` lists them). ``error``: find's error when it can search no
-    dir at all, else None.
-    """
-
-    __slots__ = (
-        "cache",
-        "config_files",
-        "copies",
-        "dirs",
-        "dirs_given",
-        "dirs_source",
-        "error",
-        "failure",
-        "layout",
-        "location",
-        "pages",
-        "prefer",
-        "unsearched",
-    )
-
-    def __init__(
-        self,
-        location: VaultLocation,
-        config_files: list[str],
-        dirs_source: str,
-        dirs: list[DirInfo],
-        unsearched: int,
-        error: str | None,
-        layout: Layout | None = None,
-        pages: int | None = None,
-        cache: IndexInfo | None = None,
-    ):
-        self.location = location
-        self.config_files = config_files
-        self.dirs_source = dirs_source
-        self.dirs = dirs
-        self.unsearched = unsearched
-        self.error = error
-        #: The layout in force (``config.vault_layout``), its ``source`` saying where it came from.
-        self.layout = layout
-        #: The pages find searches (a tree's dir inside another searched dir counts once).
-        self.pages = sum(info.pages for info in dirs) if pages is None else pages
-        #: The vault's index (``cache.describe_index``).
-        self.cache = cache
-        #: ``error`` as the error find raises for it (``vault.Scan.failure``): an
-        #: UnknownDirError says the --dir given named no dir of the vault.
-        self.failure: VaultError | None = None
-        #: The --dir the description was asked with (None: the layout's dirs).
-        self.dirs_given: Sequence[str] | None = None
-        #: The dirs that repeat another dir's pages, and the exclude line that drops them
-        #: (``lint.vault_copies``, the rule of lint's duplicate-title per dir).
-        self.copies: Copies | None = None
-        #: The vault's ``[order] prefer`` (``vault.preferred_dirs``).
-        self.prefer: tuple[str, ...] = ()
+    #: The vault and which way named it.
+    location: VaultLocation
+    #: The config files read, in the order they were read.
+    config_files: list[str]
+    #: Where the scanned dirs came from (config.DIRS_FROM_*).
+    dirs_source: str
+    dirs: list[DirInfo]
+    #: How many paths hold ``.md`` files find never searches (``wiki lint`` lists them).
+    unsearched: int
+    #: find's error when it can search no dir at all, else None.
+    error: str | None
+    #: ``error`` as the error find raises for it (``vault.Scan.failure``): an
+    #: UnknownDirError says the --dir given named no dir of the vault.
+    failure: VaultError | None
+    #: The layout in force (``config.vault_layout``), its ``source`` saying where it came from.
+    layout: Layout | None
+    #: The pages find searches (a tree's dir inside another searched dir counts once).
+    pages: int
+    #: The vault's index (``cache.describe_index``).
+    cache: IndexInfo | None
+    #: The --dir the description was asked with (None: the layout's dirs).
+    dirs_given: Sequence[str] | None
+    #: The dirs that repeat another dir's pages, and the exclude line that drops them
+    #: (``lint.vault_copies``, the rule of lint's duplicate-title per dir).
+    copies: Copies | None
+    #: The vault's ``[order] prefer`` (``vault.preferred_dirs``).
+    prefer: tuple[str, ...]
 
 
 def describe_vault(
@@ -147,22 +117,21 @@ def describe_vault(
     unreadable = {finding.path: finding.message for finding in findings if finding.code == UNREADABLE}
     # A scanned dir that is skipped or unreadable shows in the dir list, not in the count.
     unsearched = len({finding.path for finding in findings} - set(pages.dirs))
-    described = VaultInfo(
+    return VaultInfo(
         location,
         config_files,
         dirs_source,
         _dir_infos(pages, unreadable),
         unsearched,
         pages.error,
+        pages.failure,
         pages.layout,
         len(pages),
         describe_index(pages, environ),
+        dirs,
+        vault_copies(pages),
+        preferred_dirs(pages),
     )
-    described.dirs_given = dirs
-    described.failure = pages.failure
-    described.copies = vault_copies(pages)
-    described.prefer = preferred_dirs(pages)
-    return described
 
 
 def _dir_infos(pages: Scan, unreadable: Mapping[str, str]) -> list[DirInfo]:

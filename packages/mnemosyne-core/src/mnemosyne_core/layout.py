@@ -69,8 +69,7 @@ def no_pages_message(vault_real: str, dirs: Sequence[str] | None = None) -> str:
     present = [name for name in layout.dirs if os.path.isdir(os.path.join(vault_real, name))] or layout.dirs
     where = ", ".join("./" if name == VAULT_ROOT_DIR else f"{name}/" for name in present)
     depth = "and every dir below" if layout.tree else "(only the files directly in each)"
-    *others, last = layout.suffixes
-    suffixes = f"{', '.join(others)} or {last}" if others else last
+    suffixes = _either(layout.suffixes)
     return (
         f"vault {vault_real!r} holds no page: find searched {where} {depth} for files ending in {suffixes} "
         "and found none; pass --vault the folder that holds your notes, or name its dirs with --dir "
@@ -85,8 +84,7 @@ def empty_dir_notes(vault_real: str, dirs: Sequence[str]) -> list[str]:
     this far), so the search was asked well and its answer is a miss, not a vault error.
     Hidden files and dirs are not counted, as no layout reads them."""
     layout = vault_layout(vault_real, dirs)
-    *others, last = layout.suffixes
-    suffixes = f"{', '.join(others)} or {last}" if others else last
+    suffixes = _either(layout.suffixes)
     notes = []
     for name in layout.dirs:
         top = os.path.join(vault_real, name)
@@ -105,6 +103,11 @@ def empty_dir_notes(vault_real: str, dirs: Sequence[str]) -> list[str]:
             held = f"1 file {where}, not ending in {suffixes}"
         notes.append(f"no page in {name!r}: it holds {held}")
     return notes
+
+
+def _either(suffixes: Sequence[str]) -> str:
+    *others, last = suffixes
+    return f"{', '.join(others)} or {last}" if others else last
 
 
 def _left_out_note(

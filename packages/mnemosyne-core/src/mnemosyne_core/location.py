@@ -33,7 +33,7 @@ class VaultLocation(Record):
     """The vault root and how it was found.
 
     ``path``: the root as a real (symlink-free) path. ``source``: which of the four ways
-    named it (``config.VAULT_SOURCES``). ``given``: the text that named it, before ``~`` and
+    named it (a ``config.FROM_*``). ``given``: the text that named it, before ``~`` and
     ``$VAR`` expansion (for a ``.mnemosyne.toml`` found from the current directory, the dir
     holding it). ``source_file``: the config file that named it, or None.
     """

@@ -95,12 +95,6 @@ class Page:
         #: Why the page could not be read; then nothing else is set.
         self.error: OSError | None = None
 
-    @property
-    def identity(self) -> Identity:
-        """The page as ``page.identity_of`` tells versions apart."""
-        size, mtime_ns, _ctime_ns, inode, device = self.key
-        return device, inode, size, mtime_ns
-
 
 def stat_key(info: os.stat_result) -> StatKey:
     return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev

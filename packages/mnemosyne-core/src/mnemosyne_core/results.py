@@ -45,11 +45,6 @@ class Match(Record):
         #: The page's bytes, kept only when the search was asked to (--cat).
         self.content = content
 
-    @property
-    def in_title(self) -> bool:
-        """Whether title, an alias or the path holds every keyword (the first group of the order)."""
-        return self.matched != TEXT
-
     def to_dict(self, *, matched: bool = False) -> dict[str, str | None]:
         """The page as find --json reports it; with ``matched``, as --json --matched does."""
         fields = {"path": self.path, "title": self.title, "constellation": self.constellation, "type": self.type}

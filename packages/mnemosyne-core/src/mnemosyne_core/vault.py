@@ -49,9 +49,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
     from typing import Any
 
-    #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
-    Identity = tuple[int, int, int, int]
-
     from pathspec import GitIgnoreSpec
 
     from mnemosyne_core.config import KeptConfig, Layout, VaultConfig
@@ -365,7 +362,7 @@ def scan(
     if layout.source == LAYOUT_FROM_ZERO_CONFIG and not dirs:
         refuse_non_vault(vault, home)
     result = Scan(vault, layout.dirs, layout)
-    result.heading_titles = titles_from_headings(vault, layout, top)
+    result.heading_titles = titles_from_headings(layout, top)
     result.memory_dir = config.memory_dir
     result.cache_enabled = config.cache_enabled
     result.config = config
@@ -485,13 +482,9 @@ def _no_scanned_dir_message(result: Scan, its_dirs: str, not_dirs: Sequence[str]
     named with its reason, and one that is a file is named as a file: "has none of the
     scanned dirs" would send the user looking for a dir that is there."""
     if not result.skipped:
-        files = [name for name in not_dirs if os.path.lexists(os.path.join(result.vault, name))]
-        what = ""
-        if files:
-            verb = "is a file" if len(files) == 1 else "are files"
-            what = f" ({', '.join(f'{name!r}' for name in files)} {verb}, not a dir)"
         return (
-            f"vault {result.vault!r} has none of the scanned dirs ({', '.join(result.dirs)}){what}; {its_dirs}: "
+            f"vault {result.vault!r} has none of the scanned dirs ({', '.join(result.dirs)})"
+            f"{_files_among(result.vault, not_dirs)}; {its_dirs}: "
             "pass the vault root with --vault, or name its dirs with --dir"
         )
     reasons = "; ".join(f"{name}/ is {reason}" for name, reason in result.skipped.items())
@@ -505,16 +498,21 @@ def _unknown_dirs_message(vault: str, names: Sequence[str], top: Mapping[str, os
     """Why the dirs ``names``, all the --dir given, are no search, and the way out: the
     vault's dirs closest to them, then its dirs. The vault is named: a --dir meant for
     another vault (or relative to the current dir) reads plainly as such."""
-    files = [name for name in names if os.path.lexists(os.path.join(vault, name))]
-    what = ""
-    if files:
-        verb = "is a file" if len(files) == 1 else "are files"
-        what = f" ({', '.join(f'{name!r}' for name in files)} {verb}, not a dir)"
     given = ", ".join(f"{name!r}" for name in names)
     return (
-        f"--dir {given} {'names' if len(names) == 1 else 'name'} no dir of the vault {vault!r}{what}; "
+        f"--dir {given} {'names' if len(names) == 1 else 'name'} no dir of the vault {vault!r}"
+        f"{_files_among(vault, names)}; "
         f"{_dirs_hint(vault_dir_names(vault), names, top)}"
     )
+
+
+def _files_among(vault: str, names: Sequence[str]) -> str:
+    """`` ('a' is a file, not a dir)`` for those of the dirs ``names`` that are there as files, else ""."""
+    files = [name for name in names if os.path.lexists(os.path.join(vault, name))]
+    if not files:
+        return ""
+    verb = "is a file" if len(files) == 1 else "are files"
+    return f" ({', '.join(f'{name!r}' for name in files)} {verb}, not a dir)"
 
 
 def _dirs_hint(known: Sequence[str], names: Sequence[str], top: Mapping[str, os.DirEntry[str]]) -> str:
@@ -542,14 +540,14 @@ def _its_dirs(top: Mapping[str, os.DirEntry[str]]) -> str:
 NAMES_WIDTH = 80
 
 
-def capped_names(names: Sequence[str], width: int = NAMES_WIDTH) -> str:
-    """``names`` joined by ``, ``, as many as fit in ``width`` characters (the first one
+def capped_names(names: Sequence[str]) -> str:
+    """``names`` joined by ``, ``, as many as fit in NAMES_WIDTH characters (the first one
     always), then ``… and N more``."""
     shown: list[str] = []
     used = 0
     for name in names:
         used += len(name) + (2 if shown else 0)
-        if shown and used > width:
+        if shown and used > NAMES_WIDTH:
             break
         shown.append(name)
     rest = len(names) - len(shown)
@@ -596,9 +594,9 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def closest_dirs(names: Sequence[str], known: Sequence[str], limit: int = MAX_GUESSES) -> list[str]:
+def closest_dirs(names: Sequence[str], known: Sequence[str]) -> list[str]:
     """The dirs of ``known`` closest to the mistyped --dir ``names``, best first, at most
-    ``limit``. For each name in turn: the dirs it is the tail of (``7.6`` for
+    MAX_GUESSES. For each name in turn: the dirs it is the tail of (``7.6`` for
     ``reference/7.6``), then those whose last part is its last part, then those whose last
     part ends in it after a letter or a separator (``30.4`` for Docusaurus'
     ``versioned_docs/version-30.4``, ``7.6`` for ``v7.6``), shallowest first;
@@ -631,7 +629,7 @@ def closest_dirs(names: Sequence[str], known: Sequence[str], limit: int = MAX_GU
                     close.append((-ratio, *_depth_first(dir_rel)))
             found = [dir_rel for _, _, dir_rel in sorted(close)]
         guesses += [guess for guess in found if guess not in guesses]
-    return guesses[:limit]
+    return guesses[:MAX_GUESSES]
 
 
 def _names_as_its_end(dir_name: str, name: str) -> bool:
@@ -722,6 +720,12 @@ def rule_file_of(kind: str) -> str | None:
 #: Where ``TreeWalk.deciding_rule`` finds that the config's ``exclude`` leaves a path out.
 EXCLUDED_BY_CONFIG = VAULT_CONFIG_FILE
 
+
+def _left_out_by(rule: str) -> str:
+    """The left-out kind of what the deciding ``rule`` leaves out."""
+    return LEFT_OUT_EXCLUDED if rule == EXCLUDED_BY_CONFIG else ignored_kind(rule)
+
+
 #: The ignore files a tree walk obeys in every dir, as rg and fd do. ``.ignore`` comes
 #: second, so its rules win over ``.gitignore``'s in the same dir, as in rg.
 IGNORE_FILES: tuple[str, ...] = (".gitignore", ".ignore")
@@ -768,10 +772,8 @@ class TreeWalk:
         #: (LEFT_OUT_NESTED or LEFT_OUT_SUFFIX, vault-relative path); see ``scan``.
         self.left_out = left_out
         self.markdown_like = markdown_like_endings(self.suffixes)
-        #: See ``scan``; when set, ``rules_by_dir`` keeps the ignore rules in force in each
-        #: listed dir, so that a name met there later is judged as the walk would.
+        #: See ``scan``.
         self.before_listing = before_listing
-        self.rules_by_dir: dict[str, tuple[IgnoreRules, ...]] = {}
         #: The searched dirs, vault-relative: in a flat layout one may lie inside another
         #: (``dirs = [".", "atlas"]``), and its pages are searched, not left out.
         self.searched_rels = frozenset("" if name == VAULT_ROOT_DIR else name for name in layout.dirs)
@@ -814,10 +816,8 @@ class TreeWalk:
         self._walk(stack, left_out)
 
     def _walk(self, stack: list[_Listed], left_out: list[tuple[str, str]] | None) -> None:
-        """List the dirs on ``stack`` and every dir the walk enters below them. Each is
-        (vault-relative dir, its path, the ignore rules in force, where it lies: None in a
-        searched dir, else the left-out kind of every markdown file below it, as it is
-        walked only to find what the layout leaves out)."""
+        """List the dirs on ``stack`` (``_Listed``) and every dir the walk enters below them:
+        one that lies outside the searched dirs only to find what the layout leaves out."""
         result = self.result
         # Only the listing's own dirs keep what the rules decided (a miss's walk does not).
         keeping = left_out is None and self.racy_from is not None
@@ -846,12 +846,9 @@ class TreeWalk:
                 continue
             if (self.tree and where is None) or where == LEFT_OUT_OUTSIDE:
                 rules = self.with_rules(rules, f"{rel}/" if rel else "", path, entries)
-            if where is None:
-                if self.before_listing is not None:
-                    self.rules_by_dir[rel] = rules
-                if left_out is None:
-                    passed = []
-                    result.passed_over.append((rel, rules, passed, None))
+            if where is None and left_out is None:
+                passed = []
+                result.passed_over.append((rel, rules, passed, None))
             decided: dict[str, str] | None = None
             decisions: list[tuple[str, str]] | None = None
             dir_key = None
@@ -943,15 +940,9 @@ class TreeWalk:
                 below = where
                 if filtering:
                     rule = deciding_rule(child + "/", self.tree)
-                    if rule == EXCLUDED_BY_CONFIG:
-                        if left_out is not None:
-                            stack.append((child, entry.path, (), LEFT_OUT_EXCLUDED))
-                        elif passed is not None:
-                            passed.append(entry)
-                        continue
                     if rule is not None:
                         if left_out is not None:
-                            stack.append((child, entry.path, (), ignored_kind(rule)))
+                            stack.append((child, entry.path, (), _left_out_by(rule)))
                         elif passed is not None:
                             passed.append(entry)
                         continue
@@ -962,8 +953,7 @@ class TreeWalk:
                 rule = deciding_rule(child) if filtering else None
                 if rule is not None:
                     if left_out is not None:
-                        kind = LEFT_OUT_EXCLUDED if rule == EXCLUDED_BY_CONFIG else ignored_kind(rule)
-                        left_out.append((kind, child))
+                        left_out.append((_left_out_by(rule), child))
                     elif passed is not None:
                         passed.append(entry)
                     continue
@@ -974,12 +964,7 @@ class TreeWalk:
             elif left_out is not None:
                 if is_markdown_like(name, self.markdown_like):
                     rule = deciding_rule(child, listed=False) if filtering else None
-                    if rule is None:
-                        left_out.append((where or LEFT_OUT_SUFFIX, child))
-                    elif rule == EXCLUDED_BY_CONFIG:
-                        left_out.append((LEFT_OUT_EXCLUDED, child))
-                    else:
-                        left_out.append((ignored_kind(rule), child))
+                    left_out.append(((where or LEFT_OUT_SUFFIX) if rule is None else _left_out_by(rule), child))
             elif passed is not None:
                 passed.append(entry)
 

@@ -159,22 +159,6 @@ def chosen_version(paths: Sequence[str], prefer: Sequence[str]) -> int:
 # --- copies ---
 
 
-class Family:
-    """Sibling dirs (``dirs``, names under ``parent``: vault-relative, "" for the root) that
-    hold pages at the same relative paths, some of them copies of one another; ``original``
-    is the one the others are measured against (``original_of``)."""
-
-    __slots__ = ("dirs", "original", "parent")
-
-    def __init__(self, parent: str, dirs: list[str], original: str):
-        self.parent = parent
-        self.dirs = dirs
-        self.original = original
-
-    def path(self, name: str) -> str:
-        return f"{self.parent}/{name}" if self.parent else name
-
-
 class CopyDir:
     """A dir of a family some of whose pages are copies of the pages at the same relative
     path in the family's original: ``copies`` (their paths, relative to the dir, sorted)
@@ -197,14 +181,11 @@ class CopyDir:
         return f"CopyDir({self.dir!r}, of={self.of!r}, copies={len(self.copies)}, pages={self.pages})"
 
 
-def find_copies(
-    digests: Mapping[str, tuple[bytes | None, bytes | None]], prefer: Sequence[str] = (), min_partial: int = 1
-) -> list[CopyDir]:
+def find_copies(digests: Mapping[str, tuple[bytes | None, bytes | None]], prefer: Sequence[str] = ()) -> list[CopyDir]:
     """The dirs some of whose pages are copies, from each page's ``content_digests`` by
     vault-relative path. Pages compare only with the pages at the same relative path under
     the sibling dirs of theirs; of such sibling dirs, each is measured against its family's
-    original (``original_of``). A dir only some of whose pages are copies counts from
-    ``min_partial`` copies on. Sorted by dir."""
+    original (``original_of``). Sorted by dir."""
     # (parent parts, tail parts) -> [(the dir between them, the page's digests)]
     slots: dict[tuple[tuple[str, ...], tuple[str, ...]], list[tuple[str, tuple[bytes | None, bytes | None]]]] = {}
     below: dict[tuple[str, ...], int] = {}
@@ -249,7 +230,7 @@ def find_copies(
                 if tail in kept and _same(kept[tail], (whole, body))
             )
             total = below[(*parent, name)]
-            if copies and (len(copies) == total or len(copies) >= min_partial):
+            if copies:
                 found.append(CopyDir("/".join((*parent, name)), "/".join((*parent, original)), copies, total))
     return sorted(found, key=lambda copy: copy.dir)
 
