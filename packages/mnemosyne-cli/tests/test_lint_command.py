@@ -411,10 +411,10 @@ def edge_vault(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="module")
 def edge_findings(edge_vault: str) -> dict[str, list[str]]:
-    from mnemosyne_core.lint import lint
+    from mnemosyne_core.lint import lint_report
 
     by_path: dict[str, list[str]] = {}
-    for finding in lint(edge_vault):
+    for finding in lint_report(edge_vault).findings:
         by_path.setdefault(finding.path, []).append(finding.code)
     return by_path
 

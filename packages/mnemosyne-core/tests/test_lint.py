@@ -16,7 +16,7 @@ from mnemosyne_contract import load_schema
 from mnemosyne_core import VaultError, frontmatter, page_recall, search
 from mnemosyne_core import lint as lint_module
 from mnemosyne_core.diagnostics import Diagnostic
-from mnemosyne_core.lint import REASON_CODES, lint
+from mnemosyne_core.lint import REASON_CODES, lint_report
 from mnemosyne_core.page_lint import Finding
 from mnemosyne_core.vault import Scan
 
@@ -31,11 +31,11 @@ def good(title: str, **fields: str) -> str:
 
 
 def findings(vault: str, dirs: list[str] | None = None) -> list[tuple[str, str]]:
-    return [(finding.path, finding.code) for finding in lint(vault, dirs=dirs)]
+    return [(finding.path, finding.code) for finding in lint_report(vault, dirs=dirs).findings]
 
 
 def messages(vault: str) -> dict[tuple[str, str], str]:
-    return {(finding.path, finding.code): finding.message for finding in lint(vault)}
+    return {(finding.path, finding.code): finding.message for finding in lint_report(vault).findings}
 
 
 @pytest.fixture(autouse=True)
@@ -356,7 +356,7 @@ def test_a_finding_repeated_across_versions_is_one_line_naming_the_dirs(make_vau
         files[f"content/{language}/guide.md"] = page("Guide") + f"In {language}.\n"
         files[f"content/{language}/faq.md"] = good("FAQ") + f"Asked in {language}.\n"
     vault = make_vault(files)
-    assert [(finding.path, finding.code, finding.message) for finding in lint(vault)] == [
+    assert [(finding.path, finding.code, finding.message) for finding in lint_report(vault).findings] == [
         (
             "content/it/guide.md",
             "missing-updated",
@@ -475,7 +475,7 @@ def test_unscanned_dir_hint_is_a_config_line_that_keeps_the_scanned_dirs(make_va
 
 def test_unscanned_dir_hint_when_only_dir_flag_left_it_out(make_vault: MakeVault) -> None:
     vault = make_vault({"atlas/a.md": good("A"), "notes/idea.md": good("Idea")})
-    assert {f.path: f.message for f in lint(vault, dirs=["notes"])} == {
+    assert {f.path: f.message for f in lint_report(vault, dirs=["notes"]).findings} == {
         "atlas/a.md": "in atlas/, which this run's --dir leaves out; add --dir atlas"
     }
 
@@ -737,9 +737,9 @@ def test_findings_are_sorted_by_path_then_code(make_vault: MakeVault) -> None:
 def test_vault_errors_are_finds(make_vault: MakeVault) -> None:
     vault = make_vault({"notes/a.md": good("A"), ".mnemosyne.toml": 'dirs = ["wiki"]\n'})
     with pytest.raises(VaultError, match="has none of the scanned dirs"):
-        lint(vault)
+        lint_report(vault)
     with pytest.raises(VaultError, match="does not exist"):
-        lint("/no/such/vault")
+        lint_report("/no/such/vault")
 
 
 def test_finding_to_dict_matches_the_schema_fields() -> None:
@@ -796,7 +796,7 @@ def test_a_tree_nested_deeper_than_the_walk_limit_is_one_finding(tmp_path: Path)
     deep = page_dir.joinpath(*["d"] * (MAX_WALK_DEPTH + 5))
     deep.mkdir(parents=True)
     (deep / "x.md").write_text("x")
-    findings = lint(str(tmp_path))
+    findings = lint_report(str(tmp_path)).findings
     assert [(f.path.count("/"), f.code) for f in findings] == [(MAX_WALK_DEPTH, "unreadable")]
 
 
@@ -853,8 +853,8 @@ def test_config_ignore(make_vault: MakeVault) -> None:
         [("atlas/a.md", "missing-updated"), ("atlas/b.md", "missing-title")],
         1,
     )
-    # lint() is the same list without the count.
-    assert [(f.path, f.code) for f in lint(vault)] == [("atlas/b.md", "missing-title")]
+    # lint_report().findings is the same list without the count.
+    assert [(f.path, f.code) for f in lint_report(vault).findings] == [("atlas/b.md", "missing-title")]
 
 
 @pytest.mark.parametrize("config", ["[lint]\nignore = []\n", "[lint]\n"])
@@ -879,7 +879,7 @@ def test_unknown_code_is_checked_before_the_vault() -> None:
     from mnemosyne_core.errors import UnknownLintCodeError
 
     with pytest.raises(UnknownLintCodeError):
-        lint("/no/such/vault", select=["bogus"])
+        lint_report("/no/such/vault", select=["bogus"])
 
 
 @pytest.mark.parametrize(
@@ -900,7 +900,7 @@ def test_unknown_code_is_checked_before_the_vault() -> None:
 def test_bad_lint_config_is_a_vault_error(make_vault: MakeVault, config: str, message: str) -> None:
     vault = make_vault(with_config(config))
     with pytest.raises(VaultError) as raised:
-        lint(vault)
+        lint_report(vault)
     assert str(raised.value).startswith(f"{vault}/.mnemosyne.toml")
     assert message in str(raised.value)
 

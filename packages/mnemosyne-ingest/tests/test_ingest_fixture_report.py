@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mnemosyne_core import search
 from mnemosyne_core.frontmatter import loads_bytes
-from mnemosyne_core.lint import lint
+from mnemosyne_core.lint import lint_report
 from mnemosyne_core.recall import recall
 from mnemosyne_ingest import STATUS_ALREADY_INGESTED, STATUS_DRY_RUN, ingest
 
@@ -60,6 +60,6 @@ def test_recall_reads_the_report_among_its_top_three() -> None:
 
 
 def test_lint_has_no_finding_for_the_report() -> None:
-    findings = lint(VAULT)
+    findings = lint_report(VAULT).findings
     assert findings  # the fixture vault has degraded pages on purpose: lint really ran
     assert [finding for finding in findings if finding.path == REL_PATH] == []

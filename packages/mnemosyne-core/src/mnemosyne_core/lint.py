@@ -201,17 +201,6 @@ def _unknown_codes(unknown: Sequence[str]) -> str:
     return f"{what}{', '.join(map(repr, unknown))}; known codes: {', '.join(REASON_CODES)}"
 
 
-def lint(
-    vault: str | os.PathLike[str] | None,
-    *,
-    dirs: Sequence[str] | None = None,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] | None = None,
-) -> list[Finding]:
-    """The findings ``lint_report`` reports, sorted by path, then code."""
-    return lint_report(vault, dirs=dirs, select=select, ignore=ignore).findings
-
-
 def lint_report(
     vault: str | os.PathLike[str] | None,
     *,
