@@ -345,3 +345,19 @@ def test_info_says_an_index_another_version_wrote_is_rebuilt_not_that_none_is_bu
     code, out, err = run(capsys, "wiki", "info", "--vault", str(vault), "--json")
     cache = json.loads(out)["cache"]
     assert (cache["complete"], cache["outdated"]) == (False, True)
+
+
+def test_info_says_a_half_build_by_another_version_is_not_built_yet(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under the same index format, "written by another version" is said of a whole build
+    only: another version's build cut short is no more built than none."""
+    path = build_index(vault)
+    connection = sqlite3.connect(path)
+    connection.execute("UPDATE meta SET value = 'an older mnemosyne' WHERE name = 'code'")
+    connection.execute("UPDATE meta SET value = 0 WHERE name = 'complete'")
+    connection.commit()
+    connection.close()
+    code, out, err = run(capsys, "wiki", "info", "--vault", str(vault))
+    assert (code, err) == (0, "")
+    assert f"index: {path}, not built yet (the next find, recall or wiki init builds it)\n" in out

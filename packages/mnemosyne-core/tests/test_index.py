@@ -699,3 +699,55 @@ def test_a_dirs_digest_is_of_its_values_alone() -> None:
     assert freshness._dir_digest(names[::-1], keys[::-1]) != digest
     assert freshness._dir_digest(["a.md", "b.md", "c.md"], keys) != digest
     assert freshness._dir_digest(names, [key, key, (0, 0, 0, 0, 1)]) != digest
+
+
+def test_a_kept_dir_stats_a_symlinked_page_at_its_target_and_a_page_swapped_for_a_symlink_anew(
+    vault: Path, backend: cache.IndexedScan, reads: list[str], monkeypatch: pytest.MonkeyPatch, environ: dict[str, str]
+) -> None:
+    """A dir whose digest is kept is stat'ed name by name in the open dir, but a page that is
+    a symlink at its target: the target's edit is seen. A page swapped for a symlink since
+    is no regular file there, so its dir is compared row by row and the page read anew."""
+    (vault / "a" / "link.md").symlink_to("../b/three.md")
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    build_index(vault, environ)
+    assert answer(backend, vault, "gamma") == ["a/link.md", "b/three.md"]
+    reads.clear()
+    assert answer(backend, vault, "gamma") == ["a/link.md", "b/three.md"]
+    assert reads == []  # every dir kept: nothing read
+    (vault / "b" / "three.md").write_text("---\ntitle: Three\n---\ngamma delta\n", encoding="utf-8")
+    assert answer(backend, vault, "delta") == ["a/link.md", "b/three.md"]
+    assert sorted(reads) == ["a/link.md", "b/three.md"]
+    reads.clear()
+    (vault / "a" / "one.md").unlink()
+    (vault / "a" / "one.md").symlink_to("../b/three.md")
+    assert answer(backend, vault, "delta") == ["a/link.md", "a/one.md", "b/three.md"]
+    assert reads == ["a/one.md"]
+
+
+def test_a_pages_own_findings_follow_it_through_rewrites_renames_and_removal(
+    vault: Path, built: Path, backend: cache.IndexedScan
+) -> None:
+    """page_findings holds each page's findings under its path: a rewrite replaces them,
+    a rename moves them, a removal drops them; none is left behind for lint to say."""
+
+    def findings() -> list[tuple[str, str]]:
+        """The findings but the fixture's own (its pages carry no ``updated``)."""
+        with NoteIndex.open(str(built)) as opened:
+            found = opened.lint_findings()
+        return [(path, code) for _id, path, code, _message in found if code != "missing-updated"]
+
+    (vault / "a" / "one.md").write_text("alpha, no frontmatter\n", encoding="utf-8")
+    answer(backend, vault, "alpha")
+    assert findings() == [("a/one.md", "no-frontmatter")]
+    (vault / "a" / "one.md").rename(vault / "a" / "uno.md")
+    answer(backend, vault, "alpha")
+    assert findings() == [("a/uno.md", "no-frontmatter")]
+    (vault / "a" / "uno.md").write_text("---\ntitle: Uno\nupdated: 2024-01-01\n---\nalpha\n", encoding="utf-8")
+    answer(backend, vault, "alpha")
+    assert findings() == []
+    (vault / "b" / "three.md").write_text("no frontmatter\n", encoding="utf-8")
+    answer(backend, vault, "frontmatter")
+    assert findings() == [("b/three.md", "no-frontmatter")]
+    (vault / "b" / "three.md").unlink()
+    answer(backend, vault, "alpha")
+    assert findings() == []

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_examples import examples
 
@@ -23,9 +23,9 @@ from mnemosyne_core.config import MEMORY_DIR_ENV_VAR, VAULT_CONFIG_FILE
 from mnemosyne_core.diagnostics import CANNOT_READ, Diagnostic
 from mnemosyne_core.errors import InvalidQueryError, VaultError
 from mnemosyne_core.fold import fold
-from mnemosyne_core.frontmatter import loads_bytes
+from mnemosyne_core.frontmatter import collapse_whitespace, loads_bytes
 from mnemosyne_core.page import read_page_bytes
-from mnemosyne_core.page_recall import is_iso_date, is_iso_date_time, tags_of, updated_date
+from mnemosyne_core.page_recall import tags_of, updated_date
 from mnemosyne_core.recall import (
     READ_CAP,
     MemoryLogError,
@@ -35,6 +35,7 @@ from mnemosyne_core.recall import (
     format_log_entry,
     log_path,
     observation,
+    one_line,
     recall,
     resolve_memory_dir,
     split_topic,
@@ -579,16 +580,16 @@ def test_concurrent_appends_never_interleave(tmp_path: Path) -> None:
     assert not text.endswith("\n\n")
 
 
-DATE_CHARACTERS = st.sampled_from([*"0123456789-T :\n", "٣", "１", "Z", "+", "x"])
+#: Characters one_line meets: C0 and C1 controls, DEL, whitespace of both kinds, others.
+LINE_CHARACTERS = st.sampled_from(
+    ["\x00", "\x1b", "\t", "\n", "\r", "\x7f", "\x85", "\x9f", "\xa0", " ", "a", "é", "\u2028"]
+)
 
 
 @settings(max_examples=examples(2000), deadline=None)
-@given(text=st.one_of(st.text(DATE_CHARACTERS, max_size=22), st.text(max_size=14)))
-@example(text="2024-01-31")
-@example(text="2024-01-31T10:00")
-@example(text="2024-01-31 \n")
-@example(text="2024-01-3١")
-def test_the_date_shapes_are_the_regexes_they_replaced(text: str) -> None:
-    """is_iso_date and is_iso_date_time are the regexes a recall once compiled at import."""
-    assert is_iso_date(text) == bool(re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text))
-    assert is_iso_date_time(text) == bool(re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ].+", text))
+@given(text=st.one_of(st.text(LINE_CHARACTERS, max_size=12), st.text(max_size=12)))
+def test_one_line_escapes_what_the_regex_it_replaced_escaped(text: str) -> None:
+    """one_line's table of escapes is the regex a recall once compiled at import: whitespace
+    runs as one space, then every C0 and C1 control and DEL as ``\\xNN``."""
+    escaped = re.sub("[\x00-\x1f\x7f-\x9f]", lambda match: f"\\x{ord(match.group()):02x}", collapse_whitespace(text))
+    assert one_line(text) == escaped

@@ -132,9 +132,9 @@ class Console:
     def out_lines(self, lines: Iterable[str]) -> None:
         """Lines of results on stdout in one write: lint's 100,000 findings took a second
         as a write and two flushes each."""
-        text = "\n".join(lines)
-        if text:
-            self.out_bytes((text + "\n").encode("utf-8", "surrogateescape"))
+        lines = list(lines)
+        if lines:
+            self.out_bytes(("\n".join(lines) + "\n").encode("utf-8", "surrogateescape"))
 
     def out_json(self, value: object) -> None:
         """``value`` as one line of JSON on stdout."""

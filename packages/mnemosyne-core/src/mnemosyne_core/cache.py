@@ -647,7 +647,8 @@ class IndexInfo:
         #: Whether a whole build by this code is in it (only then do calls read it).
         self.complete = False
         #: Whether a whole build by other code is in it (an older or newer mnemosyne, or a
-        #: PyYAML or pathspec install since changed): the next call rebuilds it.
+        #: PyYAML or pathspec install since changed), or an index of another format, whole
+        #: or not (its rows cannot be read to tell): the next call rebuilds it.
         self.outdated = False
         #: When a call or a builder last wrote it (seconds since the epoch), or None.
         self.written: float | None = None
@@ -745,8 +746,10 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
         info.complete = index.usable(code_key())
         if not info.complete:
             # Format 0 is a file no build has begun; another format's rows cannot be read.
-            built = index.format() != 0
-            info.outdated = built and (index.format() != FORMAT or index.meta("code") not in (None, code_key()))
+            if index.format() == FORMAT:
+                info.outdated = index.meta("complete") == 1 and index.meta("code") != code_key()
+            else:
+                info.outdated = index.format() != 0
             return info
         written = index.meta("written_ns")
         info.written = written / 1e9 if isinstance(written, int) else None

@@ -224,25 +224,23 @@ def _stat_keys(dir_path: str, prefix: str, names: list[str], links: dict[str, st
     keys: list[StatKey] = []
     try:
         # Each name stat'ed in the open dir: the kernel resolves one name, not the whole path.
-        dir_fd = None if links else os.open(dir_path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        dir_fd = os.open(dir_path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
         return None
     try:
         for name in names:
+            # A page that is a symlink is read at its target (``Scan.links``): stat'ed there.
+            target = links.get(prefix + name) if links else None
             try:
                 # Not followed: a page swapped for a symlink is read, and refused, anew.
-                if dir_fd is None:
-                    info = os.lstat(links.get(prefix + name) or f"{dir_path}/{name}")
-                else:
-                    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                info = os.lstat(target) if target else os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             except OSError:
                 return None
             if not is_regular(info.st_mode):
                 return None
             keys.append((info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
     finally:
-        if dir_fd is not None:
-            os.close(dir_fd)
+        os.close(dir_fd)
     return keys
 
 

@@ -1051,7 +1051,7 @@ class NoteIndex:
 
     def lint_findings(self) -> list[tuple[int, str, str, str]]:
         """(id, path, code, message) of each finding about a page alone, in path order
-        (lint's, but for names that are not UTF-8), each once."""
+        (lint's: a path's bytes sort as its code points), each once."""
         rows = self.connection.execute("SELECT page_id, path, code, message FROM page_findings")
         # A message may hold what a page's undecodable bytes became; most pages share theirs.
         messages: dict[bytes, str] = {}

@@ -8,6 +8,7 @@ recall back.
 from __future__ import annotations
 
 import datetime
+import re
 
 from mnemosyne_core.fold import as_utf8, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
@@ -17,18 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-
-def is_iso_date(text: str) -> bool:
-    """Whether ``text`` is ``YYYY-MM-DD`` in ASCII digits (no regex: a recall through the
-    index imports no ``re``)."""
-    digits = text[:4] + text[5:7] + text[8:]
-    return len(text) == 10 and text[4] == text[7] == "-" and digits.isascii() and digits.isdigit()
-
-
-def is_iso_date_time(text: str) -> bool:
-    """Whether ``text`` is ``YYYY-MM-DD``, ``T`` or a space, then one line of anything."""
-    return len(text) > 11 and is_iso_date(text[:10]) and text[10] in "T " and "\n" not in text[11:]
-
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_ISO_DATE_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ].+")
 
 #: The frontmatter keys that date a page, in the order recall takes the first valid one:
 #: ``updated`` (Aion, Dendron), then ``lastmod`` (Hugo's last change), then ``date``
@@ -60,9 +51,9 @@ def updated_date(value: object) -> datetime.date | None:
         return None
     text = value.strip()
     try:
-        if is_iso_date(text):
+        if _ISO_DATE.fullmatch(text):
             return datetime.date.fromisoformat(text)
-        if is_iso_date_time(text):
+        if _ISO_DATE_TIME.fullmatch(text):
             return datetime.datetime.fromisoformat(text).date()
     except ValueError:
         return None

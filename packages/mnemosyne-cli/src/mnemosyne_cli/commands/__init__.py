@@ -5,8 +5,8 @@ get their pages; the other commands ignore it. Command modules import their libr
 inside ``run``, so building the parser stays cheap; arguments.py builds every parser from
 the declarations.
 
-WIKI_COMMANDS is built on first use, not on import: a plain ``wiki find`` call
-(console_script.py) imports the find module alone, without argparse (start-up time)."""
+WIKI_COMMANDS is built on first use, not on import: a plain ``wiki find`` or ``wiki recall``
+call (console_script.py) imports its command's module alone, without argparse (start-up time)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ SCHEMA_NAMES = ("find", "info", "ingest", "lint", "recall")
 
 def load_schema(name: str) -> dict[str, Any]:
     """Return the schema of ``mnemosyne wiki <name> --json``; ``name`` is one of SCHEMA_NAMES."""
-    # Imported here: every CLI call imports this package for ExitCode, few load a schema.
+    # Imported here: every CLI call imports this package for its exit codes, few load a schema.
     import json
     from importlib.resources import files
 
