@@ -5,17 +5,21 @@ declaration: here each is held to the declaration, and the help to argparse's ow
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
 import pytest
 from golden import check_golden
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from property_examples import examples
 
 from mnemosyne_cli import arguments, completion
 from mnemosyne_cli.commands import WIKI_COMMANDS
 from mnemosyne_cli.environment import Environment
 from mnemosyne_cli.help import HELP, _epilog, fill, render
-from mnemosyne_cli.options import Arguments, BadValue, Command, Option, flag, parse_words
+from mnemosyne_cli.options import Arguments, BadValue, Command, Option, flag, parse_words, shell_line
 
 COMMANDS = [module.COMMAND for module in WIKI_COMMANDS]
 #: Words that satisfy each command's required arguments, so that one more row can be tried.
@@ -217,3 +221,16 @@ def test_every_help_golden_belongs_to_a_help() -> None:
 def test_help_lists_the_help_row_first() -> None:
     assert render("p", arguments.WIKI, [], "", 80).splitlines()[0] == "usage: p [-h]"
     assert HELP.names == ("-h", "--help")
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(
+    words=st.lists(
+        st.one_of(st.text(st.sampled_from([*"ab-_.=@%+:,/'\" $*\\!é\t\n"]), max_size=6), st.text(max_size=6)),
+        max_size=4,
+    )
+)
+def test_shell_line_quotes_as_shlex_join_does(words: list[str]) -> None:
+    """The way-out lines are quoted without shlex (its import compiles a regex): word for
+    word as shlex.join quotes them."""
+    assert shell_line(words) == shlex.join(words)

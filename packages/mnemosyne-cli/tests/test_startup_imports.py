@@ -165,9 +165,9 @@ def test_a_recall_through_the_index_is_parsed_without_argparse(
     words: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A plain recall is parsed by the console script, as a plain find is, and answers as
-    app.main's argparse path does; through the index it imports no argparse and no yaml.
-    (It needs datetime, its entries ordered by their dates, and re, which names a page's
-    release and language dirs: ``versions``.)"""
+    app.main's argparse path does; through the index it imports no argparse, yaml, re or
+    enum (the fixture's dirs are named as no release or language). It needs datetime: its
+    entries are ordered by their dates."""
     monkeypatch.setattr("mnemosyne_core.page.RACY_NS", 0)  # a fresh checkout's pages are minutes old
     build_index(FIXTURE_VAULT)
     argv = ["wiki", "recall", *words, "--vault", str(FIXTURE_VAULT), "--no-server"]
@@ -186,7 +186,7 @@ def test_a_recall_through_the_index_is_parsed_without_argparse(
     modules = set(warm.stderr.splitlines()[-1].split())
     assert "mnemosyne_core.index" in modules  # the probe really read the index
     assert "argparse" in reference.stderr.splitlines()[-1].split()
-    assert sorted(modules & (set(HEAVY_MODULES) - {"datetime", "re", "enum", "mnemosyne_cli.commands.recall"})) == []
+    assert sorted(modules & (set(HEAVY_MODULES) - {"datetime", "mnemosyne_cli.commands.recall"})) == []
 
 
 def test_a_page_with_aliases_and_dates_is_shown_through_the_index_without_yaml_or_datetime(

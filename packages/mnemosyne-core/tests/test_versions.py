@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from property_examples import examples
 
 from mnemosyne_core.pagefields import content_digests
 from mnemosyne_core.versions import (
+    _LANGUAGE_CODES,
     LANGUAGE,
     VERSION,
     chosen_version,
@@ -158,3 +164,25 @@ def test_language_dirs_that_mirror_the_pages_beside_them_are_translations() -> N
     assert root_translations(paths) == ["zh-CN/"]
     assert root_translations([*paths, "ja/book/y.md"]) == ["ja/", "zh-CN/"]
     assert root_translations(["docs/a.md", "docs/it/a.md", "it/b.md"]) == ["docs/it/"]
+
+
+#: Characters dir names are made of here: digits of two scripts, separators, letters that
+#: fold into ASCII under re's IGNORECASE (Kelvin's K, the long s, dotted and dotless i).
+NAME_CHARACTERS = st.sampled_from([*"0123456789.-_xXvVrReEsSlLaAiIoOnNzZhHpPtTbBkK", "٣", "\u212a", "ſ", "İ", "ı", "é"])
+
+
+@settings(max_examples=examples(3000), deadline=None)
+@given(name=st.one_of(st.text(NAME_CHARACTERS, max_size=12), st.sampled_from(["version-30.4", "zh-Hans", "Ko"])))
+def test_dir_kind_is_its_patterns_asked_of_every_name(name: str) -> None:
+    """dir_kind asks its patterns only of names that meet a condition each needs (so most
+    calls import no re): its answer is the patterns' answer for every name."""
+    version = r"(?:v|version[-_]?|release[-_]?)(?:\d+(?:\.(?:\d+|x))*)|\d+(?:\.(?:\d+|x))+"
+    language = re.fullmatch(r"([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}|[0-9]{3}))?", name, re.IGNORECASE)
+    expected = (
+        VERSION
+        if re.fullmatch(version, name, re.IGNORECASE)
+        else LANGUAGE
+        if language is not None and language.group(1).lower() in _LANGUAGE_CODES
+        else None
+    )
+    assert dir_kind(name) == expected

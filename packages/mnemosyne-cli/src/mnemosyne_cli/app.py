@@ -18,6 +18,7 @@ from mnemosyne_cli.options import (
     PagesArguments,
     looks_like_a_negative_number,
     one_of,
+    shell_line,
 )
 from mnemosyne_cli.output import PROG, Console, guarded
 from mnemosyne_contract import exit_status
@@ -272,8 +273,6 @@ def _keywords_after_double_dash(command: Command, words: Sequence[str]) -> str:
     """The way out for words meant as keywords that argparse took for flags: the same
     ``wiki <command>`` call with its options first, then ``--``, then every keyword, in
     the order given (argparse takes one run of keywords, so all of them go after it)."""
-    import shlex
-
     options: list[str] = []
     keywords: list[str] = []
     index = 2  # past "wiki <command>"
@@ -292,7 +291,7 @@ def _keywords_after_double_dash(command: Command, words: Sequence[str]) -> str:
         if row is not None and row.takes_value and "=" not in word and index < len(words):
             options.append(words[index])  # the option's value
             index += 1
-    command_line = shlex.join([PROG, *words[:2], *options, "--", *keywords])
+    command_line = shell_line([PROG, *words[:2], *options, "--", *keywords])
     return f"to search for a word that starts with '-', put the keywords after '--': {command_line}"
 
 

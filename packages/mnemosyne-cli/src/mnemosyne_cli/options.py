@@ -409,8 +409,6 @@ def command_line(
     """The ``wiki <command>`` call a way-out message suggests, ready to paste: the options,
     the caller's own --vault and --dir (so it looks at the same vault and dirs), then the
     keywords, after ``--`` when one of them starts with '-'; each word quoted for the shell."""
-    import shlex  # only a way-out message needs it
-
     words = ["mnemosyne", "wiki", command, *options]
     if vault is not None:
         words += [VAULT.names[0], vault]
@@ -418,4 +416,21 @@ def command_line(
         words += [DIR.names[0], name]
     if any(keyword.startswith("-") for keyword in keywords):
         words.append(END_OF_OPTIONS)
-    return shlex.join([*words, *keywords])
+    return shell_line([*words, *keywords])
+
+
+#: The characters a word may hold and stay unquoted: ``shlex.quote``'s, which are
+#: ``[\w@%+=:,./-]`` with ASCII ``\w``.
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def shell_line(words: Sequence[str]) -> str:
+    """``shlex.join(words)``, without shlex: its import compiles a regex (re and enum),
+    which a recall pays on every page it cuts short, to print the way to read it whole."""
+    quoted = []
+    for word in words:
+        if word and all(char in _SHELL_SAFE for char in word):
+            quoted.append(word)
+        else:
+            quoted.append("'" + word.replace("'", "'\"'\"'") + "'")
+    return " ".join(quoted)

@@ -8,7 +8,6 @@ recall back.
 from __future__ import annotations
 
 import datetime
-import re
 
 from mnemosyne_core.fold import as_utf8, fold
 from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
@@ -18,8 +17,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-_ISO_DATE_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ].+")
+#: ``YYYY-MM-DD``, alone or followed by ``T`` or a space and a time (``updated_date``).
+_ISO_DATE = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_ISO_DATE_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ].+"
 
 #: The frontmatter keys that date a page, in the order recall takes the first valid one:
 #: ``updated`` (Aion, Dendron), then ``lastmod`` (Hugo's last change), then ``date``
@@ -50,10 +50,14 @@ def updated_date(value: object) -> datetime.date | None:
     if not isinstance(value, str):
         return None
     text = value.strip()
+    # Imported here, where a page just read is dated (its frontmatter's PyYAML has imported
+    # re already): a recall that takes the dates the index keeps imports none.
+    import re
+
     try:
-        if _ISO_DATE.fullmatch(text):
+        if re.fullmatch(_ISO_DATE, text):
             return datetime.date.fromisoformat(text)
-        if _ISO_DATE_TIME.fullmatch(text):
+        if re.fullmatch(_ISO_DATE_TIME, text):
             return datetime.datetime.fromisoformat(text).date()
     except ValueError:
         return None

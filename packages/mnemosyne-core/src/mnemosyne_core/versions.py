@@ -14,15 +14,14 @@ Imported by lint, info, recall and ``wiki init``; never by find's scan.
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
 #: A dir named as a release: ``7.4``, ``1.x``, ``v2``, ``v1.0``, ``version-30.4`` (Docusaurus),
 #: ``release-2.1``. A bare number is not one: ``2024/`` is a blog's year, not a release.
-_VERSION_NAME = re.compile(r"(?:v|version[-_]?|release[-_]?)(?:\d+(?:\.(?:\d+|x))*)|\d+(?:\.(?:\d+|x))+", re.I)
+_VERSION_NAME = r"(?:v|version[-_]?|release[-_]?)(?:\d+(?:\.(?:\d+|x))*)|\d+(?:\.(?:\d+|x))+"
 
 #: ISO 639-1's two-letter language codes: a dir named by one (``en``, ``it``), or by one
 #: with a region or script (``pt-br``, ``zh_TW``, ``zh-Hans``), holds a translation.
@@ -35,7 +34,7 @@ _ISO_639_1 = (
     "yo za zh zu"
 )
 _LANGUAGE_CODES = frozenset(_ISO_639_1.split())
-_LANGUAGE_NAME = re.compile(r"([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}|[0-9]{3}))?", re.I)
+_LANGUAGE_NAME = r"([a-z]{2})(?:[-_](?:[a-z]{2}|[a-z]{4}|[0-9]{3}))?"
 
 VERSION = "version"
 LANGUAGE = "language"
@@ -47,15 +46,26 @@ def dir_kind(name: str) -> str | None:
     if name in _KINDS:
         return _KINDS[name]
     kind = None
-    if _VERSION_NAME.fullmatch(name):
+    # Each pattern is asked only of a name that meets a condition it cannot match without
+    # (a digit; two characters, or a separator third): most dir names meet neither, and a
+    # recall or lint that meets only those imports no re (and no enum with it).
+    if any(char.isdecimal() for char in name) and _fullmatch(_VERSION_NAME, name):
         kind = VERSION
-    else:
-        match = _LANGUAGE_NAME.fullmatch(name)
+    elif len(name) == 2 or (len(name) in (5, 6, 7) and name[2] in "-_"):
+        match = _fullmatch(_LANGUAGE_NAME, name)
         if match is not None and match.group(1).lower() in _LANGUAGE_CODES:
             kind = LANGUAGE
     if len(_KINDS) < _MOST_KINDS:
         _KINDS[name] = kind
     return kind
+
+
+def _fullmatch(pattern: str, name: str) -> re.Match[str] | None:
+    """``pattern`` matched case-insensitively against the whole of ``name`` (re keeps the
+    compiled pattern)."""
+    import re
+
+    return re.fullmatch(pattern, name, re.IGNORECASE)
 
 
 #: ``dir_kind``'s answers so far, at most ``_MOST_KINDS`` of them (a long-lived server's
@@ -66,6 +76,8 @@ _MOST_KINDS = 4096
 
 def natural_key(name: str) -> tuple[tuple[int, int, str], ...]:
     """``name`` compared as people count: its digit runs by value, so 7.10 > 7.9 > 5.1."""
+    import re  # only releases are compared so: most calls need no re
+
     return tuple((1, int(part), "") if part.isdigit() else (0, 0, part.lower()) for part in re.split(r"(\d+)", name))
 
 

@@ -14,6 +14,7 @@ from mnemosyne_cli.options import (
     command_line,
     flag,
     read_limit,
+    shell_line,
     vault_error_code,
 )
 from mnemosyne_cli.output import counted, has_control_character, page_line, printable
@@ -311,8 +312,6 @@ def context_line(context: Context, *, color: bool = False) -> str:
 def _cat_way_out(args: FindArguments, env: Environment, backend: Backend, result: FindResult, query: str) -> str:
     """--cat's first stderr line when several pages match but one alone is named by its
     title or path (it sorts first): that page, and a command that prints it."""
-    import shlex  # only this dead end needs it
-
     named = result.matches[0]
     # Its path as the one keyword names it alone (rule 8: the page a keyword is the path
     # of), unless another page's path folds to the same: then the file itself is the way out.
@@ -324,7 +323,7 @@ def _cat_way_out(args: FindArguments, env: Environment, backend: Backend, result
     if alone:
         command = command_line("find", args.vault, args.dir, "--cat", keywords=[named.path])
     else:
-        command = shlex.join(["cat", "--", os.path.join(result.vault, named.path)])
+        command = shell_line(["cat", "--", os.path.join(result.vault, named.path)])
     return printable(
         f"only {named.path} — {named.title} holds '{query}' in its title or path; to print it, run: {command}"
     )
