@@ -325,39 +325,46 @@ def test_version_says_when_a_package_is_not_installed(
     assert out.splitlines()[4] == "  mnemosyne-wiki-ingest not installed"
 
 
-@pytest.mark.parametrize("change", ["code", "format"])
+#: What each change to a built index makes of it: the SQL, then info's state and --json's outdated.
+OTHER_VERSIONS = {
+    "code": (
+        ["UPDATE meta SET value = 'an older mnemosyne' WHERE name = 'code'"],
+        "written by another version (the next find, recall or wiki init rebuilds it)",
+        True,
+    ),
+    "format": (
+        ["PRAGMA user_version = 1"],
+        "written by another version (the next find, recall or wiki init rebuilds it)",
+        True,
+    ),
+    # Under the same format, said of a whole build only: one cut short is no more built than none.
+    "half": (
+        [
+            "UPDATE meta SET value = 'an older mnemosyne' WHERE name = 'code'",
+            "UPDATE meta SET value = 0 WHERE name = 'complete'",
+        ],
+        "not built yet (the next find, recall or wiki init builds it)",
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("change", sorted(OTHER_VERSIONS))
 def test_info_says_an_index_another_version_wrote_is_rebuilt_not_that_none_is_built(
     vault: Path, capsys: pytest.CaptureFixture[str], change: str
 ) -> None:
     """A whole build by other code (another mnemosyne, or an index format since changed) is
     no index find reads, but it is there: info says why it is not read."""
+    statements, state, outdated = OTHER_VERSIONS[change]
     path = build_index(vault)
     connection = sqlite3.connect(path)
-    if change == "code":
-        connection.execute("UPDATE meta SET value = 'an older mnemosyne' WHERE name = 'code'")
-    else:
-        connection.execute("PRAGMA user_version = 1")
+    for statement in statements:
+        connection.execute(statement)
     connection.commit()
     connection.close()
     code, out, err = run(capsys, "wiki", "info", "--vault", str(vault))
     assert (code, err) == (0, "")
-    assert f"index: {path}, written by another version (the next find, recall or wiki init rebuilds it)\n" in out
+    assert f"index: {path}, {state}\n" in out
     code, out, err = run(capsys, "wiki", "info", "--vault", str(vault), "--json")
     cache = json.loads(out)["cache"]
-    assert (cache["complete"], cache["outdated"]) == (False, True)
-
-
-def test_info_says_a_half_build_by_another_version_is_not_built_yet(
-    vault: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Under the same index format, "written by another version" is said of a whole build
-    only: another version's build cut short is no more built than none."""
-    path = build_index(vault)
-    connection = sqlite3.connect(path)
-    connection.execute("UPDATE meta SET value = 'an older mnemosyne' WHERE name = 'code'")
-    connection.execute("UPDATE meta SET value = 0 WHERE name = 'complete'")
-    connection.commit()
-    connection.close()
-    code, out, err = run(capsys, "wiki", "info", "--vault", str(vault))
-    assert (code, err) == (0, "")
-    assert f"index: {path}, not built yet (the next find, recall or wiki init builds it)\n" in out
+    assert (cache["complete"], cache["outdated"]) == (False, outdated)
