@@ -699,15 +699,8 @@ class _Walker:
 
     def _file_findings(self, entry: os.DirEntry[str], rel: str, depth: int, scanned: str | None) -> list[Finding]:
         name = entry.name
+        # (A page find lists, where it looks, never comes here: ``walk`` passes it over.)
         listed = self._is_listed(rel)
-        if (
-            listed
-            and scanned is not None
-            and (depth == 1 or self.tree)
-            and name.endswith(self.layout_suffixes)
-            and not name.startswith(".")
-        ):
-            return []  # a page find lists, where it looks: the answer for most files, made first
         findings = []
         if depth == 0:
             findings.append(Finding(rel, VAULT_ROOT_FILE, "at the vault root; find reads only the scanned dirs"))
