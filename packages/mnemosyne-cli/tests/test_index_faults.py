@@ -535,6 +535,9 @@ def test_a_full_disk_during_a_build_keeps_the_index_and_retries_once_there_is_ro
     failure = build.Failure.read(str(path))
     assert failure is not None
     assert (failure.fault, failure.reason) == ("full", "database or disk is full")
+    # The disk as full as the failure found it: other processes freeing this machine's disk
+    # (a test session's tmp dirs) must not make room here.
+    monkeypatch.setattr(build, "_free_bytes", lambda _path: failure.free)
     retry = f"a find or recall tries again once the disk has room, or from {_utc(failure.time + 600)} on"
     line = _info_index_line(capsysbinary, vault)
     assert line.endswith(f"; the last build failed {_utc(failure.time)}: database or disk is full; {retry}")
