@@ -637,9 +637,11 @@ class _Walker:
         scanned: str | None,
         skip_names: set[str] | None = None,
         rules: tuple[IgnoreRules, ...] = (),
+        real: str | None = None,
     ) -> None:
         """Walk the dir at ``path`` (vault-relative ``rel``, "" for the root) at ``depth``
-        below the vault root, or below ``scanned``, the searched dir it is in (None: none)."""
+        below the vault root, or below ``scanned``, the searched dir it is in (None: none).
+        ``real``: the dir's real path, when the walk knows it."""
         if depth > MAX_WALK_DEPTH:  # the walk recurses; Python's stack is the limit otherwise
             self.findings.append(
                 Finding(rel, UNREADABLE, f"nested more than {MAX_WALK_DEPTH} dirs deep; lint did not look inside")
@@ -663,6 +665,9 @@ class _Walker:
         searched_here = scanned is not None and (depth == 1 or self.tree)
         pages_here = self.listed.get(rel, ()) if searched_here else ()
         suffixes = self.layout_suffixes
+        # The walk enters no symlinked dir, so a dir's real path is its parent's and its
+        # name: one realpath a walk, not one for each dir (each lstats every component).
+        real = os.path.realpath(path) if real is None else real
         for entry in entries:
             name = entry.name
             is_page = name in pages_here and name.endswith(suffixes) and name[0] != "."
@@ -672,12 +677,12 @@ class _Walker:
             if entry.is_dir(follow_symlinks=False):
                 if name.startswith(".") or (skip_names and name in skip_names):
                     continue
-                real = os.path.realpath(entry.path)
-                if real in self.skip_real or real == self.memory_dir:
+                child_real = os.path.join(real, name)
+                if child_real in self.skip_real or child_real == self.memory_dir:
                     continue
                 if filtering and self._left_out(child_rel + "/", rules):
                     continue
-                self.walk(entry.path, child_rel, depth=depth + 1, scanned=scanned, rules=rules)
+                self.walk(entry.path, child_rel, depth=depth + 1, scanned=scanned, rules=rules, real=child_real)
             elif is_markdown_like(name, self.markdown_like):
                 if depth == 0 and skip_names and name in skip_names:
                     continue  # a scanned dir that is a symlink or a file: scan's to judge
