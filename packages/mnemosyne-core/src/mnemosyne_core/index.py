@@ -428,17 +428,61 @@ def _mention_depth(before: str) -> int:
     return (before.count("\n") << _LINE) | (len(before) - before.rfind("\n") - 1)
 
 
+#: The columns of a page's row ``NoteIndex.write`` fills, in ``_page_values``' order.
+_PAGE_COLUMNS = (
+    "size", "mtime_ns", "ctime_ns", "inode", "device", "racy", "volatile", "not_text", "title", "aliases",
+    "constellation", "type", "folded_title", "folded_aliases", "recall", "digest", "lint_title", "lint_folded",
+    "whole", "body", "recall_unseen",
+)  # fmt: skip
+
+
+_INSERT_PAGE = (
+    f"INSERT INTO pages({', '.join(_PAGE_COLUMNS)}, path) VALUES ({', '.join('?' * (len(_PAGE_COLUMNS) + 1))})"
+)
+_UPDATE_PAGE = f"UPDATE pages SET {', '.join(f'{column} = ?' for column in _PAGE_COLUMNS)}, path = ? WHERE id = ?"
+
+
+def _page_values(page: Page) -> tuple[object, ...]:
+    """A page's values for ``_PAGE_COLUMNS``."""
+    return (
+        *page.key,
+        page.racy,
+        page.volatile,
+        page.not_text,
+        stored_text(page.title),
+        marshal.dumps(page.aliases),
+        None if page.constellation is None else stored_text(page.constellation),
+        None if page.type is None else stored_text(page.type),
+        stored_text(page.folded_title),
+        marshal.dumps(page.folded_aliases),
+        _recall_blob(page.recall),
+        page.digest,
+        None if page.lint_title is None else stored_text(page.lint_title),
+        None if page.lint_title is None else stored_text(fold(page.lint_title)),
+        *page.digests,
+        # What recall looks a term up in: none when it sees no title, slug or tag.
+        page.recall is None or not page.recall.folded,
+    )
+
+
+def _names(page: Page) -> list[tuple[int, str]]:
+    """(kind, name as stored) of each of a page's ``names`` rows."""
+    stem = stem_of(page.folded_path.rpartition("/")[2])
+    kinds = [(TITLE_NAME, page.folded_title), (PATH_NAME, page.folded_path), (STEM_NAME, stem)]
+    return [(kind, storable(name)) for kind, name in (*kinds, *((ALIAS_NAME, alias) for alias in page.folded_aliases))]
+
+
 class _FtsWrites:
     """The FTS5 rows one write drops and adds, written together at its end (``write``)."""
 
-    __slots__ = ("names", "names_gone", "texts", "texts_gone", "words")
+    __slots__ = ("names_above", "names_gone", "texts", "texts_gone", "words")
 
     def __init__(self) -> None:
         self.texts_gone: list[tuple[int]] = []
         self.names_gone: list[tuple[int, str]] = []
-        # Row ids as SQLite's lastrowid gives them (typed int | None, never None after an insert).
-        self.texts: list[tuple[int | None, str, str]] = []
-        self.names: list[tuple[int | None, str]] = []
+        self.texts: list[tuple[int, str, str]] = []
+        #: The ``names`` rows above this id were just added: ``name_grams`` is told of them.
+        self.names_above: int | None = None
         #: The words of the pages written (``fold.words_of``), each once a write.
         self.words: set[str] = set()
 
@@ -464,7 +508,10 @@ class _FtsWrites:
             "INSERT INTO name_grams(name_grams, rowid, name) VALUES ('delete', ?, ?)", self.names_gone
         )
         connection.executemany("INSERT INTO texts(rowid, names, body) VALUES (?, ?, ?)", self.texts)
-        connection.executemany("INSERT INTO name_grams(rowid, name) VALUES (?, ?)", self.names)
+        if self.names_above is not None:
+            connection.execute(
+                "INSERT INTO name_grams(rowid, name) SELECT id, name FROM names WHERE id > ?", (self.names_above,)
+            )
 
 
 class Ranked:
@@ -653,98 +700,115 @@ class NoteIndex:
         page keeps its id when it is written again: a concurrent call that took the old
         row as fresh still finds it.
 
-        The FTS rows go in last, all of them: FTS5 writes out what it holds in memory at
-        every statement savepoint, which any write to ``pages`` opens (its triggers), so
-        interleaving them cut the trigram index into one segment a page."""
+        Each table gets one statement for all the pages (a build writes a batch at a time):
+        a statement a page and a table cost a 100k build a fifth of its time. The FTS rows
+        go in last, all of them: FTS5 writes out what it holds in memory at every statement
+        savepoint, which any write to ``pages`` opens (its triggers), so interleaving them
+        cut the trigram index into one segment a page."""
         connection = self.connection
+        # The last read of a path stands, as when each was written in turn.
+        by_path = {stored_text(page.path): page for page in pages}
+        held = self._held(list(by_path))
         ids: dict[str, int] = {}
         fts = _FtsWrites()
-        for page in pages:
-            path = stored_text(page.path)
-            held = connection.execute("SELECT id, digest FROM pages WHERE path = ?", (path,)).fetchone()
-            if held is not None and held[1] == page.digest:
+        restated = []
+        rewritten = []
+        added = []
+        # The pages whose row is written whole: their other tables' rows go in after them.
+        renewed = []
+        for path, page in by_path.items():
+            old = held.get(path)
+            if old is not None and old[1] == page.digest:
                 # The same bytes under the same path (and the same title rule, which the whole
                 # index shares) make the same row: only the stat changed, and the FTS row, the
                 # costly write, stays (touch, chown -R or a checkout change every page's stat).
-                connection.execute(
-                    "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
-                    " volatile = ? WHERE id = ?",
-                    (*page.key, page.racy, page.volatile, held[0]),
-                )
-                ids[page.path] = held[0]
+                restated.append((*page.key, page.racy, page.volatile, old[0]))
+                ids[page.path] = old[0]
                 continue
-            # What recall looks a term up in: none when it sees no title, slug or tag.
-            terms = dict.fromkeys(page.recall.folded) if page.recall is not None else {}
-            unseen = not terms
-            values = (
-                *page.key,
-                page.racy,
-                page.volatile,
-                page.not_text,
-                stored_text(page.title),
-                marshal.dumps(page.aliases),
-                None if page.constellation is None else stored_text(page.constellation),
-                None if page.type is None else stored_text(page.type),
-                stored_text(page.folded_title),
-                marshal.dumps(page.folded_aliases),
-                _recall_blob(page.recall),
-                page.digest,
-                None if page.lint_title is None else stored_text(page.lint_title),
-                None if page.lint_title is None else stored_text(fold(page.lint_title)),
-                *page.digests,
-                unseen,
-            )
-            if held is None:
-                page_id = connection.execute(
-                    "INSERT INTO pages(size, mtime_ns, ctime_ns, inode, device, racy, volatile, not_text, title,"
-                    " aliases, constellation, type, folded_title, folded_aliases, recall, digest, lint_title,"
-                    " lint_folded, whole, body, recall_unseen, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                    " ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*values, path),
-                ).lastrowid
-            else:
-                page_id = held[0]
-                connection.execute(
-                    "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
-                    " volatile = ?, not_text = ?, title = ?, aliases = ?, constellation = ?, type = ?,"
-                    " folded_title = ?, folded_aliases = ?, recall = ?, digest = ?, lint_title = ?,"
-                    " lint_folded = ?, whole = ?, body = ?, recall_unseen = ? WHERE id = ?",
-                    (*values, page_id),
-                )
-                fts.texts_gone.append((page_id,))
-                fts.names_gone += self._delete_names(page_id)
-                connection.execute("DELETE FROM recall_terms WHERE page_id = ?", (page_id,))
-                connection.execute("DELETE FROM copy_digests WHERE page_id = ?", (page_id,))
-                connection.execute("DELETE FROM page_findings WHERE path = ?", (path,))
-            # OR IGNORE: a finding said twice of one page is reported once.
-            connection.executemany(
-                "INSERT OR IGNORE INTO page_findings(path, code, message, page_id) VALUES (?, ?, ?, ?)",
-                ((path, code, stored_text(message), page_id) for code, message in page.lint),
-            )
-            connection.executemany(
-                "INSERT INTO copy_digests(page_id, digest) VALUES (?, ?)",
-                ((page_id, digest) for digest in dict.fromkeys(page.digests) if digest is not None),
-            )
-            connection.executemany(
-                "INSERT INTO recall_terms(page_id, term) VALUES (?, ?)",
-                ((page_id, stored_text(term)) for term in terms),
-            )
+            renewed.append(page)
+            values = (*_page_values(page), path)
+            if old is None:
+                added.append(values)
+                continue
+            page_id = ids[page.path] = old[0]
+            rewritten.append((*values, page_id))
+            fts.texts_gone.append((page_id,))
+            fts.names_gone += self._delete_names(page_id)
+            connection.execute("DELETE FROM recall_terms WHERE page_id = ?", (page_id,))
+            connection.execute("DELETE FROM copy_digests WHERE page_id = ?", (page_id,))
+            connection.execute("DELETE FROM page_findings WHERE path = ?", (path,))
+        connection.executemany(
+            "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
+            " volatile = ? WHERE id = ?",
+            restated,
+        )
+        connection.executemany(_UPDATE_PAGE, rewritten)
+        if added:
+            # A new row's id is above every id before it (a rowid is max + 1): the rows above
+            # the old maximum are the pages just added, read back with their paths.
+            before = self._max_id("pages")
+            connection.executemany(_INSERT_PAGE, added)
+            for page_id, path in connection.execute("SELECT id, path FROM pages WHERE id > ?", (before,)):
+                ids[by_path[path].path] = page_id
+        written = [(stored_text(page.path), page, ids[page.path]) for page in renewed]
+        # OR IGNORE: a finding said twice of one page is reported once.
+        connection.executemany(
+            "INSERT OR IGNORE INTO page_findings(path, code, message, page_id) VALUES (?, ?, ?, ?)",
+            (
+                (path, code, stored_text(message), page_id)
+                for path, page, page_id in written
+                for code, message in page.lint
+            ),
+        )
+        connection.executemany(
+            "INSERT INTO copy_digests(page_id, digest) VALUES (?, ?)",
+            (
+                (page_id, digest)
+                for _path, page, page_id in written
+                for digest in dict.fromkeys(page.digests)
+                if digest is not None
+            ),
+        )
+        connection.executemany(
+            "INSERT INTO recall_terms(page_id, term) VALUES (?, ?)",
+            (
+                (page_id, stored_text(term))
+                for _path, page, page_id in written
+                if page.recall is not None
+                for term in dict.fromkeys(page.recall.folded)
+            ),
+        )
+        fts.names_above = self._max_id("names")
+        connection.executemany(
+            "INSERT INTO names(page_id, kind, length, name, marked) VALUES (?, ?, ?, ?, ?)",
+            (
+                (page_id, kind, len(name), name, marked(name))
+                for _path, page, page_id in written
+                for kind, name in _names(page)
+            ),
+        )
+        for _path, page, page_id in written:
             names = NAMES_SEPARATOR.join((page.folded_title, page.folded_path, *page.folded_aliases))
             fts.texts.append((page_id, storable(names), storable(page.folded_text)))
             fts.words |= words_of(f"{names}\n{page.folded_text}")
-            stem = stem_of(page.folded_path.rpartition("/")[2])
-            kinds = ((TITLE_NAME, page.folded_title), (PATH_NAME, page.folded_path), (STEM_NAME, stem))
-            for kind, name in (*kinds, *((ALIAS_NAME, alias) for alias in page.folded_aliases)):
-                name = storable(name)
-                row_id = connection.execute(
-                    "INSERT INTO names(page_id, kind, length, name, marked) VALUES (?, ?, ?, ?, ?)",
-                    (page_id, kind, len(name), name, marked(name)),
-                ).lastrowid
-                fts.names.append((row_id, name))
-            ids[page.path] = page_id  # type: ignore[assignment]
         fts.write(connection, self._known_words)
         self.set_meta("written_ns", time.time_ns())
         return ids
+
+    def _held(self, paths: list[bytes]) -> dict[bytes, tuple[int, bytes | None]]:
+        """(id, digest) of each of ``paths`` the index holds, by path."""
+        held: dict[bytes, tuple[int, bytes | None]] = {}
+        # Well under SQLite's limit on a statement's values (32,766).
+        for at in range(0, len(paths), 500):
+            chunk = paths[at : at + 500]
+            rows = self.connection.execute(
+                f"SELECT path, id, digest FROM pages WHERE path IN ({', '.join('?' * len(chunk))})", chunk
+            )
+            held.update((path, (page_id, digest)) for path, page_id, digest in rows)
+        return held
+
+    def _max_id(self, table: str) -> int:
+        return int(self.connection.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()[0])
 
     def remove(self, paths: Iterable[str]) -> None:
         """Drop the rows of ``paths`` (inside the caller's write transaction)."""
