@@ -274,6 +274,20 @@ def test_keywords_holding_query_syntax_are_literal(
     answer(backend, vault, keyword, "absent")
 
 
+def test_a_page_a_name_alone_holds_a_keyword_in_is_ranked_by_that_name_not_by_its_path(
+    vault: Path, backend: cache.IndexedScan, environ: dict[str, str]
+) -> None:
+    """Rule 8 keys a page by its title and path together only when no name alone holds the
+    keywords, even when only the path has one at a word start: the index's one pass over a
+    keyword's name rows keeps that. (Keyed by its path, z.md would come first: the shorter.)"""
+    (vault / ".mnemosyne.toml").write_text('dirs = ["a", "b", "kapi"]\n', encoding="utf-8")
+    (vault / "kapi").mkdir()
+    (vault / "kapi" / "z.md").write_text("---\ntitle: Okapi\n---\nbody\n", encoding="utf-8")
+    (vault / "kapi" / "zebra-long.md").write_text("---\ntitle: Zebra\n---\nbody\n", encoding="utf-8")
+    build_index(vault, environ)
+    assert answer(backend, vault, "kapi") == ["kapi/zebra-long.md", "kapi/z.md"]
+
+
 @pytest.mark.parametrize("keyword", ["al\npha", "al\0pha", "al\ufffepha", "al\udc80pha"])
 def test_keywords_the_index_cannot_hold_are_answered_by_the_scan(
     vault: Path, built: Path, backend: cache.IndexedScan, keyword: str

@@ -963,14 +963,13 @@ class NoteIndex:
             (_text(path), _text(title), _optional_text(constellation), _optional_text(kind), _matched_by(key))
             for _id, path, title, constellation, kind, key, _count, _exact in rows
         ]
+        if limit and len(rows) >= limit and len(keywords) == 1 and len(keywords[0]) == 3 and scope is None:
+            # One trigram: a page is in its doclist exactly when its names or text hold it.
+            ranked.total = self._pages_holding(keywords[0])
+            return ranked
         match, holds = self._text_holds(keywords, values)
         if limit and len(rows) >= limit:
-            if len(keywords) == 1 and len(keywords[0]) == 3 and scope is None:
-                # One trigram: a page is in its doclist exactly when its names or text hold it.
-                ranked.total = self._pages_holding(keywords[0])
-                return ranked
-            scoped = within.replace("p.id", "texts.rowid")
-            sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{scoped}"
+            sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{self._within}"
             ranked.total = self.connection.execute(sql, values).fetchone()[0]
             return ranked
         self._id_table("named_ids", (row[0] for row in rows))
@@ -1194,23 +1193,22 @@ def _preferred_order(prefer: Sequence[str], values: dict[str, object]) -> str:
 
 
 def _names_holding(at: int, keyword: str, values: dict[str, object]) -> str:
-    """The name rows that hold keyword ``at``: picked by its trigrams, checked whole."""
+    """FROM and WHERE of the name rows that hold keyword ``at``: picked by its trigrams,
+    checked whole."""
     grams = trigrams([keyword])
     if not grams:
-        return f"SELECT page_id FROM names WHERE instr(name, :k{at}) > 0"
+        return f"names WHERE instr(name, :k{at}) > 0"
     values[f"g{at}"] = match_expression(grams)
-    return (
-        f"SELECT page_id FROM names WHERE id IN (SELECT rowid FROM name_grams WHERE name_grams MATCH :g{at})"
-        f" AND instr(name, :k{at}) > 0"
-    )
+    return f"names WHERE id IN (SELECT rowid FROM name_grams WHERE name_grams MATCH :g{at}) AND instr(name, :k{at}) > 0"
 
 
-def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
-    """The common table expressions ending in ``g1(page_id, k)``: each first-group page
-    (rule 8: a keyword is its path, or one name alone, or the title and the path together,
-    hold every keyword) with its packed key, the best of its names' (``named_key``'s order)."""
+def _named_by_several(keywords: tuple[str, ...], values: dict[str, object]) -> str:
+    """``named(page_id, k)`` for two keywords or more: the pages one of whose names holds
+    them all, else whose title and path together do."""
     count = range(len(keywords))
-    candidates = " INTERSECT ".join(_names_holding(at, keyword, values) for at, keyword in enumerate(keywords))
+    candidates = " INTERSECT ".join(
+        f"SELECT page_id FROM {_names_holding(at, keyword, values)}" for at, keyword in enumerate(keywords)
+    )
     in_name = " AND ".join(f"instr(name, :k{at}) > 0" for at in count)
     starts = " AND ".join(f"instr(marked, :m{at}) > 0" for at in count)
     in_title_or_path = " AND ".join(f"(instr(t.name, :k{at}) > 0 OR instr(p.name, :k{at}) > 0)" for at in count)
@@ -1218,8 +1216,6 @@ def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
         f"(CASE WHEN instr(t.name, :k{at}) > 0 THEN instr(t.marked, :m{at}) ELSE instr(p.marked, :m{at}) END) > 0"
         for at in count
     )
-    paths = ", ".join(f":k{at}" for at in count)
-    held = " AND ".join(f"(instr(texts.names, :k{at}) > 0 OR instr(texts.body, :k{at}) > 0)" for at in count)
     return (
         f"candidates AS ({candidates}),"
         f" by_name AS (SELECT page_id, min(((NOT ({starts})) << {_NO_WORD_START}) | (length << {_LENGTH})"
@@ -1230,9 +1226,33 @@ def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
         f" | (p.length << {_LENGTH}) FROM names AS t JOIN names AS p ON p.page_id = t.page_id AND p.kind = {PATH_NAME}"
         f" WHERE t.page_id IN candidates AND t.kind = {TITLE_NAME} AND {in_title_or_path}"
         f" AND t.page_id NOT IN (SELECT page_id FROM by_name)),"
-        # The page a keyword is the path of comes first (k 0), wherever its keywords lie.
-        # CROSS JOIN keeps the names, found by their index, outside: the planner would scan texts.
-        f" its_path AS (SELECT n.page_id FROM names AS n CROSS JOIN texts ON texts.rowid = n.page_id"
+    )
+
+
+def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
+    """The common table expressions ending in ``g1(page_id, k)``: each first-group page
+    (rule 8: a keyword is its path, or one name alone, or the title and the path together,
+    hold every keyword) with its packed key, the best of its names' (``named_key``'s order)."""
+    count = range(len(keywords))
+    paths = ", ".join(f":k{at}" for at in count)
+    held = " AND ".join(f"(instr(texts.names, :k{at}) > 0 OR instr(texts.body, :k{at}) > 0)" for at in count)
+    if len(keywords) == 1:
+        # One keyword: each name row holding it gives the page a key (a path's, with the
+        # title, only when no name alone holds it), so one pass over those rows is the
+        # whole group, without reading any page's other names. A path's row sorts after
+        # every name alone by the bit _NOT_ITS_PATH holds later, which the min then drops.
+        named = (
+            f"named AS (SELECT page_id, min(((kind = {PATH_NAME}) << {_NOT_ITS_PATH})"
+            f" | ((NOT (instr(marked, :m0) > 0)) << {_NO_WORD_START}) | (length << {_LENGTH})"
+            f" | CASE WHEN kind = {PATH_NAME} THEN 1 << {_TITLE_AND_PATH} ELSE kind END)"
+            f" & ((1 << {_NOT_ITS_PATH}) - 1) AS k FROM {_names_holding(0, keywords[0], values)} GROUP BY page_id),"
+        )
+    else:
+        named = _named_by_several(keywords, values)
+    # The page a keyword is the path of comes first (k 0), wherever its keywords lie.
+    # CROSS JOIN keeps the names, found by their index, outside: the planner would scan texts.
+    return (
+        f"{named} its_path AS (SELECT n.page_id FROM names AS n CROSS JOIN texts ON texts.rowid = n.page_id"
         f" WHERE n.kind = {PATH_NAME} AND n.name IN ({paths}) AND {held}),"
         f" g1 AS (SELECT page_id, CASE WHEN page_id IN its_path THEN 0 ELSE k | (1 << {_NOT_ITS_PATH}) END AS k"
         f" FROM named UNION ALL SELECT page_id, 0 FROM its_path WHERE page_id NOT IN (SELECT page_id FROM named))"
