@@ -112,3 +112,32 @@ def test_an_edited_config_or_ignore_file_answers_as_the_scan(
     EDITS[edit](root)
     _same_as_the_scan(capsysbinary, root, parsed)
     _same_as_the_scan(capsysbinary, root, parsed)  # and once the edit is kept in turn
+
+
+@pytest.mark.parametrize("edit", [None, *EDITS])
+def test_lint_through_the_index_takes_what_the_listing_decided_and_answers_as_the_scan(
+    edit: str | None, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """lint's walk for the files find never searches asks the listing's decisions (kept or
+    just made) about the names the listing asked the rules about, so a warm lint compiles
+    no ignore rule; and after any edit its findings are still those of --no-cache, which
+    asks the rules about every name."""
+    root = rules_vault(tmp_path / "vault")
+    (root / "Notes" / "drafts" / "sub").mkdir()
+    (root / "Notes" / "drafts" / "sub" / "deep.md").write_text("deep\n", encoding="ascii")
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    build_index(root)
+    parsed = _parsed(monkeypatch)
+    argv = ["wiki", "lint", "--vault", str(root)]
+
+    def same_as_the_scan() -> None:
+        del parsed[:]
+        cached = run_cli(capsysbinary, argv)
+        assert "rules" not in parsed or edit is not None, parsed
+        assert cached == run_cli(capsysbinary, [*argv, "--no-cache"])
+
+    same_as_the_scan()
+    if edit is not None:
+        EDITS[edit](root)
+        same_as_the_scan()
+        same_as_the_scan()
