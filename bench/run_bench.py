@@ -420,7 +420,8 @@ LIMITS: dict[str, str] = {
         "pages' findings from the index (a table of their own, in path order) with the titles and "
         "digests kept there, but each finding it prints is still made, keyed for versions, sorted "
         "and written in Python (on the generated vaults every page has one: no frontmatter), and "
-        "it walks the vault a second time, after the listing, for the files find never searches."
+        "it walks the vault a second time, after the listing, for the files find never searches "
+        "(asking what the listing's ignore rules decided, not the rules)."
     ),
     "recall": (
         "`wiki recall` took {command_ms:.0f} ms to find's {find_ms:.0f} ms on {vault}: its "
@@ -439,8 +440,8 @@ LIMITS: dict[str, str] = {
     "build": (
         "the build read {pages:,} pages ({markdown_mb:.0f} MB) in {build_s:.0f} s, {pages_per_s:.0f} "
         "pages a second: one process reading, folding, linting and splitting into words each "
-        "page, and inserting it into the pages, names, recall and words tables and the three "
-        "FTS5 trigram tables, at nice 10."
+        "page, and inserting a batch at a time into the pages, names, recall and words tables "
+        "(one statement a table and batch) and the three FTS5 trigram tables, at nice 10."
     ),
     "size": (
         "on {vault} the index is {index_mb:.1f} MB for {markdown_mb:.1f} MB of markdown: the FTS5 "

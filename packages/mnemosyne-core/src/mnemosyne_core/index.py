@@ -934,9 +934,9 @@ class NoteIndex:
         The first group comes from ``names``: its trigrams pick the name rows holding each
         keyword, the pages holding them all are ranked by one packed integer (not its
         path, no word start, title and path, length, kind: ``_NOT_ITS_PATH``...), the best
-        name a page has by ``min``. The second group comes from ``texts``, by mention depth (``depth()``),
-        only when the first does not fill the limit; the total then rides along as a window
-        count, else it is one ``count``."""
+        name a page has by ``min``. The second group comes from ``texts``, by mention depth
+        (``depth()``), only when the first does not fill the limit. Each group's count is
+        taken of it materialised; when the first fills the limit, the total is one ``count``."""
         keywords = tuple(folded_keywords)
         values: dict[str, object] = {}
         for at, keyword in enumerate(keywords):
