@@ -550,6 +550,16 @@ def test_unsearched_suffix_follows_the_configured_suffixes(make_vault: MakeVault
     )
 
 
+@pytest.mark.parametrize("dirs", ['["docs", "docs/sub"]', '["docs/sub", "docs"]', '[".", "docs"]'])
+def test_a_searched_dir_inside_another_of_a_tree_is_walked_with_it(make_vault: MakeVault, dirs: str) -> None:
+    """scan lists such a dir as part of the one above it; lint walks it there, not passing
+    it over as a searched dir walked on its own."""
+    vault = make_vault(
+        {".mnemosyne.toml": f'dirs = {dirs}\ndepth = "tree"\n', "docs/a.md": good("A"), "docs/sub/C.MD": good("C")}
+    )
+    assert findings(vault) == [("docs/sub/C.MD", "suffix-case")]
+
+
 def test_hidden_file(make_vault: MakeVault) -> None:
     vault = make_vault({"atlas/.draft.md": good("Draft"), "atlas/a.md": good("A")})
     assert findings(vault) == [("atlas/.draft.md", "hidden-file")]

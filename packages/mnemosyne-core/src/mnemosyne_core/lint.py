@@ -564,11 +564,16 @@ def _unsearched_files(
                 continue
         if os.path.isdir(path):
             scanned.append(("" if dir_name == VAULT_ROOT_DIR else dir_name, path))
-    walker.skip_real = {os.path.realpath(path) for _, path in scanned}
     tree = layout is not None and layout.depth == DEPTH_TREE
+    # A searched dir inside another of a tree is walked as part of the dir above it, as
+    # scan lists it: only the others are walked on their own, and passed over below.
+    scanned = [
+        (dir_name, path)
+        for dir_name, path in scanned
+        if not (tree and any(dir_covers(other, dir_name or VAULT_ROOT_DIR) for other in pages.dirs))
+    ]
+    walker.skip_real = {os.path.realpath(path) for _, path in scanned}
     for dir_name, path in scanned:
-        if tree and any(dir_covers(other, dir_name or VAULT_ROOT_DIR) for other in pages.dirs):
-            continue  # walked as part of the dir above it, as scan lists it
         rules = walker.tree_walk.ancestor_rules(dir_name) if tree and walker.tree_walk is not None else ()
         walker.walk(path, dir_name, depth=1, scanned=dir_name or VAULT_ROOT_DIR, rules=rules)
     if outside and "" not in {name for name, _ in scanned}:
