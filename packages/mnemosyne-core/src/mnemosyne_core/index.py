@@ -436,10 +436,12 @@ _PAGE_COLUMNS = (
 )  # fmt: skip
 
 
+#: The stat columns of a page's row: all a page read again with the same bytes changes.
+_RESTATE_PAGE = f"UPDATE pages SET {', '.join(f'{column} = ?' for column in _PAGE_COLUMNS[:7])} WHERE id = ?"
 _INSERT_PAGE = (
     f"INSERT INTO pages({', '.join(_PAGE_COLUMNS)}, path) VALUES ({', '.join('?' * (len(_PAGE_COLUMNS) + 1))})"
 )
-_UPDATE_PAGE = f"UPDATE pages SET {', '.join(f'{column} = ?' for column in _PAGE_COLUMNS)}, path = ? WHERE id = ?"
+_UPDATE_PAGE = f"UPDATE pages SET {', '.join(f'{column} = ?' for column in _PAGE_COLUMNS)} WHERE id = ?"
 
 
 def _page_values(page: Page) -> tuple[object, ...]:
@@ -472,6 +474,12 @@ def _names(page: Page) -> list[tuple[int, str]]:
     return [(kind, storable(name)) for kind, name in (*kinds, *((ALIAS_NAME, alias) for alias in page.folded_aliases))]
 
 
+def _max_id(connection: sqlite3.Connection, table: str) -> int:
+    """The highest id in ``table``: a row added after it gets a higher one (a rowid is max
+    + 1), so the rows above it are the ones just added."""
+    return int(connection.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()[0])
+
+
 class _FtsWrites:
     """The FTS5 rows one write drops and adds, written together at its end (``write``)."""
 
@@ -493,9 +501,8 @@ class _FtsWrites:
         a third more time)."""
         new_words = self.words - known_words
         if new_words:
-            # A new row's id is above every id before it (a rowid is max + 1): those rows
-            # are the words the trigram table is told of, one statement for them all.
-            (before,) = connection.execute("SELECT coalesce(max(id), 0) FROM words").fetchone()
+            # Those rows are the words the trigram table is told of, one statement for them all.
+            before = _max_id(connection, "words")
             connection.executemany(
                 "INSERT OR IGNORE INTO words(word, length, drow) VALUES (?, ?, ?)",
                 ((word, len(word), word[::-1]) for word in new_words),
@@ -700,8 +707,9 @@ class NoteIndex:
         page keeps its id when it is written again: a concurrent call that took the old
         row as fresh still finds it.
 
-        Each table gets one statement for all the pages (a build writes a batch at a time):
-        a statement a page and a table cost a 100k build a fifth of its time. The FTS rows
+        Each table's new rows go in by one statement for all the pages (a build writes a
+        batch at a time): a statement a page and a table cost a 100k build a fifth of its
+        time; a page written again first drops its old rows, a few statements. The FTS rows
         go in last, all of them: FTS5 writes out what it holds in memory at every statement
         savepoint, which any write to ``pages`` opens (its triggers), so interleaving them
         cut the trigram index into one segment a page."""
@@ -725,32 +733,22 @@ class NoteIndex:
                 restated.append((*page.key, page.racy, page.volatile, old[0]))
                 ids[page.path] = old[0]
                 continue
-            renewed.append(page)
-            values = (*_page_values(page), path)
+            renewed.append((path, page))
             if old is None:
-                added.append(values)
+                added.append((*_page_values(page), path))
                 continue
             page_id = ids[page.path] = old[0]
-            rewritten.append((*values, page_id))
-            fts.texts_gone.append((page_id,))
-            fts.names_gone += self._delete_names(page_id)
-            connection.execute("DELETE FROM recall_terms WHERE page_id = ?", (page_id,))
-            connection.execute("DELETE FROM copy_digests WHERE page_id = ?", (page_id,))
-            connection.execute("DELETE FROM page_findings WHERE path = ?", (path,))
-        connection.executemany(
-            "UPDATE pages SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, device = ?, racy = ?,"
-            " volatile = ? WHERE id = ?",
-            restated,
-        )
+            rewritten.append((*_page_values(page), page_id))
+            self._drop_rows_of(page_id, path, fts)
+        connection.executemany(_RESTATE_PAGE, restated)
         connection.executemany(_UPDATE_PAGE, rewritten)
         if added:
-            # A new row's id is above every id before it (a rowid is max + 1): the rows above
-            # the old maximum are the pages just added, read back with their paths.
-            before = self._max_id("pages")
+            # The rows above the old maximum are the pages just added, read back with their paths.
+            before = _max_id(connection, "pages")
             connection.executemany(_INSERT_PAGE, added)
             for page_id, path in connection.execute("SELECT id, path FROM pages WHERE id > ?", (before,)):
                 ids[by_path[path].path] = page_id
-        written = [(stored_text(page.path), page, ids[page.path]) for page in renewed]
+        written = [(path, page, ids[page.path]) for path, page in renewed]
         # OR IGNORE: a finding said twice of one page is reported once.
         connection.executemany(
             "INSERT OR IGNORE INTO page_findings(path, code, message, page_id) VALUES (?, ?, ?, ?)",
@@ -778,7 +776,8 @@ class NoteIndex:
                 for term in dict.fromkeys(page.recall.folded)
             ),
         )
-        fts.names_above = self._max_id("names")
+        if written:
+            fts.names_above = _max_id(connection, "names")
         connection.executemany(
             "INSERT INTO names(page_id, kind, length, name, marked) VALUES (?, ?, ?, ?, ?)",
             (
@@ -807,9 +806,6 @@ class NoteIndex:
             held.update((path, (page_id, digest)) for path, page_id, digest in rows)
         return held
 
-    def _max_id(self, table: str) -> int:
-        return int(self.connection.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()[0])
-
     def remove(self, paths: Iterable[str]) -> None:
         """Drop the rows of ``paths`` (inside the caller's write transaction)."""
         for rel_path in paths:
@@ -819,16 +815,17 @@ class NoteIndex:
         row = self.connection.execute("DELETE FROM pages WHERE path = ? RETURNING id", (path,)).fetchone()
         if row is not None:
             fts = _FtsWrites()
-            fts.texts_gone.append(row)
-            fts.names_gone += self._delete_names(row[0])
+            self._drop_rows_of(row[0], path, fts)
             fts.write(self.connection, self._known_words)
-            self.connection.execute("DELETE FROM recall_terms WHERE page_id = ?", row)
-            self.connection.execute("DELETE FROM copy_digests WHERE page_id = ?", row)
-            self.connection.execute("DELETE FROM page_findings WHERE path = ?", (path,))
 
-    def _delete_names(self, page_id: int) -> list[tuple[int, str]]:
-        """Drop a page's names; (id, name) of each, which ``name_grams`` must be told."""
-        return self.connection.execute("DELETE FROM names WHERE page_id = ? RETURNING id, name", (page_id,)).fetchall()
+    def _drop_rows_of(self, page_id: int, path: bytes, fts: _FtsWrites) -> None:
+        """Drop a page's rows but its ``pages`` one; its FTS rows are left to ``fts``, told of them."""
+        connection = self.connection
+        fts.texts_gone.append((page_id,))
+        fts.names_gone += connection.execute("DELETE FROM names WHERE page_id = ? RETURNING id, name", (page_id,))
+        connection.execute("DELETE FROM recall_terms WHERE page_id = ?", (page_id,))
+        connection.execute("DELETE FROM copy_digests WHERE page_id = ?", (page_id,))
+        connection.execute("DELETE FROM page_findings WHERE path = ?", (path,))
 
     # --- reading ---
 
@@ -944,11 +941,11 @@ class NoteIndex:
             values[f"m{at}"] = marked(keyword)
         ranked = Ranked()
         order = _preferred_order(prefer, values)
-        in_scope = ""
+        in_scope = self._within = ""
         if scope is not None:
             self._id_table("scope_ids", scope)
             in_scope = " WHERE page_id IN temp.scope_ids"
-        self._within = " AND texts.rowid IN temp.scope_ids" if scope is not None else ""
+            self._within = " AND texts.rowid IN temp.scope_ids"
         cap = " LIMIT :limit" if limit else ""
         values["limit"] = limit
         # Only placeholders and fixed SQL are formatted into these statements: every value is bound.
