@@ -1193,13 +1193,17 @@ def _preferred_order(prefer: Sequence[str], values: dict[str, object]) -> str:
 
 
 def _names_holding(at: int, keyword: str, values: dict[str, object]) -> str:
-    """FROM and WHERE of the name rows that hold keyword ``at``: picked by its trigrams,
-    checked whole."""
+    """FROM and WHERE of the name rows (``names AS n``) that hold keyword ``at``: picked by
+    its trigrams, checked whole. CROSS JOIN walks the trigrams' rows and looks each name up
+    by its id (``IN`` made a table of those ids first)."""
     grams = trigrams([keyword])
     if not grams:
-        return f"names WHERE instr(name, :k{at}) > 0"
+        return f"names AS n WHERE instr(n.name, :k{at}) > 0"
     values[f"g{at}"] = match_expression(grams)
-    return f"names WHERE id IN (SELECT rowid FROM name_grams WHERE name_grams MATCH :g{at}) AND instr(name, :k{at}) > 0"
+    return (
+        f"name_grams CROSS JOIN names AS n ON n.id = name_grams.rowid"
+        f" WHERE name_grams MATCH :g{at} AND instr(n.name, :k{at}) > 0"
+    )
 
 
 def _named_by_several(keywords: tuple[str, ...], values: dict[str, object]) -> str:
