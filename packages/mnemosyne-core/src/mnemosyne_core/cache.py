@@ -191,8 +191,9 @@ def index_path(cache_dir: str, vault_real: str) -> str:
 
 # --- the Backend ---------------------------------------------------------------------------
 
-#: The SQLite the index needs: the trigram tokenizer (3.34), ``RETURNING`` and ``MATERIALIZED`` (3.35). An
-#: older one (Debian 11, RHEL 9) has no index: every call scans, and ``wiki info`` says why.
+#: The SQLite the index needs: the trigram tokenizer (3.34), ``RETURNING`` and
+#: ``MATERIALIZED`` (3.35). An older one (Debian 11, RHEL 9) has no index: every call
+#: scans, and ``wiki info`` says why.
 SQLITE_NEEDED = (3, 35, 0)
 SQLITE_IS_ENOUGH = tuple(map(int, sqlite3.sqlite_version.split("."))) >= SQLITE_NEEDED
 

@@ -950,7 +950,8 @@ class NoteIndex:
         values["limit"] = limit
         # Only placeholders and fixed SQL are formatted into these statements: every value is bound.
         # The counts are taken of each group materialised once: a window count kept every
-        # joined row, its page's fields and all, to the end (a third of `the` at 100k).
+        # joined row, its page's fields and all, to the end (a quarter of this statement for
+        # `the` at 100k).
         rows = self.connection.execute(
             f"WITH {_named_pages(keywords, values)}, shown AS MATERIALIZED (SELECT page_id, k FROM g1{in_scope})"
             " SELECT p.id, p.path, p.title, p.constellation, p.type, shown.k, (SELECT count(*) FROM shown),"
