@@ -94,7 +94,9 @@ def assert_plain(capsysbinary: pytest.CaptureFixture[bytes], vault: Path) -> Non
 
 def poison(path: Path) -> None:
     with NoteIndex.open(str(path)) as opened:
-        opened.connection.execute("UPDATE texts SET body = body || ?", (f" {POISON}",))
+        opened.connection.execute("UPDATE text_rows SET body = body || ?", (f" {POISON}",))
+        # texts indexes text_rows (external content): told to read it again.
+        opened.connection.execute("INSERT INTO texts(texts) VALUES ('rebuild')")
 
 
 def poisoned(vault: Path) -> Path:

@@ -258,6 +258,30 @@ def test_a_page_keeps_its_id_when_it_is_written_again(vault: Path, built: Path, 
         assert {path: row[1] for path, row in opened.stat_rows().items()} == before
 
 
+def _trigram_tables_agree(built: Path) -> None:
+    """FTS5's own check of each trigram table against the rows it indexes (``rank`` 1: the
+    external content too): a table told a wrong old value on a delete keeps trigrams no row
+    holds, and one whose rows changed behind it indexes what no row says."""
+    with NoteIndex.open(str(built)) as opened:
+        for table in ("texts", "name_grams", "word_grams"):
+            opened.connection.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+
+
+def test_the_trigram_tables_index_exactly_the_rows_they_name_after_rewrites_and_removals(
+    vault: Path, built: Path, backend: cache.IndexedScan
+) -> None:
+    _trigram_tables_agree(built)
+    (vault / "a" / "two.md").write_text("---\ntitle: Deux\naliases: [Zwei]\n---\nbeta delta\n", encoding="utf-8")
+    (vault / "b" / "four.md").write_text("epsilon\n", encoding="utf-8")
+    assert answer(backend, vault, "delta") == ["a/two.md"]
+    (vault / "a" / "one.md").unlink()
+    assert answer(backend, vault, "epsilon") == ["b/four.md"]
+    _trigram_tables_agree(built)
+    with NoteIndex.open(str(built)) as opened:
+        held = opened.connection.execute("SELECT count(*) FROM text_rows").fetchone()[0]
+        assert held == opened.page_count() == len(PAGES)  # one page added, one removed
+
+
 # --- keywords and the candidate query ----------------------------------------------------------
 
 #: Keywords FTS5 would read as query syntax if they were not quoted, each literal here.
@@ -537,8 +561,8 @@ def test_mention_depth_from_the_index_equals_the_scans_on_long_lines(
 
 @pytest.fixture
 def fts_writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every statement that writes a row of the FTS table (``texts``), as SQLite ran it, on
-    any connection the index is opened with from now on."""
+    """Every statement that writes a row of the FTS table (``texts``) or the rows it indexes
+    (``text_rows``), as SQLite ran it, on any connection the index is opened with from now on."""
     seen: list[str] = []
     real_open = NoteIndex.open.__func__  # type: ignore[attr-defined]
 
@@ -546,7 +570,7 @@ def fts_writes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         opened: NoteIndex = real_open(cls, path, **kwargs)
 
         def note(statement: str) -> None:
-            if statement.startswith(("INSERT INTO texts", "DELETE FROM texts")):
+            if statement.startswith(("INSERT INTO text", "DELETE FROM text")):
                 seen.append(statement)
 
         opened.connection.set_trace_callback(note)
@@ -584,7 +608,9 @@ def test_a_page_read_again_with_the_same_bytes_writes_only_its_stat(
     assert answer(backend, vault, "alpha") == ["a/one.md", "a/two.md", "b/three.md"]
     assert reads == ["b/three.md"]
     assert [statement.split(" WHERE")[0].split(" VALUES")[0] for statement in fts_writes] == [
-        "DELETE FROM texts",
+        "INSERT INTO texts(texts, rowid, names, body) SELECT 'delete', id, names, body FROM text_rows",
+        "DELETE FROM text_rows",
+        "INSERT INTO text_rows(id, names, body)",
         "INSERT INTO texts(rowid, names, body)",
     ]
     reads.clear()

@@ -20,10 +20,12 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   term is looked for in (as bytes: ``instr`` on them is ``in`` on the strings).
 - ``copy_digests``: one row a distinct digest of a page (its ``whole`` and ``body``): two
   pages may be copies only when two rows share a digest, which its index tells at once.
-- ``texts``: an FTS5 table with the trigram tokenizer (``case_sensitive 1``, ``detail=none``,
-  content stored): ``names`` (the folded title, path and aliases, a newline between them)
-  and ``body`` (the folded text). Text is folded by find's own rule before it goes in, so
-  no SQLite folding is ever used.
+- ``text_rows``: one row a page (its id): ``names`` (the folded title, path and aliases, a
+  newline between them) and ``body`` (the folded text). Text is folded by find's own rule
+  before it goes in, so no SQLite folding is ever used. ``texts`` is its FTS5 table
+  (external content), with the trigram tokenizer (``case_sensitive 1``, ``detail=none``):
+  a query its trigrams pick rows for reads them through ``texts``; one that reads every
+  row reads ``text_rows`` itself, at half the cost of FTS5's full scan.
 - ``names``: one row a name of a page (its folded title, path, each alias: ``kind``), with
   its length and a *marked* copy (``marked``: a noncharacter before each word start), and
   ``name_grams``, the trigrams of the names (external content: ``detail=none`` refuses a
@@ -93,7 +95,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 13
+FORMAT = 14
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -145,7 +147,10 @@ CREATE TABLE page_findings(
     PRIMARY KEY (path, code, message)
 ) WITHOUT ROWID;
 CREATE INDEX pages_lint_folded ON pages(lint_folded) WHERE lint_folded IS NOT NULL;
-CREATE VIRTUAL TABLE texts USING fts5(names, body, tokenize='trigram case_sensitive 1', detail=none);
+CREATE TABLE text_rows(id INTEGER PRIMARY KEY, names TEXT NOT NULL, body TEXT NOT NULL);
+CREATE VIRTUAL TABLE texts USING fts5(
+    names, body, content='text_rows', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none
+);
 CREATE TABLE names(
     id INTEGER PRIMARY KEY,
     page_id INTEGER NOT NULL,
@@ -509,11 +514,17 @@ class _FtsWrites:
             )
             connection.execute("INSERT INTO word_grams(rowid, word) SELECT id, word FROM words WHERE id > ?", (before,))
             known_words |= new_words
-        connection.executemany("DELETE FROM texts WHERE rowid = ?", self.texts_gone)
-        # name_grams keeps no copy of the names (content='names'): it is told the old ones.
+        # texts and name_grams keep no copy of what they index (external content): each is
+        # told the old values, before the rows holding them go.
+        connection.executemany(
+            "INSERT INTO texts(texts, rowid, names, body) SELECT 'delete', id, names, body FROM text_rows WHERE id = ?",
+            self.texts_gone,
+        )
+        connection.executemany("DELETE FROM text_rows WHERE id = ?", self.texts_gone)
         connection.executemany(
             "INSERT INTO name_grams(name_grams, rowid, name) VALUES ('delete', ?, ?)", self.names_gone
         )
+        connection.executemany("INSERT INTO text_rows(id, names, body) VALUES (?, ?, ?)", self.texts)
         connection.executemany("INSERT INTO texts(rowid, names, body) VALUES (?, ?, ?)", self.texts)
         if self.names_above is not None:
             connection.execute(
@@ -968,9 +979,9 @@ class NoteIndex:
             # One trigram: a page is in its doclist exactly when its names or text hold it.
             ranked.total = self._pages_holding(keywords[0])
             return ranked
-        match, holds = self._text_holds(keywords, values)
+        holding = self._text_rows_holding(keywords, values)
         if limit and len(rows) >= limit:
-            sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{self._within}"
+            sql = f"SELECT count(*) FROM {holding}"
             ranked.total = self.connection.execute(sql, values).fetchone()[0]
             return ranked
         self._id_table("named_ids", (row[0] for row in rows))
@@ -982,7 +993,7 @@ class NoteIndex:
         found = ", ".join(f"instr(body, :k{at}) AS i{at}" for at in range(len(keywords)))
         mentions = self.connection.execute(
             f"WITH m AS MATERIALIZED (SELECT id, max(0, {depths}) AS depth FROM (SELECT texts.rowid AS id, body,"
-            f" {found} FROM texts WHERE {match}{holds}{self._within} AND texts.rowid NOT IN temp.named_ids))"
+            f" {found} FROM {holding} AND texts.rowid NOT IN temp.named_ids))"
             " SELECT p.path, p.title, p.constellation, p.type, (SELECT count(*) FROM m) FROM m"
             f" JOIN pages AS p ON p.id = m.id ORDER BY m.depth, {order}p.path{cap}",
             values,
@@ -1004,20 +1015,20 @@ class NoteIndex:
         connection.execute(f"DELETE FROM temp.{name}")
         connection.executemany(f"INSERT INTO temp.{name}(id) VALUES (?)", ((page_id,) for page_id in ids))
 
-    def _text_holds(self, keywords: tuple[str, ...], values: dict[str, object]) -> tuple[str, str]:
-        """(a MATCH of the first of the keywords' trigrams that at most a quarter of the
-        pages hold, followed by " AND ", or nothing;
-        the check that the names or the text of a ``texts`` row hold each keyword): the
-        trigram picks, ``instr`` decides. Nothing when no keyword has three characters, or
-        when every trigram is in more than a quarter of the pages: reading every row then
-        costs less than walking the doclists (twice less for a word on every page)."""
+    def _text_rows_holding(self, keywords: tuple[str, ...], values: dict[str, object]) -> str:
+        """FROM and WHERE of the searched text rows (as ``texts``) whose names or text
+        hold each keyword: picked by the first of the keywords' trigrams that at most a
+        quarter of the pages hold (a MATCH), decided by ``instr``. When no keyword has three
+        characters, or every trigram is in more than a quarter of the pages, every row of
+        ``text_rows`` is read: that costs less than walking the doclists (twice less for a
+        word on every page), and reading the table itself half what FTS5's full scan does."""
         holds = " AND ".join(f"(instr(names, :k{at}) > 0 OR instr(body, :k{at}) > 0)" for at in range(len(keywords)))
         enough = self.page_count() // 4
         for gram in trigrams(keywords):
             if self._pages_holding(gram) <= enough:
                 values["grams"] = match_expression([gram])
-                return "texts MATCH :grams AND ", holds
-        return "", holds
+                return f"texts WHERE texts MATCH :grams AND {holds}{self._within}"
+        return f"text_rows AS texts WHERE {holds}{self._within}"
 
     def _pages_holding(self, gram: str) -> int:
         """How many pages' names or text hold the trigram: its doclist's length, from FTS5's
@@ -1032,8 +1043,7 @@ class NoteIndex:
     def _holding(self, folded_keyword: str) -> int:
         """How many pages (in the scope the last ``top`` searched) hold the keyword: a miss says it."""
         values: dict[str, object] = {"k0": folded_keyword}
-        match, holds = self._text_holds((folded_keyword,), values)
-        sql = f"SELECT count(*) FROM texts WHERE {match}{holds}{self._within}"
+        sql = f"SELECT count(*) FROM {self._text_rows_holding((folded_keyword,), values)}"
         return int(self.connection.execute(sql, values).fetchone()[0])
 
     # --- a miss's suggestions (``suggest``), over the pages the last ``top`` searched ---
@@ -1068,7 +1078,7 @@ class NoteIndex:
         """The FROM and WHERE of the searched ``texts`` rows holding the word, and their
         values: every trigram of it ANDed, which FTS5 walks lazily, so a statement that
         stops early (LIMIT, the first row that will do) reads few rows of a common word.
-        (``_text_holds``' doclist lengths would cost more than that: fts5vocab reads each
+        (``_text_rows_holding``' doclist lengths would cost more than that: fts5vocab reads each
         trigram's doclist whole.) A word near a keyword has three characters or more."""
         values: dict[str, object] = {"k0": folded_word, "grams": match_expression(trigrams([folded_word]))}
         holds = "(instr(names, :k0) > 0 OR instr(body, :k0) > 0)"
@@ -1255,9 +1265,9 @@ def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
     else:
         named = _named_by_several(keywords, values)
     # The page a keyword is the path of comes first (k 0), wherever its keywords lie.
-    # CROSS JOIN keeps the names, found by their index, outside: the planner would scan texts.
+    # CROSS JOIN keeps the names, found by their index, outside: the planner would scan text_rows.
     return (
-        f"{named} its_path AS (SELECT n.page_id FROM names AS n CROSS JOIN texts ON texts.rowid = n.page_id"
+        f"{named} its_path AS (SELECT n.page_id FROM names AS n CROSS JOIN text_rows AS texts ON texts.id = n.page_id"
         f" WHERE n.kind = {PATH_NAME} AND n.name IN ({paths}) AND {held}),"
         f" g1 AS (SELECT page_id, CASE WHEN page_id IN its_path THEN 0 ELSE k | (1 << {_NOT_ITS_PATH}) END AS k"
         f" FROM named UNION ALL SELECT page_id, 0 FROM its_path WHERE page_id NOT IN (SELECT page_id FROM named))"
