@@ -263,8 +263,12 @@ def _trigram_tables_agree(built: Path) -> None:
     external content too): a table told a wrong old value on a delete keeps trigrams no row
     holds, and one whose rows changed behind it indexes what no row says."""
     with NoteIndex.open(str(built)) as opened:
-        for table in ("texts", "name_grams", "word_grams"):
-            opened.connection.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+        for check in (
+            "INSERT INTO texts(texts, rank) VALUES ('integrity-check', 1)",
+            "INSERT INTO name_grams(name_grams, rank) VALUES ('integrity-check', 1)",
+            "INSERT INTO word_grams(word_grams, rank) VALUES ('integrity-check', 1)",
+        ):
+            opened.connection.execute(check)
 
 
 def test_the_trigram_tables_index_exactly_the_rows_they_name_after_rewrites_and_removals(
