@@ -10,7 +10,7 @@ for the tag None"). Importing them here, before any fake filesystem, keeps them 
 import datetime  # noqa: F401
 import os
 import tomllib  # noqa: F401
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,7 @@ import mnemosyne_cli.client  # noqa: F401
 # package, which the CLI's options load at start-up (the default limit), so a later
 # ``from mnemosyne_core import find`` would get the dropped module while monkeypatch
 # patches the new one.
+import mnemosyne_core.build
 import mnemosyne_core.cache
 import mnemosyne_core.context
 import mnemosyne_core.find
@@ -81,4 +82,14 @@ def _no_detached_builder(monkeypatch: pytest.MonkeyPatch) -> None:
     know. The builder is tested where it is the subject (test_index.py, test_index_faults.py,
     and every test that runs the CLI as a subprocess); a test that wants an index builds it
     in the foreground (index_harness.build_index)."""
-    monkeypatch.setattr(mnemosyne_core.cache, "start_detached", lambda *args: None)
+    monkeypatch.setattr(mnemosyne_core.build, "start_detached", lambda *args: None)
+
+
+#: The detached builder itself, which ``_no_detached_builder`` stands in for.
+_START_DETACHED = mnemosyne_core.build.start_detached
+
+
+@pytest.fixture
+def start_detached() -> Callable[..., None]:
+    """The real ``build.start_detached``, for the tests whose subject the builder is."""
+    return _START_DETACHED

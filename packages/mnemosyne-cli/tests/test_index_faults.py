@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,7 @@ def builders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The index paths a call started a detached builder for (none is started here: a
     builder finishing during a case would change what the next call reads)."""
     started: list[str] = []
-    monkeypatch.setattr(cache, "start_detached", lambda path, *args: started.append(path))
+    monkeypatch.setattr(build, "start_detached", lambda path, *args: started.append(path))
     return started
 
 
@@ -477,7 +478,11 @@ def _wait_for_the_builder_to_end(path: Path, seconds: float = 60) -> None:
 
 @pytest.mark.timeout(120)
 def test_a_damaged_fts_table_is_rebuilt(
-    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, builders: list[str], monkeypatch: pytest.MonkeyPatch
+    capsysbinary: pytest.CaptureFixture[bytes],
+    vault: Path,
+    builders: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    start_detached: Callable[..., None],
 ) -> None:
     """The FTS table's pages overwritten: every query raises SQLite's SQLITE_CORRUPT ("vtable
     constructor failed" here; "database disk image is malformed" where a leaf deeper in a
@@ -493,7 +498,7 @@ def test_a_damaged_fts_table_is_rebuilt(
     assert set(builders) == {str(path)}
     damaged = f"damaged ({raised.value}): find and recall read every page until a builder replaces it"
     assert _info_index_line(capsysbinary, vault) == f"index: {path}, {_size(path)}, {damaged}"
-    monkeypatch.setattr(cache, "start_detached", build.start_detached)  # a real detached builder
+    monkeypatch.setattr(build, "start_detached", start_detached)
     assert find_poison(capsysbinary, vault, "--no-server") == find_poison(capsysbinary, vault, "--no-cache")
     _wait_for_the_builder_to_end(path)
     assert build.Failure.read(str(path)) is None
@@ -514,7 +519,10 @@ def _grow(vault: Path) -> None:
 
 
 def test_a_full_disk_during_a_build_keeps_the_index_and_retries_once_there_is_room(
-    capsysbinary: pytest.CaptureFixture[bytes], vault: Path, monkeypatch: pytest.MonkeyPatch
+    capsysbinary: pytest.CaptureFixture[bytes],
+    vault: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    start_detached: Callable[..., None],
 ) -> None:
     """SQLite's own SQLITE_FULL (``max_page_count`` at the index's size): the build fails and
     says why; the index as it was still answers; the build is tried again once the disk has
@@ -545,10 +553,10 @@ def test_a_full_disk_during_a_build_keeps_the_index_and_retries_once_there_is_ro
     assert line.endswith(f"; the last build failed {_utc(failure.time)}: database or disk is full; {retry}")
     spawned: list[list[str]] = []
     monkeypatch.setattr(os, "posix_spawn", lambda executable, argv, env, **kwargs: spawned.append(argv))
-    build.start_detached(str(path), os.path.realpath(vault), os.environ["HOME"], os.environ)
+    start_detached(str(path), os.path.realpath(vault), os.environ["HOME"], os.environ)
     assert spawned == []
     monkeypatch.setattr(build, "_free_bytes", lambda _path: failure.free + len(before) + build.ROOM_NEEDED)
-    build.start_detached(str(path), os.path.realpath(vault), os.environ["HOME"], os.environ)
+    start_detached(str(path), os.path.realpath(vault), os.environ["HOME"], os.environ)
     assert len(spawned) == 1
     assert _info_index_line(capsysbinary, vault).endswith(
         "database or disk is full; the next find or recall tries again"

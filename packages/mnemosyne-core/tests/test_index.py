@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from index_harness import build_index, index_file
 from property_examples import examples
 
-from mnemosyne_core import cache, find, freshness, index, page
+from mnemosyne_core import build, cache, find, freshness, index, page
 from mnemosyne_core.backend import FindRequest, RecallRequest
 from mnemosyne_core.find import search
 from mnemosyne_core.fold import fold, position
@@ -54,7 +55,7 @@ def vault(tmp_path: Path) -> Path:
 def builders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The index paths a call started a detached builder for (none is started)."""
     started: list[str] = []
-    monkeypatch.setattr(cache, "start_detached", lambda path, *args: started.append(path))
+    monkeypatch.setattr(build, "start_detached", lambda path, *args: started.append(path))
     return started
 
 
@@ -119,7 +120,10 @@ def test_an_index_without_a_whole_build_is_never_read(
 
 
 def test_a_builder_at_work_is_not_started_twice(
-    vault: Path, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    vault: Path,
+    environ: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    start_detached: Callable[..., None],
 ) -> None:
     import fcntl
 
@@ -134,10 +138,10 @@ def test_a_builder_at_work_is_not_started_twice(
         lock.write(b"3 7")
         lock.flush()
         assert build.building(str(path)) == (3, 7)
-        build.start_detached(str(path), str(vault), str(vault.parent), environ)
+        start_detached(str(path), str(vault), str(vault.parent), environ)
         assert spawned == []
     assert build.building(str(path)) is None
-    build.start_detached(str(path), str(vault), str(vault.parent), environ)
+    start_detached(str(path), str(vault), str(vault.parent), environ)
     assert [argv[1:4] for argv in spawned] == [["-P", "-m", "mnemosyne_core.build"]]
 
 
@@ -466,7 +470,11 @@ def test_a_marked_keyword_is_in_a_marked_name_exactly_where_it_starts_a_word(nam
 
 
 def test_the_detached_builder_never_imports_from_the_callers_current_dir(
-    vault: Path, environ: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    vault: Path,
+    environ: dict[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    start_detached: Callable[..., None],
 ) -> None:
     """A vault (or any dir a find runs in) holding a package named as ours: the builder a
     call starts must run the installed code, not that one (``python -P``)."""
@@ -479,7 +487,7 @@ def test_the_detached_builder_never_imports_from_the_callers_current_dir(
     monkeypatch.chdir(shadow.parent)
     path = index_file(vault, environ)
     path.parent.mkdir(parents=True, mode=0o700)
-    build.start_detached(str(path), os.path.realpath(vault), str(tmp_path), {**os.environ, **environ})
+    start_detached(str(path), os.path.realpath(vault), str(tmp_path), {**os.environ, **environ})
     deadline = time.monotonic() + 60
     while not (path.exists() and build.building(str(path)) is None and _complete(path)):
         assert not marker.exists(), "the builder ran the package in the caller's current dir"
@@ -489,7 +497,10 @@ def test_the_detached_builder_never_imports_from_the_callers_current_dir(
 
 
 def test_a_failed_build_is_not_started_again_for_a_while(
-    vault: Path, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    vault: Path,
+    environ: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    start_detached: Callable[..., None],
 ) -> None:
     """A build that cannot succeed (a full disk, a vault that cannot be listed) must not
     cost every call a builder reading the whole vault."""
@@ -502,11 +513,11 @@ def test_a_failed_build_is_not_started_again_for_a_while(
     # Patched only now: subprocess itself spawns with os.posix_spawn on some Pythons (3.13).
     spawned: list[list[str]] = []
     monkeypatch.setattr(os, "posix_spawn", lambda executable, argv, env, **kwargs: spawned.append(argv))
-    build.start_detached(str(path), str(vault), str(vault.parent), environ)
+    start_detached(str(path), str(vault), str(vault.parent), environ)
     assert spawned == []
     real_time = time.time
     monkeypatch.setattr(time, "time", lambda: real_time() + build.RETRY_AFTER_S + 1)
-    build.start_detached(str(path), str(vault), str(vault.parent), environ)
+    start_detached(str(path), str(vault), str(vault.parent), environ)
     assert len(spawned) == 1
 
 

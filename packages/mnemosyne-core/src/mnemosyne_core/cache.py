@@ -26,7 +26,6 @@ import contextlib
 import os
 import stat
 
-from mnemosyne_core.build import mark_damaged, start_detached
 from mnemosyne_core.config import home_dir
 from mnemosyne_core.freshness import CatchUp, ListingChanged, fresh_listed, fresh_served, keep_listing, served_listing
 from mnemosyne_core.index import (
@@ -42,6 +41,7 @@ from mnemosyne_core.index import (
 )
 from mnemosyne_core.location import resolve_vault
 from mnemosyne_core.page import read_as_judged, unreadable_warning
+from mnemosyne_core.results import FindResult, keyword_counts, prepare_query, shown_match
 from mnemosyne_core.vault import left_out_files, preferred_dirs, scan
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -52,7 +52,6 @@ if TYPE_CHECKING:
     from mnemosyne_core.backend import FindRequest, RecallRequest
     from mnemosyne_core.freshness import Fresh, ServedListing
     from mnemosyne_core.recall import RecallResult
-    from mnemosyne_core.results import FindResult
     from mnemosyne_core.vault import KeptRules, Scan
 
     T = TypeVar("T")
@@ -240,8 +239,6 @@ class IndexedScan:
 
     def search(self, request: FindRequest) -> FindResult:
         """``find.search``'s answer for the request; raises only ``backend.BACKEND_ERRORS``."""
-        from mnemosyne_core.find import prepare_query, search
-
         folded = prepare_query(request.keywords, request.limit)
         vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
         self.served = self.indexed = self._unanswered = False
@@ -262,6 +259,8 @@ class IndexedScan:
                 if result is not None:
                     self.indexed = True
                     return result
+        from mnemosyne_core.find import search  # the scan: a call the index answers never imports it
+
         result = search(
             vault_real, request.keywords, limit=request.limit, dirs=dirs, keep_content=keep_content, listing=pages
         )
@@ -282,8 +281,6 @@ class IndexedScan:
         files the layout leaves out, which ``served`` (the listing a served call reuses)
         keeps, cannot be vouched for."""
         from mnemosyne_core.diagnostics import Diagnostic
-        from mnemosyne_core.find import keyword_counts, shown_match
-        from mnemosyne_core.results import FindResult
 
         try:
             ranked = index.top(folded, request.limit, preferred_dirs(pages), fresh.ids)
@@ -366,7 +363,9 @@ class IndexedScan:
 
     def _start_wanted_build(self) -> None:
         if self._wanted_build is not None:
-            start_detached(*self._wanted_build, self.environ)
+            from mnemosyne_core import build  # a call whose index is whole never imports the builder
+
+            build.start_detached(*self._wanted_build, self.environ)
             self._wanted_build = None
 
     def _damaged(self, error: BaseException, index: NoteIndex, vault_real: str, home: str) -> None:
@@ -375,7 +374,9 @@ class IndexedScan:
         builder: left as it is, it would cost every call a failed query and then the scan,
         for good. ``wiki info`` says so meanwhile (``build.mark_damaged``)."""
         if fault_of(error) in ("corrupt", "not a database"):
-            mark_damaged(index.path, error)
+            from mnemosyne_core import build
+
+            build.mark_damaged(index.path, error)
             self._wanted_build = (index.path, vault_real, home)
 
     def _recall(

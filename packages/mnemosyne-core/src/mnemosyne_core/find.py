@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from mnemosyne_core.config import CONSTELLATIONS, UNLISTED_PAGES, stem_of
+from mnemosyne_core.config import UNLISTED_PAGES, stem_of
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text, position
 from mnemosyne_core.frontmatter import string_field
@@ -24,7 +24,9 @@ from mnemosyne_core.results import (  # FindResult, Match and TITLE are find's A
     TITLE,
     FindResult,
     Match,
-    check_query,
+    keyword_counts,
+    prepare_query,
+    shown_match,
 )
 from mnemosyne_core.vault import left_out_files, listed_vault, preferred_dirs  # preferred_dirs: the index's too
 
@@ -161,19 +163,6 @@ def matched_by(key: SortKey) -> str:
     if key[0] > 0:
         return TEXT
     return PATH if key[0] < 0 or key[2] else TITLE
-
-
-def keyword_counts(keywords: Sequence[str], counts: Sequence[int]) -> dict[str, int]:
-    """A miss's count per keyword as given, from ``counts``, one per distinct folded keyword
-    (``prepare_query``'s order)."""
-    pages_with = dict(zip(dict.fromkeys(map(fold, keywords)), counts, strict=True))
-    return {keyword: pages_with[fold(keyword)] for keyword in keywords}
-
-
-def prepare_query(keywords: Sequence[str], limit: int) -> tuple[str, ...]:
-    """The folded keywords, each once, after checking them and the limit (InvalidQueryError)."""
-    check_query(keywords, limit)
-    return tuple(dict.fromkeys(fold(keyword) for keyword in keywords))
 
 
 def search(
@@ -328,24 +317,6 @@ def _shown(rel_path: str, title: str, fields: Mapping[Any, Any] | None, key: Sor
     """The match find shows for a page ``judge`` matched with ``key``."""
     constellation, kind = string_field(fields, "constellation"), string_field(fields, "type")
     return shown_match(rel_path, title, constellation, kind, matched_by(key), content)
-
-
-def shown_match(
-    rel_path: str,
-    title: str,
-    constellation: str | None,
-    kind: str | None,
-    matched: str,
-    content: bytes | None = None,
-) -> Match:
-    """The match find shows for a page, from its frontmatter's ``constellation`` and
-    ``type`` (the scan's and the index's alike): with no constellation field, the page's
-    top-level dir when that is a constellation's (a nested page's too)."""
-    if constellation is None:
-        top = rel_path.rpartition("/")[0].partition("/")[0]
-        if top in CONSTELLATIONS:
-            constellation = top
-    return Match(rel_path, title, constellation, kind, matched, content)
 
 
 class _Task:

@@ -1,10 +1,12 @@
-"""What a find answers (``FindResult``, ``Match``) and the check of its query, apart from
-the search (find.py): a call answered by ``wiki serve`` renders the server's answer with
-these alone, without importing the search, folding or frontmatter modules."""
+"""What a find answers (``FindResult``, ``Match``), the check and folding of its query and
+the rows it shows, apart from the search (find.py): a call the index answers builds its
+answer with these alone, without importing the scan, its frontmatter fields or the builder."""
 
 from __future__ import annotations
 
+from mnemosyne_core.config import CONSTELLATIONS
 from mnemosyne_core.errors import InvalidQueryError
+from mnemosyne_core.fold import fold
 from mnemosyne_core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -136,3 +138,34 @@ def check_query(keywords: Sequence[str], limit: int) -> None:
     check_keywords(keywords)
     if limit < 0:
         raise InvalidQueryError(f"limit {limit} is negative: pass 0 for no cap or a positive number")
+
+
+def keyword_counts(keywords: Sequence[str], counts: Sequence[int]) -> dict[str, int]:
+    """A miss's count per keyword as given, from ``counts``, one per distinct folded keyword
+    (``prepare_query``'s order)."""
+    pages_with = dict(zip(dict.fromkeys(map(fold, keywords)), counts, strict=True))
+    return {keyword: pages_with[fold(keyword)] for keyword in keywords}
+
+
+def prepare_query(keywords: Sequence[str], limit: int) -> tuple[str, ...]:
+    """The folded keywords, each once, after checking them and the limit (InvalidQueryError)."""
+    check_query(keywords, limit)
+    return tuple(dict.fromkeys(fold(keyword) for keyword in keywords))
+
+
+def shown_match(
+    rel_path: str,
+    title: str,
+    constellation: str | None,
+    kind: str | None,
+    matched: str,
+    content: bytes | None = None,
+) -> Match:
+    """The match find shows for a page, from its frontmatter's ``constellation`` and
+    ``type`` (the scan's and the index's alike): with no constellation field, the page's
+    top-level dir when that is a constellation's (a nested page's too)."""
+    if constellation is None:
+        top = rel_path.rpartition("/")[0].partition("/")[0]
+        if top in CONSTELLATIONS:
+            constellation = top
+    return Match(rel_path, title, constellation, kind, matched, content)
