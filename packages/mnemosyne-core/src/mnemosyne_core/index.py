@@ -23,7 +23,8 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
 - ``text_rows``: one row a page (its id): ``names`` (the folded title, path and aliases, a
   newline between them) and ``body`` (the folded text). Text is folded by find's own rule
   before it goes in, so no SQLite folding is ever used. ``texts`` is its FTS5 table
-  (external content), with the trigram tokenizer (``case_sensitive 1``, ``detail=none``):
+  (external content), with the trigram tokenizer (``case_sensitive 1``, ``detail=none``,
+  ``columnsize=0``: no query ranks by a column's size, so none is kept):
   a query its trigrams pick rows for reads them through ``texts``; one that reads every
   row reads ``text_rows`` itself, at half the cost of FTS5's full scan.
 - ``names``: one row a name of a page (its folded title, path, each alias: ``kind``), with
@@ -149,7 +150,8 @@ CREATE TABLE page_findings(
 CREATE INDEX pages_lint_folded ON pages(lint_folded) WHERE lint_folded IS NOT NULL;
 CREATE TABLE text_rows(id INTEGER PRIMARY KEY, names TEXT NOT NULL, body TEXT NOT NULL);
 CREATE VIRTUAL TABLE texts USING fts5(
-    names, body, content='text_rows', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none
+    names, body, content='text_rows', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none,
+    columnsize=0
 );
 CREATE TABLE names(
     id INTEGER PRIMARY KEY,
@@ -162,13 +164,15 @@ CREATE TABLE names(
 CREATE INDEX names_of_page ON names(page_id, kind);
 CREATE INDEX names_as_paths ON names(name) WHERE kind = 3;
 CREATE VIRTUAL TABLE name_grams USING fts5(
-    name, content='names', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none
+    name, content='names', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none,
+    columnsize=0
 );
 CREATE INDEX pages_watched ON pages(id) WHERE racy OR volatile;
 CREATE TABLE words(id INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE, length INTEGER NOT NULL, drow TEXT NOT NULL);
 CREATE INDEX words_by_end ON words(drow);
 CREATE VIRTUAL TABLE word_grams USING fts5(
-    word, content='words', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none
+    word, content='words', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none,
+    columnsize=0
 );
 CREATE TABLE served_dirs(
     dir_rel BLOB PRIMARY KEY,
