@@ -779,6 +779,12 @@ def test_a_kept_dir_stats_a_symlinked_page_at_its_target_and_a_page_swapped_for_
     assert reads == ["a/one.md"]
 
 
+def _lint_findings(built: Path) -> list[tuple[str, str, str]]:
+    """Every (path, code, message) the index keeps of the pages alone, sorted."""
+    with NoteIndex.open(str(built)) as opened:
+        return sorted(opened.lint_findings(None))
+
+
 def test_a_pages_own_findings_follow_it_through_rewrites_renames_and_removal(
     vault: Path, built: Path, backend: cache.IndexedScan
 ) -> None:
@@ -787,9 +793,7 @@ def test_a_pages_own_findings_follow_it_through_rewrites_renames_and_removal(
 
     def findings() -> list[tuple[str, str]]:
         """The findings but the fixture's own (its pages carry no ``updated``)."""
-        with NoteIndex.open(str(built)) as opened:
-            found = opened.lint_findings()
-        return [(path, code) for _id, path, code, _message in found if code != "missing-updated"]
+        return [(path, code) for path, code, _message in _lint_findings(built) if code != "missing-updated"]
 
     (vault / "a" / "one.md").write_text("alpha, no frontmatter\n", encoding="utf-8")
     answer(backend, vault, "alpha")
@@ -806,3 +810,23 @@ def test_a_pages_own_findings_follow_it_through_rewrites_renames_and_removal(
     (vault / "b" / "three.md").unlink()
     answer(backend, vault, "alpha")
     assert findings() == []
+
+
+def test_findings_read_back_as_text_by_sqlite_or_python_are_the_pages_own(
+    vault: Path, built: Path, backend: cache.IndexedScan
+) -> None:
+    """A finding whose path and message are UTF-8 comes back as SQLite's text, one whose
+    file name holds an undecodable byte as Python decodes it: both exactly as the page's
+    own read gives them."""
+    names = ["a/café ☃.md", os.fsdecode(b"a/caf\xe9.md")]
+    for rel_path in names:
+        (vault / rel_path).write_bytes("---\ntitle: [ünclosed\n---\nalpha\n".encode())
+    answer(backend, vault, "alpha")
+    found = [row for row in _lint_findings(built) if row[0] in names]
+    expected = sorted(
+        (rel_path, code, message)
+        for rel_path in names
+        for code, message in page.read_page(str(vault / rel_path), rel_path).lint
+    )
+    assert found == expected
+    assert {row[0] for row in found} == {"a/café ☃.md", "a/caf\udce9.md"}

@@ -14,8 +14,9 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   digests copies are told by (``whole``, ``body``: ``pagefields.content_digests``), and
   whether recall sees no title, slug or tag in it (``recall_unseen``).
 - ``page_findings``: one row a finding of lint's about a page alone (``page_lint.check_page``:
-  its path, code and message), kept in path order (its primary key), so that lint reads
-  them in the order it reports them, no wider row read.
+  its path, code and message, and whether both are UTF-8, ``utf8``: SQLite gives those
+  back as text itself), clustered by path (its primary key), so that a page written again
+  drops its rows in one range.
 - ``recall_terms``: one row a folded title, slug or tag of a page, the strings a recall
   term is looked for in (as bytes: ``instr`` on them is ``in`` on the strings).
 - ``copy_digests``: one row a distinct digest of a page (its ``whole`` and ``body``): two
@@ -96,7 +97,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 14
+FORMAT = 15
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -144,7 +145,7 @@ CREATE TABLE copy_digests(page_id INTEGER NOT NULL, digest BLOB NOT NULL);
 CREATE INDEX copy_digests_of_page ON copy_digests(page_id);
 CREATE INDEX copy_digests_by_digest ON copy_digests(digest);
 CREATE TABLE page_findings(
-    path BLOB NOT NULL, code TEXT NOT NULL, message BLOB NOT NULL, page_id INTEGER NOT NULL,
+    path BLOB NOT NULL, code TEXT NOT NULL, message BLOB NOT NULL, page_id INTEGER NOT NULL, utf8 INTEGER NOT NULL,
     PRIMARY KEY (path, code, message)
 ) WITHOUT ROWID;
 CREATE INDEX pages_lint_folded ON pages(lint_folded) WHERE lint_folded IS NOT NULL;
@@ -352,6 +353,16 @@ def stored_text(text: str) -> bytes:
 
 def _text(blob: bytes) -> str:
     return blob.decode("utf-8", "surrogatepass")
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``stored_text`` of ``text`` is UTF-8 (no lone surrogate): SQLite can give it
+    back as text itself."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def storable(text: str) -> str:
@@ -766,9 +777,9 @@ class NoteIndex:
         written = [(path, page, ids[page.path]) for path, page in renewed]
         # OR IGNORE: a finding said twice of one page is reported once.
         connection.executemany(
-            "INSERT OR IGNORE INTO page_findings(path, code, message, page_id) VALUES (?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO page_findings(path, code, message, page_id, utf8) VALUES (?, ?, ?, ?, ?)",
             (
-                (path, code, stored_text(message), page_id)
+                (path, code, stored_text(message), page_id, _utf8(page.path) and _utf8(message))
                 for path, page, page_id in written
                 for code, message in page.lint
             ),
@@ -1127,18 +1138,24 @@ class NoteIndex:
         """The ids of the pages recall sees no title, slug or tag in."""
         return [row[0] for row in self.connection.execute("SELECT id FROM pages WHERE recall_unseen")]
 
-    def lint_findings(self) -> list[tuple[int, str, str, str]]:
-        """(id, path, code, message) of each finding about a page alone, in path order
-        (lint's: a path's bytes sort as its code points), each once."""
-        rows = self.connection.execute("SELECT page_id, path, code, message FROM page_findings")
-        # A message may hold what a page's undecodable bytes became; most pages share theirs.
-        messages: dict[bytes, str] = {}
-        found = []
-        for page_id, path, code, message in rows:
-            text = messages.get(message)
-            if text is None:
-                text = messages[message] = _text(message)
-            found.append((page_id, _text(path), code, text))
+    def lint_findings(self, scope: Iterable[int] | None) -> list[tuple[str, str, str]]:
+        """(path, code, message) of each finding about a page alone, each once, of the pages
+        of ``scope`` (their ids; None: every page). SQLite gives the UTF-8 ones back as text
+        itself: no Python call a row (a vault without frontmatter has a finding a page)."""
+        within = ""
+        if scope is not None:
+            self._id_table("scope_ids", scope)
+            within = " AND page_id IN temp.scope_ids"
+        connection = self.connection
+        found = connection.execute(
+            f"SELECT CAST(path AS TEXT), code, CAST(message AS TEXT) FROM page_findings WHERE utf8{within}"
+        ).fetchall()
+        found += [
+            (_text(path), code, _text(message))
+            for path, code, message in connection.execute(
+                f"SELECT path, code, message FROM page_findings WHERE NOT utf8{within}"
+            )
+        ]
         return found
 
     def shared_titles(self) -> list[tuple[int, str, str]]:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import os
 import time
+from itertools import filterfalse, repeat
+from operator import itemgetter
 
 from mnemosyne_core.config import (
     DEPTH_TREE,
@@ -57,6 +59,7 @@ from mnemosyne_core.page_lint import (
     UNCLOSED_FRONTMATTER,
     UNKNOWN_CONSTELLATION,
     Finding,
+    as_finding,
     check_page,
 )
 from mnemosyne_core.pagefields import content_digests
@@ -67,6 +70,7 @@ from mnemosyne_core.versions import (
     CopyDir,
     chosen_version,
     find_copies,
+    holds_versions,
     is_docusaurus,
     page_key,
     page_keys,
@@ -259,13 +263,14 @@ def lint_report(
         # A folder that never chose the Aion conventions: its notes are named by their
         # file names and carry no dates, as Obsidian and docs sites have it.
         hidden.update(set(AION_CONVENTION_CODES).difference(selected))
-    reported = [finding for finding in findings if finding.code not in hidden]
+    reported = [finding for finding in findings if finding[1] not in hidden]
     report = LintReport(reported, len(findings) - len(reported), list(pages.dir_warnings))
     report.zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
     by_code: dict[str, int] = {}
-    for finding in findings:
-        if finding.code in hidden:
-            by_code[finding.code] = by_code.get(finding.code, 0) + 1
+    if report.ignored:
+        for code in map(itemgetter(1), findings):
+            if code in hidden:
+                by_code[code] = by_code.get(code, 0) + 1
     report.ignored_by_code = sorted(by_code.items(), key=lambda item: (-item[1], item[0]))
     return report
 
@@ -295,7 +300,7 @@ def _all_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[st
             same_page[copy_path] = same_page[original]
     findings.update(_duplicate_titles(titled, same_page))
     prefer = pages.config.prefer if pages.config is not None else ()
-    return sorted(collapse_versions(findings, prefer), key=Finding.sort_key)
+    return sorted(collapse_versions(findings, prefer))
 
 
 def _unreadable(rel_path: str, error: OSError) -> Finding:
@@ -312,13 +317,9 @@ def _indexed_findings(
     another page has too, and every page's digests only when two pages share one."""
     findings = set(_listing_findings(pages, config_dirs, environ))
     findings.update(_unreadable(rel_path, error) for rel_path, error in fresh.unreadable)
-    holds = fresh.holds
-    # Each page's own findings, in path order and each once, kept out of the set: on a
-    # vault of 100,000 pages with a finding each, hashing them and sorting them from the
-    # set's order cost more than the rest of lint.
-    own = [
-        Finding(rel_path, code, message) for page_id, rel_path, code, message in index.lint_findings() if holds(page_id)
-    ]
+    # Each page's own findings, each once, made in C and kept out of the set: a vault of
+    # 100,000 pages without frontmatter has a finding a page.
+    own = list(map(as_finding, index.lint_findings(fresh.ids)))
     digests = {}
     if index.digests_shared():
         digests = {rel_path: pair for page_id, rel_path, pair in index.digests() if fresh.holds(page_id)}
@@ -339,8 +340,8 @@ def _indexed_findings(
     findings.update(_duplicate_titles(titled, same_page))
     prefer = pages.config.prefer if pages.config is not None else ()
     if findings:
-        own = [finding for finding in own if finding not in findings]
-    return sorted(collapse_versions([*own, *findings], prefer), key=Finding.sort_key)
+        own = list(filterfalse(findings.__contains__, own))
+    return sorted(collapse_versions([*own, *findings], prefer))
 
 
 def collapse_versions(findings: Iterable[Finding], prefer: Sequence[str] = ()) -> list[Finding]:
@@ -352,7 +353,11 @@ def collapse_versions(findings: Iterable[Finding], prefer: Sequence[str] = ()) -
     groups: dict[tuple[str, str, str], list[Finding]] = {}
     kept = []
     findings = list(findings)
-    keys = page_keys(finding.path for finding in findings)
+    paths = list(map(itemgetter(0), findings))
+    # Most vaults keep no versions: their dirs, taken in C, say so without a key a page.
+    if not holds_versions(set(map(itemgetter(0), map(str.rpartition, paths, repeat("/"))))):
+        return findings
+    keys = page_keys(paths)
     for finding in findings:
         key = keys[finding.path]
         if key == finding.path:
@@ -377,7 +382,7 @@ def unsearched_findings(pages: Scan, environ: Mapping[str, str]) -> list[Finding
     skips the memory dir ``environ`` names)."""
     config_dirs = _layout_dirs(pages.vault, load_vault_config(pages.vault))
     found = {finding for finding in _listing_findings(pages, config_dirs, environ) if finding.code in UNSEARCHED_CODES}
-    return sorted(found, key=Finding.sort_key)
+    return sorted(found)
 
 
 def _layout_dirs(vault_real: str, config: VaultConfig) -> tuple[str, ...]:

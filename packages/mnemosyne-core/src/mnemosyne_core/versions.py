@@ -17,7 +17,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     import re
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 #: A dir named as a release: ``7.4``, ``1.x``, ``v2``, ``v1.0``, ``version-30.4`` (Docusaurus),
 #: ``release-2.1``. A bare number is not one: ``2024/`` is a blog's year, not a release.
@@ -117,6 +117,14 @@ def page_keys(paths: Iterable[str]) -> dict[str, str]:
             dir_key = dir_keys[dir_name] = page_key(dir_name + slash, docusaurus) if slash else ""
         keys[path] = dir_key + name
     return keys
+
+
+def holds_versions(dirs: Collection[str]) -> bool:
+    """Whether a page in one of ``dirs`` (vault-relative, "" the root) may be a version of
+    another: its ``page_key`` is not its path (``page_keys`` keys each page by its dir's)."""
+    dir_paths = [f"{dir_name}/" for dir_name in dirs if dir_name]
+    docusaurus = is_docusaurus(dir_paths)  # a dir's path with a trailing "/" stands for its pages'
+    return any(page_key(dir_path, docusaurus) != dir_path for dir_path in dir_paths)
 
 
 def is_docusaurus(paths: Iterable[str]) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from mnemosyne_cli.options import (
     COLOR,
     DIR,
@@ -20,10 +22,11 @@ from mnemosyne_core import VaultError
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from mnemosyne_cli.output import Console
     from mnemosyne_core.backend import Backend
+    from mnemosyne_core.page_lint import Finding
 
 #: Between the fields of a plain output line. Paths and messages go through printable(),
 #: which escapes a tab as \x09, so a line always splits into exactly three fields.
@@ -115,6 +118,19 @@ def _joined(lists: list[list[str]] | None) -> list[str]:
     return [code for codes in lists or [] for code in codes]
 
 
+def _lines(findings: list[Finding], paint_code: Callable[[str], str] | None) -> Iterable[str]:
+    """Each finding's line: path, code and message, tab-separated, the path and message
+    escaped (``printable``) and the code painted when ``paint_code`` is given."""
+    if paint_code is None and all(map(str.isprintable, map("".join, findings))):
+        # Nothing to escape or paint (most vaults): each line is the finding joined, in C.
+        return map(SEPARATOR.join, findings)
+    paint = paint_code or str
+    return (
+        SEPARATOR.join((printable(finding.path), paint(finding.code), printable(finding.message)))
+        for finding in findings
+    )
+
+
 def run(args: LintArguments, console: Console, backend: Backend) -> int:
     from mnemosyne_core.lint import lint_report
 
@@ -134,11 +150,7 @@ def run(args: LintArguments, console: Console, backend: Backend) -> int:
     if args.json:
         console.out_json([finding.to_dict() for finding in findings])
     else:
-        paint_code = _code_painter() if console.color_stdout() else str
-        console.out_lines(
-            SEPARATOR.join((printable(finding.path), paint_code(finding.code), printable(finding.message)))
-            for finding in findings
-        )
+        console.out_lines(_lines(findings, _code_painter() if console.color_stdout() else None))
     why = "--select, --ignore, [lint] ignore"
     if report.zero_config:
         why += ", and zero config leaves out no-frontmatter, missing-title, missing-updated"
@@ -153,7 +165,7 @@ def run(args: LintArguments, console: Console, backend: Backend) -> int:
         else:
             console.err("no findings: every markdown file is searched and every page is well-formed")
         return exit_status.OK
-    paths = len({finding.path for finding in findings})
+    paths = len(set(map(itemgetter(0), findings)))
     console.err(f"{counted(len(findings), 'finding')} in {counted(paths, 'path')}{ignored}")
     return exit_status.NO_MATCH
 
