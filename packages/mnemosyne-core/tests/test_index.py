@@ -713,6 +713,32 @@ def test_page_counts_are_kept_across_writes_and_removals(vault: Path, built: Pat
         assert (opened.page_count(), opened.not_text_count()) == _counted(opened) == (len(PAGES) + 1, 0)
 
 
+def test_shared_digests_are_counted_across_copies_rewrites_and_removals(
+    vault: Path, built: Path, backend: cache.IndexedScan
+) -> None:
+    """``digests_shared`` reads a count the schema's triggers keep: equal to the rows less
+    the distinct digests after a copy is added, a second copy, a copy rewritten, removals."""
+
+    def counted() -> tuple[bool, int]:
+        with NoteIndex.open(str(built)) as opened:
+            kept = int(opened.meta("shared_digests"))  # type: ignore[call-overload]
+            rows, distinct = opened.connection.execute(
+                "SELECT count(*), count(DISTINCT digest) FROM copy_digests"
+            ).fetchone()
+            assert kept == rows - distinct
+            return opened.digests_shared(), kept
+
+    assert counted() == (False, 0)
+    original = (vault / "a" / "one.md").read_bytes()
+    for copy, text in (("a/copy.md", original), ("b/copy.md", original), ("a/copy.md", b"other\n")):
+        (vault / copy).write_bytes(text)
+        answer(backend, vault, "alpha")
+    assert counted() == (True, 2)  # one.md and b/copy.md share both their digests
+    (vault / "b" / "copy.md").unlink()
+    answer(backend, vault, "alpha")
+    assert counted() == (False, 0)
+
+
 def test_the_watched_pages_are_read_through_their_partial_index(built: Path) -> None:
     """A served call's one query over pages that are not named to it reads the rows of
     racy or hard-linked pages alone, never the whole table."""

@@ -54,7 +54,9 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   decided, keyed by their stat, so that a call whose files are unchanged parses neither
   (``rules``, ``vault.KeptRules``), when it was last written (``written_ns``), and
   how many pages it holds (``pages``) and how many of them are not text (``not_text``):
-  triggers on ``pages`` keep both in the transaction of each write, so no call counts.
+  triggers on ``pages`` keep both in the transaction of each write, so no call counts; and
+  how many ``copy_digests`` rows repeat a digest an earlier row has (``shared_digests``:
+  the rows less the distinct digests, kept by triggers on that table).
 - ``served_dirs``: each dir the last listing a server's token was kept with listed, with
   the (device, inode) a served call checks and the (mtime_ns, ctime_ns) a served miss
   checks. Which pages that listing holds is the ``pages`` table itself.
@@ -97,7 +99,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 15
+FORMAT = 16
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -183,7 +185,7 @@ CREATE TABLE served_dirs(
     mtime_ns INTEGER NOT NULL,
     ctime_ns INTEGER NOT NULL
 ) WITHOUT ROWID;
-INSERT INTO meta(name, value) VALUES ('pages', 0), ('not_text', 0);
+INSERT INTO meta(name, value) VALUES ('pages', 0), ('not_text', 0), ('shared_digests', 0);
 CREATE TRIGGER pages_counted_in AFTER INSERT ON pages BEGIN
     UPDATE meta SET value = value + 1 WHERE name = 'pages';
     UPDATE meta SET value = value + NEW.not_text WHERE name = 'not_text';
@@ -194,6 +196,14 @@ CREATE TRIGGER pages_counted_out AFTER DELETE ON pages BEGIN
 END;
 CREATE TRIGGER pages_not_text_counted AFTER UPDATE OF not_text ON pages WHEN NEW.not_text != OLD.not_text BEGIN
     UPDATE meta SET value = value + NEW.not_text - OLD.not_text WHERE name = 'not_text';
+END;
+CREATE TRIGGER copy_digests_counted_in AFTER INSERT ON copy_digests
+WHEN EXISTS (SELECT 1 FROM copy_digests WHERE digest = NEW.digest AND rowid != NEW.rowid) BEGIN
+    UPDATE meta SET value = value + 1 WHERE name = 'shared_digests';
+END;
+CREATE TRIGGER copy_digests_counted_out AFTER DELETE ON copy_digests
+WHEN EXISTS (SELECT 1 FROM copy_digests WHERE digest = OLD.digest) BEGIN
+    UPDATE meta SET value = value - 1 WHERE name = 'shared_digests';
 END;
 CREATE TABLE dirs(
     dir BLOB PRIMARY KEY, digest BLOB NOT NULL, ids BLOB NOT NULL, not_text INTEGER NOT NULL
@@ -1188,10 +1198,9 @@ class NoteIndex:
     def digests_shared(self) -> bool:
         """Whether two pages share a digest copies are told by (``pagefields.content_digests``):
         only then may a page be a copy of another."""
-        row = self.connection.execute(
-            "SELECT 1 FROM copy_digests GROUP BY digest HAVING count(*) > 1 LIMIT 1"
-        ).fetchone()
-        return row is not None
+        # The rows past the first of each digest, kept by the schema's triggers: a GROUP BY
+        # over the table cost a warm lint of 100,000 pages 49 ms.
+        return bool(self.connection.execute("SELECT value FROM meta WHERE name = 'shared_digests'").fetchone()[0])
 
     def digests(self) -> list[tuple[int, str, tuple[bytes | None, bytes | None]]]:
         """(id, path, (whole, body) digests) of every page."""
