@@ -428,8 +428,7 @@ LIMITS: dict[str, str] = {
         "makes, sorts and joins into lines in C; what is left is pysqlite's fetch of those rows "
         "(180 ms in process at 100,000 rows: about a microsecond a column), a second walk of "
         "the vault for the files find never searches (about 130 ms; it asks what the listing's "
-        "ignore rules decided, not the rules), and the look for shared digests among the copy "
-        "digests (a `GROUP BY` over 100,000 rows, 49 ms)."
+        "ignore rules decided, not the rules)."
     ),
     "recall": (
         "`wiki recall` took {command_ms:.0f} ms to find's {find_ms:.0f} ms on {vault}: its "

@@ -125,6 +125,8 @@ def test_a_find_through_the_index_imports_no_heavy_module(
     modules = set(completed.stderr.splitlines()[-1].split())
     assert "mnemosyne_core.index" in modules  # the probe really read the index
     assert sorted(modules & set(HEAVY_MODULES)) == []
+    # Nor the scan or the builder: a call the index answers builds its rows from results.
+    assert sorted(modules & {"mnemosyne_core.find", "mnemosyne_core.pagefields", "mnemosyne_core.build"}) == []
 
 
 def test_the_installed_command_is_our_script_and_a_warm_find_through_it_imports_no_re(

@@ -127,8 +127,6 @@ def test_a_builder_at_work_is_not_started_twice(
 ) -> None:
     import fcntl
 
-    from mnemosyne_core import build
-
     path = index_file(vault, environ)
     path.parent.mkdir(parents=True, mode=0o700)
     spawned: list[list[str]] = []
@@ -478,8 +476,6 @@ def test_the_detached_builder_never_imports_from_the_callers_current_dir(
 ) -> None:
     """A vault (or any dir a find runs in) holding a package named as ours: the builder a
     call starts must run the installed code, not that one (``python -P``)."""
-    from mnemosyne_core import build
-
     shadow = tmp_path / "cwd" / "mnemosyne_core"
     shadow.mkdir(parents=True)
     marker = tmp_path / "shadowed"
@@ -504,8 +500,6 @@ def test_a_failed_build_is_not_started_again_for_a_while(
 ) -> None:
     """A build that cannot succeed (a full disk, a vault that cannot be listed) must not
     cost every call a builder reading the whole vault."""
-    from mnemosyne_core import build
-
     path = index_file(vault, environ)
     path.parent.mkdir(parents=True, mode=0o700)
     builder = [sys.executable, "-P", "-m", "mnemosyne_core.build", str(path), str(vault / "gone"), str(vault.parent)]
@@ -645,8 +639,6 @@ def test_more_changed_pages_than_a_call_can_read_are_left_to_a_builder(
 ) -> None:
     """Past the call's share of pages to read, it reads none: it answers by the scan and
     wants a builder, which catches the index up (stat rows only) instead of building anew."""
-    from mnemosyne_core import build
-
     monkeypatch.setattr(page, "RACY_NS", 0)
     answer(backend, vault, "alpha")  # the build's racy rows read again
     monkeypatch.setattr(freshness, "CATCH_UP_FLOOR", 1)  # 3 pages: at most 1 read by a call

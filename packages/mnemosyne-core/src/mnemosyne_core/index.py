@@ -99,7 +99,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 16
+FORMAT = 17
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -150,6 +150,7 @@ CREATE TABLE page_findings(
     path BLOB NOT NULL, code TEXT NOT NULL, message BLOB NOT NULL, page_id INTEGER NOT NULL, utf8 INTEGER NOT NULL,
     PRIMARY KEY (path, code, message)
 ) WITHOUT ROWID;
+CREATE INDEX page_findings_not_utf8 ON page_findings(page_id) WHERE NOT utf8;
 CREATE INDEX pages_lint_folded ON pages(lint_folded) WHERE lint_folded IS NOT NULL;
 CREATE TABLE text_rows(id INTEGER PRIMARY KEY, names TEXT NOT NULL, body TEXT NOT NULL);
 CREATE VIRTUAL TABLE texts USING fts5(
@@ -1154,8 +1155,9 @@ class NoteIndex:
         itself: no Python call a row (a vault without frontmatter has a finding a page)."""
         within = ""
         if scope is not None:
-            self._id_table("scope_ids", scope)
-            within = " AND page_id IN temp.scope_ids"
+            # A table of its own: ``scope_ids`` is the scope the last ``top`` searched.
+            self._id_table("lint_scope_ids", scope)
+            within = " AND page_id IN temp.lint_scope_ids"
         connection = self.connection
         found = connection.execute(
             f"SELECT CAST(path AS TEXT), code, CAST(message AS TEXT) FROM page_findings WHERE utf8{within}"

@@ -368,11 +368,11 @@ def collapse_versions(findings: Iterable[Finding], prefer: Sequence[str] = ()) -
         if len(group) == 1:
             kept += group
             continue
-        paths = sorted(finding.path for finding in group)
-        chosen = chosen_version(paths, prefer)
-        dirs = version_dirs(paths)
+        versions = sorted(finding.path for finding in group)
+        chosen = chosen_version(versions, prefer)
+        dirs = version_dirs(versions)
         others = ", ".join(place for index, place in enumerate(dirs) if index != chosen)
-        kept.append(Finding(paths[chosen], code, f"{message}; the same in its versions in {others}"))
+        kept.append(Finding(versions[chosen], code, f"{message}; the same in its versions in {others}"))
     return kept
 
 

@@ -48,6 +48,10 @@ class Finding(tuple[str, str, str]):
     def __new__(cls, path: str, code: str, message: str) -> Finding:
         return tuple.__new__(cls, (path, code, message))
 
+    def __getnewargs__(self) -> tuple[str, str, str]:
+        # The three fields __new__ takes (a tuple's own gives one): copy and pickle remake it.
+        return (self[0], self[1], self[2])
+
     @property
     def path(self) -> str:
         return self[0]
