@@ -381,9 +381,7 @@ def storable(text: str) -> str:
     ``UNSTORABLE``, every other character as it is (so lines and columns keep their place)."""
     if "\0" in text:
         text = text.replace("\0", UNSTORABLE)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
+    if not _utf8(text):
         text = "".join(UNSTORABLE if "\ud800" <= char <= "\udfff" else char for char in text)
     return text
 
