@@ -10,8 +10,10 @@ moment ago are never kept, so every call parses them again) and with it off (``R
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from index_harness import build_index
@@ -58,7 +60,40 @@ EDITS: dict[str, Callable[[Path], object]] = {
         "diary\n", encoding="utf-8"
     ),
     "a dir the rules leave out added": lambda root: (root / "Notes" / "private" / "more").mkdir(),
+    # The names of a dir whose sort is kept (``TreeWalk._replay``): each gives it a new stat.
+    "a page added": lambda root: (root / "Notes" / "Kestrel two.md").write_text("kestrel\n", encoding="utf-8"),
+    "a page removed": lambda root: (root / "Archive" / "Kestrel.md").unlink(),
+    "a page renamed": lambda root: (root / "Notes" / "Kestrel.md").rename(root / "Notes" / "Kestrel moved.md"),
+    "a page moved to another dir": lambda root: (root / "Notes" / "Kestrel.md").rename(root / "Archive" / "K.md"),
+    "a dir with a page added": lambda root: _page_in_new_dir(root / "Archive" / "new", "Kestrel new.md"),
+    "a dir removed": lambda root: shutil.rmtree(root / "Archive"),
+    "a page swapped for a symlink": lambda root: _swapped_for_symlink(root / "Notes" / "Kestrel.md"),
+    "a page swapped for a dir": lambda root: _swapped_for_dir(root / "Archive" / "Kestrel.md"),
+    "a page in a suffix find does not search added": lambda root: (root / "Archive" / "zyzzyva.MD").write_text(
+        "zyzzyva\n", encoding="utf-8"
+    ),
 }
+
+
+#: The edits to a dir's names alone, which a flat layout's listing keeps too.
+NAME_EDITS = list(EDITS)[list(EDITS).index("a page added") :]
+
+
+def _page_in_new_dir(dir_path: Path, name: str) -> None:
+    dir_path.mkdir()
+    (dir_path / name).write_text("kestrel\n", encoding="utf-8")
+
+
+def _swapped_for_symlink(path: Path) -> None:
+    """The page swapped for a symlink to another page: followed, as a listing follows it."""
+    path.unlink()
+    path.symlink_to(path.parent.parent / "Archive" / "Kestrel.md")
+
+
+def _swapped_for_dir(path: Path) -> None:
+    """The page swapped for a dir of the same name, with a page inside."""
+    path.unlink()
+    _page_in_new_dir(path, "inside.md")
 
 
 def _parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -112,6 +147,68 @@ def test_an_edited_config_or_ignore_file_answers_as_the_scan(
     EDITS[edit](root)
     _same_as_the_scan(capsysbinary, root, parsed)
     _same_as_the_scan(capsysbinary, root, parsed)  # and once the edit is kept in turn
+
+
+def _flat_vault(root: Path) -> Path:
+    """A flat layout (the default dirs, no exclude): a dir named like a page, a file of
+    another suffix, a page in a sub-dir find does not search."""
+    for rel_path in ("Notes/Kestrel.md", "Archive/Kestrel.md", "Archive/old.txt", "Notes/sub/zyzzyva.md"):
+        (root / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel_path).write_text("kestrel notes\n", encoding="ascii")
+    (root / "Notes" / "dir.md").mkdir()
+    (root / ".mnemosyne.toml").write_text('dirs = ["Notes", "Archive"]\n', encoding="ascii")
+    return root
+
+
+@pytest.mark.parametrize("make_vault", [rules_vault, _flat_vault], ids=["tree with rules", "flat"])
+def test_a_warm_call_lists_again_only_the_dirs_whose_names_changed(
+    make_vault: Callable[[Path], Path],
+    tmp_path: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """git's untracked cache: a dir whose stat and ignore files' stat are as kept is not
+    listed again, its pages and the dirs it enters taken as the listing last sorted them;
+    a page added lists its own dir anew, and no other. The answers, a miss's note on the
+    files left out among them, stay the scan's."""
+    root = make_vault(tmp_path / "vault")
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    build_index(root)
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def scandir_spied(path: str) -> Any:
+        listed.append(os.path.relpath(path, root))
+        return scandir(path)
+
+    for edit, words in ((None, "kestrel"), ("a page added", "kestrel"), (None, "kestrel"), (None, "nowhere")):
+        if edit is not None:
+            EDITS[edit](root)
+        argv = ["wiki", "find", words, "--paths", "--vault", str(root)]
+        with monkeypatch.context() as spying:
+            spying.setattr(os, "scandir", scandir_spied)
+            del listed[:]
+            cached = run_cli(capsysbinary, [*argv, "--no-server"])
+        assert cached == run_cli(capsysbinary, [*argv, "--no-cache"]), (edit, words)
+        if words == "kestrel":
+            assert sorted(listed) == (["."] if edit is None else [".", "Notes"]), (edit, listed)
+    # A miss lists again the dirs whose sort passed something over, to say what is left out.
+    assert "Notes" in listed
+
+
+@pytest.mark.parametrize("racy_ns", [page.RACY_NS, 0], ids=["racy rule", "no racy window"])
+@pytest.mark.parametrize("edit", NAME_EDITS)
+def test_an_edit_to_a_flat_dir_s_names_answers_as_the_scan(
+    edit: str, racy_ns: int, tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _flat_vault(tmp_path / "vault")
+    monkeypatch.setattr(page, "RACY_NS", racy_ns)
+    build_index(root)
+    parsed = _parsed(monkeypatch)
+    _same_as_the_scan(capsysbinary, root, parsed)
+    EDITS[edit](root)
+    _same_as_the_scan(capsysbinary, root, parsed)
+    _same_as_the_scan(capsysbinary, root, parsed)
 
 
 def _lint_as_the_scan(capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch, root: Path) -> None:

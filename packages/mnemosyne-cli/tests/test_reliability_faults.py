@@ -132,8 +132,8 @@ def test_vault_vanishing_mid_scan_is_exit_3(
     vault = write_pages(tmp_path / "vault", {"atlas/one.md": "kestrel\n", "hades/two.md": "kestrel\n"})
     real_scan_dir = mnemosyne_core.vault._scan_dir
 
-    def scan_then_delete_the_vault(result: Any, dir_name: str, dir_path: str) -> None:
-        real_scan_dir(result, dir_name, dir_path)
+    def scan_then_delete_the_vault(result: Any, dir_name: str, dir_path: str, racy_from: int) -> None:
+        real_scan_dir(result, dir_name, dir_path, racy_from)
         shutil.rmtree(vault, ignore_errors=True)
 
     monkeypatch.setattr(mnemosyne_core.vault, "_scan_dir", scan_then_delete_the_vault)

@@ -65,7 +65,7 @@ from mnemosyne_core.page_lint import (
 from mnemosyne_core.pagefields import content_digests
 from mnemosyne_core.recall import resolve_memory_dir
 from mnemosyne_core.record import Record
-from mnemosyne_core.vault import IgnoreRules, TreeWalk, dir_covers, is_stale_ingest_temp, scan
+from mnemosyne_core.vault import IgnoreRules, TreeWalk, dir_covers, ignore_names, is_stale_ingest_temp, scan
 from mnemosyne_core.versions import (
     CopyDir,
     chosen_version,
@@ -681,7 +681,7 @@ class _Walker:
         # out (node_modules/, drafts) is no note find misses.
         filtering = self.tree_walk is not None and (self.tree or self.tree_walk.exclude is not None)
         if self.tree and self.tree_walk is not None:
-            rules = self.tree_walk.with_rules(rules, f"{rel}/" if rel else "", path, entries)
+            rules = self.tree_walk.with_rules(rules, f"{rel}/" if rel else "", path, ignore_names(entries))
         searched_here = scanned is not None and (depth == 1 or self.tree)
         pages_here = self.listed.get(rel, ()) if searched_here else ()
         suffixes = self.layout_suffixes

@@ -147,10 +147,11 @@ class KeptRules:
     - ``config``: the parsed ``.mnemosyne.toml`` by its stat (``config.kept_vault_config``).
     - ``files``: each ignore file read, by vault-relative path: (its ``FileKey``, whether
       every rule of it names hidden paths only, which the walk never asks about).
-    - ``walk``: each listed dir the rules were asked in, by vault-relative path: (its key,
+    - ``walk``: each dir a walk listed, by vault-relative path: (its key,
       ``TreeWalk._dir_key``: the dir's stat, the layout, the stat of every ignore file in
       force there; what the rules decided there: (name asked, a dir's ending in '/', the
-      rule's file or ``EXCLUDED_BY_CONFIG``) for each name they leave out).
+      rule's file or ``EXCLUDED_BY_CONFIG``) for each name they leave out; how the walk
+      sorted its names (``SortedDir``), or None when that is not kept).
 
     The rules are a function of the files' bytes and the layout, and the names asked of
     them change only with the dir's stat; a file or dir whose stat could not vouch for its
@@ -164,7 +165,7 @@ class KeptRules:
     def __init__(self) -> None:
         self.config: KeptConfig | None = None
         self.files: dict[str, tuple[FileKey, bool]] = {}
-        self.walk: dict[str, tuple[bytes, list[tuple[str, str]]]] = {}
+        self.walk: dict[str, tuple[bytes, list[tuple[str, str]], SortedDir | None]] = {}
 
     @classmethod
     def loads(cls, blob: object) -> KeptRules:
@@ -409,7 +410,7 @@ def scan(
         if walk is None:
             if before_listing is not None:
                 before_listing(dir_rel, dir_path)
-            _scan_dir(result, dir_rel, dir_path)
+            _scan_dir(result, dir_rel, dir_path, racy_from)
         else:
             walk.walk(dir_rel, dir_path)
     if layout.source == LAYOUT_FROM_DEFAULT and layout.dirs_source == DIRS_FROM_DEFAULT:
@@ -654,14 +655,28 @@ def _ratio(matcher: difflib.SequenceMatcher[str]) -> float:
     return matcher.ratio()
 
 
-def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
-    """List the pages directly in one searched dir (a flat layout without exclude)."""
+def _scan_dir(result: Scan, dir_name: str, dir_path: str, racy_from: int) -> None:
+    """List the pages directly in one searched dir (a flat layout without exclude). A dir
+    whose stat is the one its sort was kept under is not listed again (``TreeWalk._walk``)."""
     names: list[str] = []
-    passed: list[os.DirEntry[str]] = []
     suffixes = result.layout.suffixes if result.layout is not None else PAGE_SUFFIX
     # Listed first, so the pages met before a failure mid-listing are still searched.
     result.listing.append((dir_name, dir_path, names))
+    listed_as: os.stat_result | None = None
+    with contextlib.suppress(OSError):
+        listed_as = os.stat(dir_path)  # before the listing, as the walk's
+    if listed_as is not None:
+        sort_key, keepable = _sort_key(repr(suffixes).encode("utf-8", "surrogatepass"), [], listed_as, racy_from)
+        kept = result.kept.walk.get(dir_name)
+        if kept is not None and kept[0] == sort_key and kept[2] is not None:
+            result.keep.walk[dir_name] = kept
+            names += kept[2][2]
+            if kept[2][4]:
+                result.passed_over.append((dir_name, (), dir_path, None))
+            return
+    passed: list[os.DirEntry[str]] = []
     result.passed_over.append((dir_name, (), passed, None))
+    symlinks = len(result.symlinks)
     try:
         with os.scandir(dir_path) as entries:
             for entry in entries:
@@ -679,6 +694,9 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str) -> None:
     except OSError as error:
         result.incomplete += 1
         result.warnings.append(Diagnostic(dir_name or ".", CANNOT_LIST, str(error.strerror), is_dir=True))
+        return
+    if listed_as is not None and keepable and len(result.symlinks) == symlinks:
+        result.keep.walk[dir_name] = (sort_key, [], (_dir_stat(listed_as), [], [*names], [], bool(passed)))
 
 
 def _take_symlink(result: Scan, dir_rel: str, name: str, link_path: str, names: list[str]) -> None:
@@ -737,7 +755,16 @@ MAX_IGNORE_FILE_BYTES = 1 << 20
 IgnoreRules = tuple[str, "_LazySpec", str]
 #: See ``Scan.passed_over``: (dir, its ignore rules or None when not read yet, the entries,
 #: where they lie: None in a searched dir, else a left-out kind).
-PassedOver = tuple[str, "tuple[IgnoreRules, ...] | None", "list[os.DirEntry[str]]", "str | None"]
+#: A dir sorted as kept (``TreeWalk._replay``) has its path instead of the entries: only a
+#: miss needs them, and lists it again.
+PassedOver = tuple[str, "tuple[IgnoreRules, ...] | None", "list[os.DirEntry[str]] | str", "str | None"]
+#: What a dir's names are kept by (``_dir_stat``): its mtime_ns, ctime_ns, inode and device.
+DirStat = tuple[int, int, int, int]
+#: How ``TreeWalk._sort_entries`` sorted a listed dir, kept to sort it again while the dir's
+#: stat and the ignore files' are as they were (``TreeWalk._replay``): (its ``DirStat``, the
+#: ignore files among its names, its pages' names and the dirs it entered, in listing
+#: order, and whether it passed anything over).
+SortedDir = tuple[DirStat, list[str], list[str], list[str], bool]
 
 
 class TreeWalk:
@@ -808,10 +835,17 @@ class TreeWalk:
         it lists with a ``left_out`` list; the dirs it did not enter (below a flat layout's
         dirs, ignored, outside the default dirs) are listed now."""
         stack: list[_Listed] = []
-        for rel, rules, entries, where in passed_over:
-            if rules is None:  # the vault root's own ignore files, read only now
-                rules = self.with_rules((), "", self.result.vault, entries)
+        for rel, rules, passed, where in passed_over:
             decided = self.kept_decided.get(rel) if where is None else None
+            if isinstance(passed, str):  # a dir sorted as kept (``_replay``), at this path
+                assert rules is not None
+                entries: list[os.DirEntry[str]] = []
+                with os.scandir(passed) as iterator:  # an OSError: the caller's (``left_out_files``)
+                    self._sort_entries(rel, rules, None, list(iterator), [], [], None, entries, decided)
+            else:
+                entries = passed
+            if rules is None:  # the vault root's own ignore files, read only now
+                rules = self.with_rules((), "", self.result.vault, ignore_names(entries))
             self._sort_entries(rel, rules, where, entries, [], stack, left_out, None, decided)
         self._walk(stack, left_out)
 
@@ -824,7 +858,6 @@ class TreeWalk:
         while stack:
             rel, path, rules, where = stack.pop()
             names: list[str] = []
-            passed: list[os.DirEntry[str]] | None = None
             if where is None:
                 if self.before_listing is not None:
                     self.before_listing(rel, path)
@@ -832,57 +865,102 @@ class TreeWalk:
             elif self.entered is not None:
                 self.entered.append(path)
             listed_as: os.stat_result | None = None
-            if keeping and where is None and (self.tree or self.exclude is not None):
+            if keeping and where is None:
                 # Before the listing: a name added after this stat gives the dir a later one.
                 with contextlib.suppress(OSError):
                     listed_as = os.stat(path)
-            try:
-                with os.scandir(path) as iterator:
-                    entries = list(iterator)
-            except OSError as error:
-                if where is None:
-                    result.incomplete += 1
-                    result.warnings.append(Diagnostic(rel or ".", CANNOT_LIST, str(error.strerror), is_dir=True))
+            kept = self.kept_walk.get(rel) if listed_as is not None else None
+            # A dir's names, and the kind of each, are those kept while its own stat is: a
+            # name cannot be added, removed or change kind without a new mtime and ctime
+            # (git's untracked cache). The sort also needs what the rules decide, kept by
+            # the ignore files' stat (``_dir_key``): both must hold to replay it.
+            sorted_before = kept[2] if kept is not None else None
+            if sorted_before is not None and (listed_as is None or sorted_before[0] != _dir_stat(listed_as)):
+                sorted_before = None
+            entries: list[os.DirEntry[str]] = []
+            if sorted_before is None and not self._list(rel, path, where, entries):
                 continue
             if (self.tree and where is None) or where == LEFT_OUT_OUTSIDE:
-                rules = self.with_rules(rules, f"{rel}/" if rel else "", path, entries)
+                present = sorted_before[1] if sorted_before is not None else ignore_names(entries)
+                rules = self.with_rules(rules, f"{rel}/" if rel else "", path, present)
+            decided: dict[str, str] | None = None
+            decisions: list[tuple[str, str]] | None = None  # what the rules decide, as asked
+            keep_decided: list[tuple[str, str]] | None = None  # ... and what is kept of it
+            dir_key = None
+            if listed_as is not None:
+                dir_key, keepable = self._dir_key(rules, listed_as)
+                if dir_key is not None and kept is not None and kept[0] == dir_key:
+                    decided = self.kept_decided[rel] = dict(kept[1])
+                    if sorted_before is not None:
+                        self.keep_walk[rel] = kept
+                        self._replay(rel, path, rules, sorted_before, names, stack)
+                        continue
+                    keep_decided = kept[1]
+                elif keepable:
+                    decisions = keep_decided = []
+            if sorted_before is not None and not self._list(rel, path, where, entries):
+                continue  # the rules changed since the sort was kept: the names are sorted anew
+            passed: list[os.DirEntry[str]] | None = None
             if where is None and left_out is None:
                 passed = []
                 result.passed_over.append((rel, rules, passed, None))
-            decided: dict[str, str] | None = None
-            decisions: list[tuple[str, str]] | None = None
-            dir_key = None
-            if listed_as is not None and (self.exclude is not None or rules):
-                dir_key, keepable = self._dir_key(rules, listed_as)
-                kept = self.kept_walk.get(rel)
-                if dir_key is not None and kept is not None and kept[0] == dir_key:
-                    decided = self.kept_decided[rel] = dict(kept[1])
-                    self.keep_walk[rel] = kept
-                elif keepable:
-                    decisions = []
+            entered, symlinks = len(stack), len(result.symlinks)
             self._sort_entries(rel, rules, where, entries, names, stack, left_out, passed, decided, decisions)
-            if decisions is not None and dir_key is not None:
-                self.keep_walk[rel] = (dir_key, decisions)
+            if keep_decided is not None and dir_key is not None and listed_as is not None:
+                # A page that is a symlink is followed anew every call (its target may
+                # change with no change to the dir): such a dir's sort is not kept.
+                sorted_now: SortedDir | None = None
+                if passed is not None and len(result.symlinks) == symlinks:
+                    prefix_length = len(rel) + 1 if rel else 0
+                    entered_names = [child[prefix_length:] for child, _, _, _ in stack[entered:]]
+                    sorted_now = (_dir_stat(listed_as), ignore_names(entries), [*names], entered_names, bool(passed))
+                self.keep_walk[rel] = (dir_key, keep_decided, sorted_now)
+
+    def _list(self, rel: str, path: str, where: str | None, entries: list[os.DirEntry[str]]) -> bool:
+        """Add the entries of the dir at ``path`` to ``entries``; False when it cannot be
+        listed (a listed dir's failure warned, as the scan does)."""
+        try:
+            with os.scandir(path) as iterator:
+                entries += iterator
+        except OSError as error:
+            if where is None:
+                self.result.incomplete += 1
+                self.result.warnings.append(Diagnostic(rel or ".", CANNOT_LIST, str(error.strerror), is_dir=True))
+            return False
+        return True
+
+    def _replay(
+        self,
+        rel: str,
+        path: str,
+        rules: tuple[IgnoreRules, ...],
+        sorted_before: SortedDir,
+        names: list[str],
+        stack: list[_Listed],
+    ) -> None:
+        """Sort the dir ``rel`` as ``_sort_entries`` sorted it when it was kept, reading none
+        of its entries: its pages to ``names``, the dirs it enters to ``stack`` in the same
+        order, and, when it passed anything over, the dir to the listing's ``passed_over``
+        as its path, for a miss to list again (``add_left_out``)."""
+        _dir, _ignore_files, page_names, dir_names, passed_any = sorted_before
+        names += page_names
+        prefix = f"{rel}/" if rel else ""
+        below = None if self.tree else LEFT_OUT_NESTED
+        stack += [(prefix + name, os.path.join(path, name), rules, below) for name in dir_names]
+        if passed_any:
+            self.result.passed_over.append((rel, rules, path, None))
 
     def _dir_key(self, rules: tuple[IgnoreRules, ...], listed_as: os.stat_result) -> tuple[bytes | None, bool]:
         """(what the rules' decisions on the names of a dir are kept by, whether they may be
         kept now). Exact: the decisions are a function of the names asked and the rules;
-        the names, and whether each is a dir, change only with the dir's mtime and ctime
-        (a name cannot change kind in place), which the key holds with the dir's identity;
         which names are asked and how, with the layout (``layout_key``); the rules, with the
-        stat of each ignore file in force (``_LazySpec.key``). A dir changed at or after
-        ``racy_from`` is not kept (git's racy rule: a name added in the same tick would
-        leave its mtime as it is), nor one under an ignore file that is not (None: no key)."""
-        from _blake2 import blake2b
-
+        stat of each ignore file in force (``_LazySpec.key``); the names, with the dir's
+        stat (``_sort_key``). None when an ignore file in force is not kept."""
         assert self.racy_from is not None
         keys = [spec.key for _base, spec, _source in rules]
         if any(key is None for key in keys):
             return None, False
-        dir_stat = (listed_as.st_mtime_ns, listed_as.st_ctime_ns, listed_as.st_ino, listed_as.st_dev)
-        digest = blake2b(self.layout_key, digest_size=16)
-        digest.update(repr((keys, dir_stat)).encode("utf-8", "surrogatepass"))
-        return digest.digest(), max(listed_as.st_mtime_ns, listed_as.st_ctime_ns) < self.racy_from
+        return _sort_key(self.layout_key, keys, listed_as, self.racy_from)
 
     def _sort_entries(
         self,
@@ -996,9 +1074,10 @@ class TreeWalk:
         return rules
 
     def with_rules(
-        self, rules: tuple[IgnoreRules, ...], prefix: str, path: str, entries: list[os.DirEntry[str]] | None
+        self, rules: tuple[IgnoreRules, ...], prefix: str, path: str, present: Sequence[str] | None
     ) -> tuple[IgnoreRules, ...]:
-        """``rules`` with those of the ignore files in the dir at ``path`` added.
+        """``rules`` with those of the ignore files in the dir at ``path`` added: the ones
+        ``present`` names (``ignore_names`` of its entries; None: each looked for).
 
         A file whose stat is the one the index keeps (``KeptRules.files``) is not read here:
         whether its rules can match what the walk meets at all is kept with it, and what
@@ -1006,11 +1085,8 @@ class TreeWalk:
         dir it governs is not kept. Any other file is read now, as it always was, and kept
         when it could be read and its stat can vouch for its bytes (stat'ed before the
         read, and changed before ``racy_from``)."""
-        present = (
-            [name for name in IGNORE_FILES if os.path.isfile(os.path.join(path, name))]
-            if entries is None
-            else [entry.name for entry in entries if entry.name in IGNORE_FILES]
-        )
+        if present is None:
+            present = [name for name in IGNORE_FILES if os.path.isfile(os.path.join(path, name))]
         if not present:
             return rules
         files = [(prefix + name, os.path.join(path, name)) for name in IGNORE_FILES if name in present]
@@ -1088,6 +1164,33 @@ def left_out_files(pages: Scan, entered: list[str] | None = None) -> list[tuple[
     finally:
         walk.entered = None
     return left_out
+
+
+def _sort_key(
+    layout_key: bytes, rule_keys: list[object], listed_as: os.stat_result, racy_from: int
+) -> tuple[bytes, bool]:
+    """(what the sort of a dir listed as ``listed_as`` is kept by, whether it may be kept
+    now): the layout, the keys of the ignore rules in force, and the dir's stat. The names,
+    and whether each is a dir, change only with the dir's mtime and ctime (a name cannot
+    change kind in place), which the key holds with the dir's identity. A dir changed at
+    or after ``racy_from`` is not kept (git's racy rule: a name added in the same tick
+    would leave its mtime as it is)."""
+    from _blake2 import blake2b
+
+    digest = blake2b(layout_key, digest_size=16)
+    digest.update(repr((rule_keys, _dir_stat(listed_as))).encode("utf-8", "surrogatepass"))
+    return digest.digest(), max(listed_as.st_mtime_ns, listed_as.st_ctime_ns) < racy_from
+
+
+def ignore_names(entries: Sequence[os.DirEntry[str]]) -> list[str]:
+    """The names of a dir's ``entries`` that name an ignore file (``IGNORE_FILES``)."""
+    return [entry.name for entry in entries if entry.name in IGNORE_FILES]
+
+
+def _dir_stat(info: os.stat_result) -> DirStat:
+    """What a dir's names are kept by: a name added, removed or renamed gives the dir a new
+    mtime and ctime, and the inode and device tell one dir from another at its path."""
+    return (info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
 
 def _file_key(path: str) -> FileKey:
