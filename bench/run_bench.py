@@ -336,8 +336,9 @@ TARGETS: tuple[Target, ...] = (
 #: What each says of the design, so a miss names the step that costs: find ranks wholly in
 #: SQL (``NoteIndex.top``): the first group from a names table (title, file-name stem,
 #: aliases, path; folded, with a copy marking each word start) through its own trigram
-#: table, ranked by one packed integer; the second group by mention depth, a Python
-#: ``depth()`` called once per matching row; the text's rows picked by the first of the
+#: table, ranked by one packed integer; the second group by mention depth, in SQL from the
+#: kept line ends on a page's first 8 lines, else a Python ``depth()`` called once per
+#: matching row; the text's rows picked by the first of the
 #: keywords' trigrams held by at most a quarter of the pages, or all read when every trigram
 #: is in more; the total, for a single 3-letter keyword, the trigram's page count in FTS5's
 #: vocabulary. A served call reads ``served_dirs`` and ``meta`` (no listing unpacked; the
@@ -397,17 +398,17 @@ LIMITS: dict[str, str] = {
         "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms: `the` is in {matches} of "
         "{pages:,} pages, more than a quarter, so its trigram picks no rows and every row of the "
         "text is read and checked with `instr`; when the names do not fill the limit each "
-        "matching row also gets its mention depth from a Python `depth()` call (the total is the "
-        "trigram's page count in FTS5's vocabulary only when the names fill it)."
+        "matching row also gets its mention depth, in SQL on a page's first 8 lines (the total is "
+        "the trigram's page count in FTS5's vocabulary only when the names fill it)."
     ),
     "served-every": (
         "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms: every one of the {pages:,} "
         "pages ({matches} matches) holds the word, so each trigram is in more than a quarter of "
-        "the pages and every row of `text_rows` is read (56 ms in process to read and check "
-        "them all with `instr`), each given its mention depth by a Python `depth()` call (about "
-        "240 ms: a Python call a row), and the total is counted over them all. No bound spares "
-        "a row its depth here: every generated page says the word on its fourth line, so all "
-        "of them tie on the line, and SQLite has no function that gives a line's number."
+        "the pages and every row of `text_rows` is read (about 90 ms in process to read and "
+        "check them all with `instr`), each given its mention depth in SQL from where the page's "
+        "first lines end (about 70 ms more), then joined to its page and sorted: every page "
+        "says the word at one place on its fourth line, so all tie on the depth and the path "
+        "decides (about 40 ms), and the total is counted over them all."
     ),
     "served-none": (
         "the served call took {find_ms:.0f} ms to rg's {rg_ms:.0f} ms on a word no page holds, of "

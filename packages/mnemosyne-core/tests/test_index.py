@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -344,7 +344,10 @@ def _indexed_pages(draw: st.DrawFn) -> list[page.Page]:
     """Pages that often share a title, an alias or a text (so that they tie on every key
     but the preferred dir and the path), in dirs that nest."""
     names = [*draw(st.lists(_TEXT, min_size=1, max_size=3)), "ab", "a b", "ba"]
-    texts = draw(st.lists(st.one_of(_TEXT, st.lists(_TEXT).map("\n".join)), min_size=1, max_size=3))
+    # Some texts of more lines than ``text_rows`` keeps the ends of: their depths come from
+    # SQL on the first lines, from ``depth()`` past them.
+    many_lines = st.lists(_TEXT, min_size=index._LINES_KEPT - 2, max_size=index._LINES_KEPT + 4).map("\n".join)
+    texts = draw(st.lists(st.one_of(_TEXT, st.lists(_TEXT).map("\n".join), many_lines), min_size=1, max_size=3))
     texts.append("x" * 300 + " ab\r\nab")
     pages = []
     for number in range(draw(st.integers(1, 10))):
@@ -377,6 +380,32 @@ def _keywords_of(draw: st.DrawFn, pages: list[page.Page]) -> list[str]:
         cut = source[start : start + draw(st.integers(1, 4))].replace("\n", "").replace("\0", "")
         keywords.append(cut if cut.strip() else draw(_KEYWORD))
     return keywords
+
+
+def _judged(
+    pages: Sequence[page.Page], folded: tuple[str, ...], prefer: Sequence[str] = ()
+) -> tuple[list[tuple[find.SortKey, page.Page]], list[int]]:
+    """The reference: the matching pages by ``find.judge``'s key, in its order, and how many
+    pages hold each keyword."""
+    judged = []
+    counts = [0] * len(folded)
+    for made in pages:
+        text = made.folded_text
+        holds, key = find.judge(
+            folded,
+            made.path,
+            made.folded_path,
+            made.folded_title,
+            text.__contains__,
+            functools.partial(position, text),
+            made.folded_aliases,
+            tuple(prefer),
+        )
+        counts = [count + present for count, present in zip(counts, holds, strict=True)]
+        if key is not None:
+            judged.append((key, made))
+    judged.sort(key=lambda pair: pair[0])
+    return judged, counts
 
 
 @settings(max_examples=examples(300), deadline=None)
@@ -414,24 +443,7 @@ def test_rule_8_in_sql_answers_as_judge(
         scope = sorted(written.values())[::2] if scoped else None
         ranked = opened.top(folded, limit, prefer, scope)
     searched = [made for made in pages if scope is None or written[made.path] in scope]
-    judged = []
-    counts = [0] * len(folded)
-    for made in searched:
-        text = made.folded_text
-        holds, key = find.judge(
-            folded,
-            made.path,
-            made.folded_path,
-            made.folded_title,
-            text.__contains__,
-            functools.partial(position, text),
-            made.folded_aliases,
-            tuple(prefer),
-        )
-        counts = [count + present for count, present in zip(counts, holds, strict=True)]
-        if key is not None:
-            judged.append((key, made))
-    judged.sort(key=lambda pair: pair[0])
+    judged, counts = _judged(searched, folded, prefer)
     shown = judged[:limit] if limit else judged
     expected = [(made.path, made.title, None, None, find.matched_by(key)) for key, made in shown]
     assert ranked.rows == expected
@@ -439,6 +451,43 @@ def test_rule_8_in_sql_answers_as_judge(
     assert (ranked.total, ranked.named, ranked.exact) == (len(judged), named, sum(key[0] < 0 for key, _ in judged))
     if not judged and len(folded) > 1:
         assert ranked.counts == counts
+
+
+@pytest.mark.parametrize("keywords", [("ab",), ("needle",), ("ab", "needle")])
+def test_mention_depth_from_the_kept_line_ends_equals_judges(tmp_path: Path, keywords: tuple[str, ...]) -> None:
+    """A keyword on one of the first lines gets its depth in SQL from where they end, one
+    past them from ``depth()``: every page holds it, so every row of ``text_rows`` is read
+    with its line ends. Lines short and long, CRLF, a body of fewer lines than are kept,
+    the keyword at a line's start and at the body's end, before and past the kept lines."""
+    kept = index._LINES_KEPT
+    texts = {
+        "first-line.md": "xxxxx ab needle",
+        "second-line.md": "x\nab needle",
+        "second-line-later.md": "\nxxx ab needle",
+        "crlf.md": "x\r\nab needle\r\n",
+        "at-the-end.md": "\n\n\nxab needle",
+        "last-kept-line.md": "\n" * (kept - 1) + "ab needle",
+        "first-line-past.md": "\n" * kept + "ab needle",
+        "far-past.md": "\n" * (kept + 5) + "x" * 40 + "ab needle\n\n",
+        "long-first-line.md": "y" * 5000 + " ab needle\nmore\n",
+        "needle-first.md": "needle\n\n\n\nab",
+    }
+    pages = []
+    for rel_path, text in texts.items():
+        made = page.Page(rel_path)
+        made.folded_path, made.folded_title, made.folded_text = rel_path, "t", text
+        pages.append(made)
+
+    def write(into: NoteIndex) -> None:
+        into.reset("code")
+        into.write(pages)
+
+    with NoteIndex.open(str(tmp_path / "index.sqlite"), create=True) as opened:
+        index.written_by(write, opened)
+        ranked = opened.top(keywords, 0)
+    judged, _counts = _judged(pages, keywords)
+    assert [row[0] for row in ranked.rows] == [made.path for _key, made in judged]
+    assert len({key for key, _made in judged}) == len(judged)  # no tie left to the path
 
 
 def test_mention_depth_ends_where_each_keyword_ends(tmp_path: Path) -> None:
@@ -619,7 +668,7 @@ def test_a_page_read_again_with_the_same_bytes_writes_only_its_stat(
     assert [statement.split(" WHERE")[0].split(" VALUES")[0] for statement in fts_writes] == [
         "INSERT INTO texts(texts, rowid, names, body) SELECT 'delete', id, names, body FROM text_rows",
         "DELETE FROM text_rows",
-        "INSERT INTO text_rows(id, names, body)",
+        f"INSERT INTO text_rows(id, {index._END_COLUMNS}, names, body)",
         "INSERT INTO texts(rowid, names, body)",
     ]
     reads.clear()

@@ -22,7 +22,9 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
 - ``copy_digests``: one row a distinct digest of a page (its ``whole`` and ``body``): two
   pages may be copies only when two rows share a digest, which its index tells at once.
 - ``text_rows``: one row a page (its id): ``names`` (the folded title, path and aliases, a
-  newline between them) and ``body`` (the folded text). Text is folded by find's own rule
+  newline between them), ``body`` (the folded text), and where each of the body's first
+  lines ends (``end1``...: ``_line_ends``), ahead of the text so that no query reads past
+  it for them: a mention on those lines gets its depth in SQL, with no Python call. Text is folded by find's own rule
   before it goes in, so no SQLite folding is ever used. ``texts`` is its FTS5 table
   (external content), with the trigram tokenizer (``case_sensitive 1``, ``detail=none``,
   ``columnsize=0``: no query ranks by a column's size, so none is kept):
@@ -99,7 +101,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 18
+FORMAT = 19
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -113,6 +115,13 @@ NAMES_SEPARATOR = "\n"
 #: (``instr`` checks each keyword whole), and a 4,000-character keyword's every trigram
 #: would cost more than it saves.
 MAX_TRIGRAMS = 48
+#: At most about this many of them are asked how many pages hold them (``_text_rows_holding``).
+_TRIGRAMS_ASKED = 4
+
+#: How many of a body's first lines ``text_rows`` keeps the ends of (``end1``...): a keyword
+#: first met on one of them is given its depth by SQL alone (``_depth_of``).
+_LINES_KEPT = 8
+_END_COLUMNS = ", ".join(f"end{line}" for line in range(1, _LINES_KEPT + 1))
 
 _SCHEMA = f"""
 CREATE TABLE meta(name TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -152,7 +161,10 @@ CREATE TABLE page_findings(
 ) WITHOUT ROWID;
 CREATE INDEX page_findings_not_utf8 ON page_findings(page_id) WHERE NOT utf8;
 CREATE INDEX pages_lint_folded ON pages(lint_folded) WHERE lint_folded IS NOT NULL;
-CREATE TABLE text_rows(id INTEGER PRIMARY KEY, names TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE text_rows(
+    id INTEGER PRIMARY KEY, {_END_COLUMNS.replace(",", " INTEGER NOT NULL,")} INTEGER NOT NULL,
+    names TEXT NOT NULL, body TEXT NOT NULL
+);
 CREATE VIRTUAL TABLE texts USING fts5(
     names, body, content='text_rows', content_rowid='id', tokenize='trigram case_sensitive 1', detail=none,
     columnsize=0
@@ -451,6 +463,36 @@ _NOT_ITS_PATH, _NO_WORD_START, _TITLE_AND_PATH, _LENGTH = 62, 61, 60, 2
 _LINE = 32
 
 
+def _line_ends(body: str) -> list[int]:
+    """Where each of the first ``_LINES_KEPT`` lines of ``body`` ends: its newline's place
+    (1-based, in characters, as ``instr`` counts), or just past the body's end for a line
+    it does not have, so that every place in the body is before it."""
+    ends = []
+    at = -1
+    for _ in range(_LINES_KEPT):
+        at = body.find("\n", at + 1)
+        if at < 0:
+            break
+        ends.append(at + 1)
+    return ends + [len(body) + 1] * (_LINES_KEPT - len(ends))
+
+
+def _depth_of(place: str, *, line_ends: bool) -> str:
+    """SQL for ``depth()`` of the text before ``place`` (an ``instr`` of ``body``): on one
+    of the first lines, from where they end (``line_ends``: the row's ``end1``... are at
+    hand) with no Python call (a word on every page of 100,000 cost 195 ms of calls); by
+    ``depth()`` past them, or without them."""
+    python = f"depth(substr(body, 1, {place} - 1))"
+    if not line_ends:
+        return python
+    starts = ["0", *(f"end{line}" for line in range(1, _LINES_KEPT))]
+    lines = " ".join(
+        f"WHEN {place} <= end{line + 1} THEN ({line} << {_LINE}) | ({place} - 1 - {start})"
+        for line, start in enumerate(starts)
+    )
+    return f"CASE {lines} ELSE {python} END"
+
+
 def _mention_depth(before: str) -> int:
     """The (line, column) just past ``before``, the text before a keyword, packed
     (``_LINE``): SQLite's ``depth()``. Lines split at ``\n`` as ``fold.position`` splits them."""
@@ -548,7 +590,10 @@ class _FtsWrites:
         connection.executemany(
             "INSERT INTO name_grams(name_grams, rowid, name) VALUES ('delete', ?, ?)", self.names_gone
         )
-        connection.executemany("INSERT INTO text_rows(id, names, body) VALUES (?, ?, ?)", self.texts)
+        connection.executemany(
+            f"INSERT INTO text_rows(id, {_END_COLUMNS}, names, body) VALUES (?{', ?' * _LINES_KEPT}, ?, ?)",
+            ((page_id, *_line_ends(body), names, body) for page_id, names, body in self.texts),
+        )
         connection.executemany("INSERT INTO texts(rowid, names, body) VALUES (?, ?, ?)", self.texts)
         if self.names_above is not None:
             connection.execute(
@@ -1003,7 +1048,7 @@ class NoteIndex:
             # One trigram: a page is in its doclist exactly when its names or text hold it.
             ranked.total = self._pages_holding(keywords[0])
             return ranked
-        holding = self._text_rows_holding(keywords, values)
+        holding, reads_rows = self._text_rows_holding(keywords, values)
         if limit and len(rows) >= limit:
             sql = f"SELECT count(*) FROM {holding}"
             ranked.total = self.connection.execute(sql, values).fetchone()[0]
@@ -1011,13 +1056,19 @@ class NoteIndex:
         self._id_table("named_ids", (row[0] for row in rows))
         values["limit"] = limit - len(rows)
         depths = ", ".join(
-            f"CASE WHEN i{at} > 0 THEN depth(substr(body, 1, i{at} - 1)) + {len(keyword)} ELSE 0 END"
+            f"CASE WHEN i{at} > 0 THEN {_depth_of(f'i{at}', line_ends=reads_rows)} + {len(keyword)} ELSE 0 END"
             for at, keyword in enumerate(keywords)
         )
-        found = ", ".join(f"instr(body, :k{at}) AS i{at}" for at in range(len(keywords)))
+        # The line ends only where the rows are read from ``text_rows`` itself: FTS5's rows
+        # have none (a join would look each up again).
+        found = ", ".join(
+            [*([_END_COLUMNS] if reads_rows else []), *(f"instr(body, :k{at}) AS i{at}" for at in range(len(keywords)))]
+        )
+        # OFFSET keeps SQLite from flattening the rows into ``depths``, which would run each
+        # ``instr`` again for every place it is named there (a third of the statement).
         mentions = self.connection.execute(
             f"WITH m AS MATERIALIZED (SELECT id, max(0, {depths}) AS depth FROM (SELECT texts.rowid AS id, body,"
-            f" {found} FROM {holding} AND texts.rowid NOT IN temp.named_ids))"
+            f" {found} FROM {holding} AND texts.rowid NOT IN temp.named_ids LIMIT -1 OFFSET 0))"
             " SELECT p.path, p.title, p.constellation, p.type, (SELECT count(*) FROM m) FROM m"
             f" JOIN pages AS p ON p.id = m.id ORDER BY m.depth, {order}p.path{cap}",
             values,
@@ -1039,20 +1090,25 @@ class NoteIndex:
         connection.execute(f"DELETE FROM temp.{name}")
         connection.executemany(f"INSERT INTO temp.{name}(id) VALUES (?)", ((page_id,) for page_id in ids))
 
-    def _text_rows_holding(self, keywords: tuple[str, ...], values: dict[str, object]) -> str:
+    def _text_rows_holding(self, keywords: tuple[str, ...], values: dict[str, object]) -> tuple[str, bool]:
         """FROM and WHERE of the searched text rows (as ``texts``) whose names or text
         hold each keyword: picked by the first of the keywords' trigrams that at most a
         quarter of the pages hold (a MATCH), decided by ``instr``. When no keyword has three
         characters, or every trigram is in more than a quarter of the pages, every row of
         ``text_rows`` is read: that costs less than walking the doclists (twice less for a
-        word on every page), and reading the table itself half what FTS5's full scan does."""
+        word on every page), and reading the table itself half what FTS5's full scan does.
+        With whether it reads ``text_rows`` itself."""
         holds = " AND ".join(f"(instr(names, :k{at}) > 0 OR instr(body, :k{at}) > 0)" for at in range(len(keywords)))
         enough = self.page_count() // 4
-        for gram in trigrams(keywords):
+        grams = trigrams(keywords)
+        # A few, spread over the keywords, are asked: each count reads the trigram's doclist
+        # (3 ms of a common one at 100k pages), and the trigrams of a word on most pages
+        # are all common (`information`'s nine cost 27 ms). Either way the answer is exact.
+        for gram in grams[:: max(1, -(-len(grams) // _TRIGRAMS_ASKED))]:
             if self._pages_holding(gram) <= enough:
                 values["grams"] = match_expression([gram])
-                return f"texts WHERE texts MATCH :grams AND {holds}{self._within}"
-        return f"text_rows AS texts WHERE {holds}{self._within}"
+                return f"texts WHERE texts MATCH :grams AND {holds}{self._within}", False
+        return f"text_rows AS texts WHERE {holds}{self._within}", True
 
     def _pages_holding(self, gram: str) -> int:
         """How many pages' names or text hold the trigram: its doclist's length, from FTS5's
@@ -1067,7 +1123,7 @@ class NoteIndex:
     def _holding(self, folded_keyword: str) -> int:
         """How many pages (in the scope the last ``top`` searched) hold the keyword: a miss says it."""
         values: dict[str, object] = {"k0": folded_keyword}
-        sql = f"SELECT count(*) FROM {self._text_rows_holding((folded_keyword,), values)}"
+        sql = f"SELECT count(*) FROM {self._text_rows_holding((folded_keyword,), values)[0]}"
         return int(self.connection.execute(sql, values).fetchone()[0])
 
     # --- a miss's suggestions (``suggest``), over the pages the last ``top`` searched ---
