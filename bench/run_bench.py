@@ -339,8 +339,8 @@ TARGETS: tuple[Target, ...] = (
 #: table, ranked by one packed integer; the second group by mention depth, in SQL from the
 #: kept line ends on a page's first 8 lines, else a Python ``depth()`` called once per
 #: matching row; the text's rows picked by the first of the
-#: keywords' trigrams held by at most a quarter of the pages, or all read when every trigram
-#: is in more; the total, for a single 3-letter keyword, the trigram's page count in FTS5's
+#: keywords' trigrams asked (a few of each) held by at most a quarter of the pages, or all
+#: read when every one asked is in more; the total, for a single 3-letter keyword, the trigram's page count in FTS5's
 #: vocabulary. A served call reads ``served_dirs`` and ``meta`` (no listing unpacked; the
 #: page counts kept by triggers; a miss's note kept from the last listing). A call with no
 #: server stats each dir, takes the names of one whose stat is as kept without listing it
@@ -374,8 +374,8 @@ LIMITS: dict[str, str] = {
     "warm-nested": (
         "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms: with no "
         "server every call stats each dir of the tree and each .gitignore file, and takes each "
-        "dir's pages and sub-dirs as the index kept them by those stats (no dir listed again, no "
-        "rule parsed), then lstats each of its {pages:,} pages in Python ({per_page_us:.1f} µs a "
+        "dir's pages and sub-dirs as the index kept them by those stats (only the vault root "
+        "listed again, no rule parsed), then lstats each of its {pages:,} pages in Python ({per_page_us:.1f} µs a "
         "page over the {bare_ms:.0f} ms start-up) and ranks in SQL; rg walks it with several "
         "threads in compiled code."
     ),

@@ -1,7 +1,9 @@
-"""What the config and the ignore files decide, kept in the index by their files' stat
-(``vault.KeptRules``): a call whose files are as they were parses neither, and after any
+"""What the config and the ignore files decide, and how each dir's names were sorted, kept
+in the index by the files' and dirs' stat (``vault.KeptRules``): a call whose files are as
+they were parses neither, a dir whose stat is as it was is not listed again, and after any
 edit to one of them (the same size, the mtime set back, within the same second as the call
-before it) every answer is still the plain scan's, stdout, stderr and exit code alike.
+before it; a page added, removed, renamed or swapped for a dir or a symlink) every answer
+is still the plain scan's, stdout, stderr and exit code alike.
 
 Each edit is made twice over: with the racy rule as it is (``RACY_NS``: files written a
 moment ago are never kept, so every call parses them again) and with it off (``RACY_NS``
@@ -20,7 +22,9 @@ from index_harness import build_index
 from server_harness import run_cli
 from test_startup_imports import rules_vault
 
+from mnemosyne_core import cache as cache_module
 from mnemosyne_core import config, page, vault
+from mnemosyne_core import find as find_module
 
 #: The answers held to the scan's: hits, a miss with its note on the files left out, --json.
 QUERIES = (["kestrel", "--paths"], ["zyzzyva"], ["kestrel", "--json"], ["diary", "--paths"])
@@ -72,7 +76,17 @@ EDITS: dict[str, Callable[[Path], object]] = {
     "a page in a suffix find does not search added": lambda root: (root / "Archive" / "zyzzyva.MD").write_text(
         "zyzzyva\n", encoding="utf-8"
     ),
+    "a page added, the dir's mtime set back": lambda root: _mtime_kept(
+        root / "Notes", lambda: (root / "Notes" / "Kestrel three.md").write_text("kestrel\n", encoding="utf-8")
+    ),
 }
+
+
+def _mtime_kept(dir_path: Path, edit: Callable[[], object]) -> None:
+    """``edit`` made in the dir, its mtime then set back: only its ctime tells it."""
+    before = dir_path.stat()
+    edit()
+    os.utime(dir_path, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
 #: The edits to a dir's names alone, which a flat layout's listing keeps too.
@@ -194,6 +208,31 @@ def test_a_warm_call_lists_again_only_the_dirs_whose_names_changed(
             assert sorted(listed) == (["."] if edit is None else [".", "Notes"]), (edit, listed)
     # A miss lists again the dirs whose sort passed something over, to say what is left out.
     assert "Notes" in listed
+
+
+def test_a_miss_whose_kept_dir_changed_since_its_listing_says_what_a_new_listing_finds(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A miss lists the dirs sorted as kept again for its note on the files left out. One
+    that changed between the listing and then is not judged by its kept decisions (a name
+    added since was never asked of the rules): the note comes from a new listing. Here a
+    page the root .gitignore leaves out, added after the listing, is counted as ignored."""
+    root = rules_vault(tmp_path / "vault")
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    build_index(root)
+    left_out_files = vault.left_out_files
+
+    def changed_first(pages: vault.Scan, entered: list[str] | None = None) -> list[tuple[str, str]] | None:
+        (root / "Notes" / "zyzzyva.tmp.md").write_text("zyzzyva\n", encoding="utf-8")
+        return left_out_files(pages, entered)
+
+    argv = ["wiki", "find", "zyzzyva", "--vault", str(root)]
+    with monkeypatch.context() as changing:
+        for module in (vault, find_module, cache_module):
+            changing.setattr(module, "left_out_files", changed_first)
+        cached = run_cli(capsysbinary, [*argv, "--no-server"])
+    assert cached == run_cli(capsysbinary, [*argv, "--no-cache"])
+    assert "not searched: 5 markdown files" in cached[2], cached  # the page added counted
 
 
 @pytest.mark.parametrize("racy_ns", [page.RACY_NS, 0], ids=["racy rule", "no racy window"])

@@ -24,8 +24,9 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
 - ``text_rows``: one row a page (its id): ``names`` (the folded title, path and aliases, a
   newline between them), ``body`` (the folded text), and where each of the body's first
   lines ends (``end1``...: ``_line_ends``), ahead of the text so that no query reads past
-  it for them: a mention on those lines gets its depth in SQL, with no Python call. Text is folded by find's own rule
-  before it goes in, so no SQLite folding is ever used. ``texts`` is its FTS5 table
+  it for them: a mention on those lines gets its depth in SQL, with no Python call. Text
+  is folded by find's own rule before it goes in, so no SQLite folding is ever used.
+  ``texts`` is its FTS5 table
   (external content), with the trigram tokenizer (``case_sensitive 1``, ``detail=none``,
   ``columnsize=0``: no query ranks by a column's size, so none is kept):
   a query its trigrams pick rows for reads them through ``texts``; one that reads every
@@ -87,6 +88,7 @@ import os
 import stat
 import sys
 import time
+from itertools import zip_longest
 
 from mnemosyne_core.config import UNLISTED_PAGES, stem_of
 from mnemosyne_core.fold import fold, words_of
@@ -115,7 +117,8 @@ NAMES_SEPARATOR = "\n"
 #: (``instr`` checks each keyword whole), and a 4,000-character keyword's every trigram
 #: would cost more than it saves.
 MAX_TRIGRAMS = 48
-#: At most about this many of them are asked how many pages hold them (``_text_rows_holding``).
+#: About this many of them, and one of each keyword at least, are asked how many pages hold
+#: them (``_text_rows_holding``).
 _TRIGRAMS_ASKED = 4
 
 #: How many of a body's first lines ``text_rows`` keeps the ends of (``end1``...): a keyword
@@ -625,7 +628,8 @@ class NoteIndex:
     def __init__(self, connection: sqlite3.Connection, path: str) -> None:
         self.connection = connection
         self.path = path
-        # Mention depth in one Python call a row: plain SQL costs column × prefix length.
+        # Mention depth past a page's first lines (``_depth_of``) in one Python call a row:
+        # plain SQL costs column × prefix length.
         connection.create_function("depth", 1, _mention_depth, deterministic=True)
         #: Whether this connection made its view of the trigrams' doclists (``_pages_holding``).
         self._vocabulary = False
@@ -1012,7 +1016,7 @@ class NoteIndex:
         keyword, the pages holding them all are ranked by one packed integer (not its
         path, no word start, title and path, length, kind: ``_NOT_ITS_PATH``...), the best
         name a page has by ``min``. The second group comes from ``texts``, by mention depth
-        (``depth()``), only when the first does not fill the limit. Each group's count is
+        (``_depth_of``), only when the first does not fill the limit. Each group's count is
         taken of it materialised; when the first fills the limit, the total is one ``count``."""
         keywords = tuple(folded_keywords)
         values: dict[str, object] = {}
@@ -1092,19 +1096,22 @@ class NoteIndex:
 
     def _text_rows_holding(self, keywords: tuple[str, ...], values: dict[str, object]) -> tuple[str, bool]:
         """FROM and WHERE of the searched text rows (as ``texts``) whose names or text
-        hold each keyword: picked by the first of the keywords' trigrams that at most a
-        quarter of the pages hold (a MATCH), decided by ``instr``. When no keyword has three
-        characters, or every trigram is in more than a quarter of the pages, every row of
+        hold each keyword: picked by the first of the keywords' trigrams asked (a few of
+        each) that at most a quarter of the pages hold (a MATCH), decided by ``instr``. When
+        no keyword has three characters, or every one asked is in more, every row of
         ``text_rows`` is read: that costs less than walking the doclists (twice less for a
         word on every page), and reading the table itself half what FTS5's full scan does.
         With whether it reads ``text_rows`` itself."""
         holds = " AND ".join(f"(instr(names, :k{at}) > 0 OR instr(body, :k{at}) > 0)" for at in range(len(keywords)))
         enough = self.page_count() // 4
-        grams = trigrams(keywords)
-        # A few, spread over the keywords, are asked: each count reads the trigram's doclist
-        # (3 ms of a common one at 100k pages), and the trigrams of a word on most pages
-        # are all common (`information`'s nine cost 27 ms). Either way the answer is exact.
-        for gram in grams[:: max(1, -(-len(grams) // _TRIGRAMS_ASKED))]:
+        # A few of each keyword's trigrams, spread over it, are asked: each count reads the
+        # trigram's doclist (3 ms of a common one at 100k pages), and the trigrams of a word
+        # on most pages are all common (`information`'s nine cost 27 ms). The first of each
+        # keyword's is asked first. Either way the answer is exact.
+        each = max(1, -(-_TRIGRAMS_ASKED // len(keywords)))
+        of_each = [trigrams([keyword]) for keyword in keywords]
+        spread = [grams[:: max(1, -(-len(grams) // each))] for grams in of_each]
+        for gram in dict.fromkeys(gram for grams in zip_longest(*spread) for gram in grams if gram is not None):
             if self._pages_holding(gram) <= enough:
                 values["grams"] = match_expression([gram])
                 return f"texts WHERE texts MATCH :grams AND {holds}{self._within}", False

@@ -634,8 +634,9 @@ class _Walker:
         self.tree = layout is not None and layout.depth == DEPTH_TREE
         #: The scan's own rules for what a tree leaves out (ignore files, exclude).
         self.tree_walk = TreeWalk(pages, layout, None) if layout is not None else None
-        #: What the rules decided in each dir the listing asked them in, by dir: the names
-        #: they leave out (``KeptRules.walk``), kept or just decided. Asked of them instead
+        #: What the rules decided in each dir the listing sorted, by dir: the names they
+        #: leave out (``KeptRules.walk``; none in a dir no rule holds), kept or just
+        #: decided. Asked of them instead
         #: of the rules, for the names the listing asked about, it spares lint the ignore
         #: files' parse and pathspec's import (a sixth of a warm lint of a 10,000-page tree).
         self.decided = pages.keep.walk

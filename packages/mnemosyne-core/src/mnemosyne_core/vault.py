@@ -141,17 +141,18 @@ class PageRef(Record):
 class KeptRules:
     """What a listing's config and ignore files decided, as the index keeps it (``meta``
     ``rules``) keyed by those files' stat, so that a call whose files are as they were
-    parses neither (no tomllib, no pathspec, no regex compiled): git keeps its untracked
-    files' verdicts so (its untracked cache), by the stat of each dir and ``.gitignore``.
+    parses neither (no tomllib, no pathspec, no regex compiled), and a dir whose stat is as
+    it was is not listed again: git keeps its untracked files' verdicts and each dir's
+    names so (its untracked cache), by the stat of each dir and ``.gitignore``.
 
     - ``config``: the parsed ``.mnemosyne.toml`` by its stat (``config.kept_vault_config``).
     - ``files``: each ignore file read, by vault-relative path: (its ``FileKey``, whether
       every rule of it names hidden paths only, which the walk never asks about).
-    - ``walk``: each dir a walk listed, by vault-relative path: (its key,
-      ``TreeWalk._dir_key``: the dir's stat, the layout, the stat of every ignore file in
-      force there; what the rules decided there: (name asked, a dir's ending in '/', the
-      rule's file or ``EXCLUDED_BY_CONFIG``) for each name they leave out; how the walk
-      sorted its names (``SortedDir``), or None when that is not kept).
+    - ``walk``: each dir a listing sorted, by vault-relative path: (its key, ``_sort_key``:
+      the dir's stat, the layout, the stat of every ignore file in force there; what the
+      rules decided there: (name asked, a dir's ending in '/', the rule's file or
+      ``EXCLUDED_BY_CONFIG``) for each name they leave out, none in a flat layout's dir;
+      how the listing sorted its names (``SortedDir``), or None when that is not kept).
 
     The rules are a function of the files' bytes and the layout, and the names asked of
     them change only with the dir's stat; a file or dir whose stat could not vouch for its
@@ -280,9 +281,10 @@ class Scan:
         #: hidden, per listed dir: (vault-relative dir, the ignore rules in force there, the
         #: entries, and where they lie: None in a searched dir, LEFT_OUT_OUTSIDE for the
         #: vault root's entries outside the default (Aion) dirs, whose rules are read only
-        #: when a miss asks). A miss finds the markdown files the layout leaves out among
-        #: them (``left_out_files``) instead of listing the searched dirs again. Kept only
-        #: when ``scan`` was not given a ``left_out`` list.
+        #: when a miss asks; a dir sorted as the index kept it has its path and stat
+        #: instead of entries, and is listed again only then). A miss finds the markdown
+        #: files the layout leaves out among them (``left_out_files``) instead of listing
+        #: every searched dir again. Kept only when ``scan`` was not given a ``left_out`` list.
         self.passed_over: list[PassedOver] = []
         #: What the index keeps of the config and the ignore files, as the call read it
         #: (``scan``'s ``kept``), and what this listing would have it keep now.
@@ -337,7 +339,8 @@ def scan(
     layout, outside its dirs. What a miss tells about. Hidden files and what the config's
     ``exclude`` names are left out on purpose and not added. Without it, the scan keeps
     what its listing passed over (``Scan.passed_over``), and ``left_out_files`` finds the
-    same files there later, listing only the dirs this scan did not enter.
+    same files there later, listing only the dirs this scan did not enter or took unlisted
+    from ``kept``.
 
     ``before_listing(dir_rel, dir_path)`` is called for every dir the layout lists, just
     before it is listed (``wiki serve`` watches it there: a change made after the call is
@@ -672,7 +675,7 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str, racy_from: int) -> Non
             result.keep.walk[dir_name] = kept
             names += kept[2][2]
             if kept[2][4]:
-                result.passed_over.append((dir_name, (), dir_path, None))
+                result.passed_over.append((dir_name, (), (dir_path, kept[2][0]), None))
             return
     passed: list[os.DirEntry[str]] = []
     result.passed_over.append((dir_name, (), passed, None))
@@ -755,9 +758,9 @@ MAX_IGNORE_FILE_BYTES = 1 << 20
 IgnoreRules = tuple[str, "_LazySpec", str]
 #: See ``Scan.passed_over``: (dir, its ignore rules or None when not read yet, the entries,
 #: where they lie: None in a searched dir, else a left-out kind).
-#: A dir sorted as kept (``TreeWalk._replay``) has its path instead of the entries: only a
-#: miss needs them, and lists it again.
-PassedOver = tuple[str, "tuple[IgnoreRules, ...] | None", "list[os.DirEntry[str]] | str", "str | None"]
+#: A dir sorted as kept (``TreeWalk._replay``) has (its path, its ``DirStat``) instead of
+#: the entries: only a miss needs them, and lists it again while its stat is that one.
+PassedOver = tuple[str, "tuple[IgnoreRules, ...] | None", "list[os.DirEntry[str]] | tuple[str, DirStat]", "str | None"]
 #: What a dir's names are kept by (``_dir_stat``): its mtime_ns, ctime_ns, inode and device.
 DirStat = tuple[int, int, int, int]
 #: How ``TreeWalk._sort_entries`` sorted a listed dir, kept to sort it again while the dir's
@@ -833,14 +836,20 @@ class TreeWalk:
         """Add to ``left_out`` the markdown files the layout leaves out, judged among the
         entries a listing passed over (``Scan.passed_over``) as the walk judges the entries
         it lists with a ``left_out`` list; the dirs it did not enter (below a flat layout's
-        dirs, ignored, outside the default dirs) are listed now."""
+        dirs, ignored, outside the default dirs), and those it sorted as kept, are listed
+        now. Raises OSError when one of the latter changed since (the caller's to handle,
+        as ``left_out_files`` does)."""
         stack: list[_Listed] = []
         for rel, rules, passed, where in passed_over:
             decided = self.kept_decided.get(rel) if where is None else None
-            if isinstance(passed, str):  # a dir sorted as kept (``_replay``), at this path
+            if isinstance(passed, tuple):  # a dir sorted as kept (``_replay``): listed again
                 assert rules is not None
+                path, listed_as = passed
                 entries: list[os.DirEntry[str]] = []
-                with os.scandir(passed) as iterator:  # an OSError: the caller's (``left_out_files``)
+                # Stat'ed first, as the listing was: its sort stands only for those names.
+                if _dir_stat(os.stat(path)) != listed_as:
+                    raise OSError(f"{path}: changed since it was listed")
+                with os.scandir(path) as iterator:
                     self._sort_entries(rel, rules, None, list(iterator), [], [], None, entries, decided)
             else:
                 entries = passed
@@ -880,6 +889,7 @@ class TreeWalk:
             entries: list[os.DirEntry[str]] = []
             if sorted_before is None and not self._list(rel, path, where, entries):
                 continue
+            warned = len(result.warnings)
             if (self.tree and where is None) or where == LEFT_OUT_OUTSIDE:
                 present = sorted_before[1] if sorted_before is not None else ignore_names(entries)
                 rules = self.with_rules(rules, f"{rel}/" if rel else "", path, present)
@@ -898,8 +908,11 @@ class TreeWalk:
                     keep_decided = kept[1]
                 elif keepable:
                     decisions = keep_decided = []
+            # The rules changed since the sort was kept: its names are sorted anew.
             if sorted_before is not None and not self._list(rel, path, where, entries):
-                continue  # the rules changed since the sort was kept: the names are sorted anew
+                # Gone since its stat: warned as a listing warns, its ignore files unread.
+                del result.warnings[warned:-1]
+                continue
             passed: list[os.DirEntry[str]] | None = None
             if where is None and left_out is None:
                 passed = []
@@ -948,7 +961,7 @@ class TreeWalk:
         below = None if self.tree else LEFT_OUT_NESTED
         stack += [(prefix + name, os.path.join(path, name), rules, below) for name in dir_names]
         if passed_any:
-            self.result.passed_over.append((rel, rules, path, None))
+            self.result.passed_over.append((rel, rules, (path, sorted_before[0]), None))
 
     def _dir_key(self, rules: tuple[IgnoreRules, ...], listed_as: os.stat_result) -> tuple[bytes | None, bool]:
         """(what the rules' decisions on the names of a dir are kept by, whether they may be
@@ -1148,9 +1161,10 @@ def preferred_dirs(pages: Scan) -> tuple[str, ...]:
 def left_out_files(pages: Scan, entered: list[str] | None = None) -> list[tuple[str, str]] | None:
     """The markdown files the layout leaves out in the searched dirs, as ``scan(left_out=...)``
     adds them (in another order), found among what the listing of ``pages`` passed over:
-    only the dirs below a flat layout's dirs, which it never entered, are listed. What a
-    miss tells about, without listing the searched dirs a second time. None when the vault
-    failed under that walk: the miss stands, and its note is the caller's to try or drop.
+    only the dirs it never entered (below a flat layout's dirs), and those it sorted as
+    kept that passed something over, are listed. What a miss tells about, without listing
+    every searched dir a second time. None when the vault failed under that walk, or such a
+    dir changed since: the miss stands, and its note is the caller's to try or drop.
     ``entered``: a list to add the path of each dir listed and ignore file read to."""
     left_out: list[tuple[str, str]] = []
     if pages.layout is None or not any(entries for _, _, entries, _ in pages.passed_over):
