@@ -453,6 +453,26 @@ def test_rule_8_in_sql_answers_as_judge(
         assert ranked.counts == counts
 
 
+def _ranked_texts(
+    tmp_path: Path, texts: dict[str, str], keywords: tuple[str, ...]
+) -> tuple[index.Ranked, list[page.Page]]:
+    """Every match of ``keywords`` (``top``) among pages of these folded texts (by path),
+    all titled alike, and the pages."""
+    pages = []
+    for rel_path, text in texts.items():
+        made = page.Page(rel_path)
+        made.folded_path, made.folded_title, made.folded_text = rel_path, "t", text
+        pages.append(made)
+
+    def write(into: NoteIndex) -> None:
+        into.reset("code")
+        into.write(pages)
+
+    with NoteIndex.open(str(tmp_path / "index.sqlite"), create=True) as opened:
+        index.written_by(write, opened)
+        return opened.top(keywords, 0), pages
+
+
 @pytest.mark.parametrize("keywords", [("ab",), ("needle",), ("ab", "needle")])
 def test_mention_depth_from_the_kept_line_ends_equals_judges(tmp_path: Path, keywords: tuple[str, ...]) -> None:
     """A keyword on one of the first lines gets its depth in SQL from where they end, one
@@ -472,19 +492,7 @@ def test_mention_depth_from_the_kept_line_ends_equals_judges(tmp_path: Path, key
         "long-first-line.md": "y" * 5000 + " ab needle\nmore\n",
         "needle-first.md": "needle\n\n\n\nab",
     }
-    pages = []
-    for rel_path, text in texts.items():
-        made = page.Page(rel_path)
-        made.folded_path, made.folded_title, made.folded_text = rel_path, "t", text
-        pages.append(made)
-
-    def write(into: NoteIndex) -> None:
-        into.reset("code")
-        into.write(pages)
-
-    with NoteIndex.open(str(tmp_path / "index.sqlite"), create=True) as opened:
-        index.written_by(write, opened)
-        ranked = opened.top(keywords, 0)
+    ranked, pages = _ranked_texts(tmp_path, texts, keywords)
     judged, _counts = _judged(pages, keywords)
     assert [row[0] for row in ranked.rows] == [made.path for _key, made in judged]
     assert len({key for key, _made in judged}) == len(judged)  # no tie left to the path
@@ -493,19 +501,7 @@ def test_mention_depth_from_the_kept_line_ends_equals_judges(tmp_path: Path, key
 def test_mention_depth_ends_where_each_keyword_ends(tmp_path: Path) -> None:
     """Depth is where the keywords end, not where they start: "bbbb a" holds both by
     column 6, "a xxbbbb" by column 8 (by their starts, 5 and 4, the order would flip)."""
-    pages = []
-    for rel_path, text in (("y.md", "a xxbbbb"), ("x.md", "bbbb a")):
-        made = page.Page(rel_path)
-        made.folded_path, made.folded_title, made.folded_text = rel_path, "t", text
-        pages.append(made)
-
-    def write(into: NoteIndex) -> None:
-        into.reset("code")
-        into.write(pages)
-
-    with NoteIndex.open(str(tmp_path / "index.sqlite"), create=True) as opened:
-        index.written_by(write, opened)
-        ranked = opened.top(("a", "bbbb"), 0)
+    ranked, _pages = _ranked_texts(tmp_path, {"y.md": "a xxbbbb", "x.md": "bbbb a"}, ("a", "bbbb"))
     assert [row[0] for row in ranked.rows] == ["x.md", "y.md"]
 
 
