@@ -47,7 +47,7 @@ TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     import difflib
     from collections.abc import Callable, Iterator, Mapping, Sequence
-    from typing import Any
+    from typing import Any, TypeAlias
 
     from pathspec import GitIgnoreSpec
 
@@ -56,6 +56,8 @@ if TYPE_CHECKING:
     #: An ignore file's stat as ``KeptRules.files`` keys it: mode (a symlink is refused,
     #: not read), size, mtime_ns, ctime_ns, inode, device; None when it cannot be stat'ed.
     FileKey = tuple[int, int, int, int, int, int] | None
+    #: What ``TreeWalk._sort_entries`` sorts: a dir's entries as listed, or as kept.
+    DirEntry: TypeAlias = "os.DirEntry[str] | _KeptEntry"
 
 PAGE_SUFFIX = ".md"
 
@@ -675,7 +677,7 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str, racy_from: int) -> Non
             result.keep.walk[dir_name] = kept
             names += kept[2][2]
             if kept[2][4]:
-                result.passed_over.append((dir_name, (), (dir_path, kept[2][0]), None))
+                result.passed_over.append((dir_name, (), (dir_path, kept[2][4]), None))
             return
     passed: list[os.DirEntry[str]] = []
     result.passed_over.append((dir_name, (), passed, None))
@@ -699,7 +701,7 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str, racy_from: int) -> Non
         result.warnings.append(Diagnostic(dir_name or ".", CANNOT_LIST, str(error.strerror), is_dir=True))
         return
     if listed_as is not None and keepable and len(result.symlinks) == symlinks:
-        result.keep.walk[dir_name] = (sort_key, [], (_dir_stat(listed_as), [], [*names], [], bool(passed)))
+        result.keep.walk[dir_name] = (sort_key, [], (_dir_stat(listed_as), [], [*names], [], _kinds(passed)))
 
 
 def _take_symlink(result: Scan, dir_rel: str, name: str, link_path: str, names: list[str]) -> None:
@@ -758,16 +760,18 @@ MAX_IGNORE_FILE_BYTES = 1 << 20
 IgnoreRules = tuple[str, "_LazySpec", str]
 #: See ``Scan.passed_over``: (dir, its ignore rules or None when not read yet, the entries,
 #: where they lie: None in a searched dir, else a left-out kind).
-#: A dir sorted as kept (``TreeWalk._replay``) has (its path, its ``DirStat``) instead of
-#: the entries: only a miss needs them, and lists it again while its stat is that one.
-PassedOver = tuple[str, "tuple[IgnoreRules, ...] | None", "list[os.DirEntry[str]] | tuple[str, DirStat]", "str | None"]
+#: A dir sorted as kept (``TreeWalk._replay``) has (its path, what it passed over as kept:
+#: ``SortedDir``) instead of the entries: only a miss needs them (``_KeptEntry``).
+PassedOver = tuple[
+    str, "tuple[IgnoreRules, ...] | None", "Sequence[DirEntry] | tuple[str, list[tuple[str, int]]]", "str | None"
+]
 #: What a dir's names are kept by (``_dir_stat``): its mtime_ns, ctime_ns, inode and device.
 DirStat = tuple[int, int, int, int]
 #: How ``TreeWalk._sort_entries`` sorted a listed dir, kept to sort it again while the dir's
 #: stat and the ignore files' are as they were (``TreeWalk._replay``): (its ``DirStat``, the
 #: ignore files among its names, its pages' names and the dirs it entered, in listing
-#: order, and whether it passed anything over).
-SortedDir = tuple[DirStat, list[str], list[str], list[str], bool]
+#: order, and the name and kind (``_kinds``) of each entry it passed over).
+SortedDir = tuple[DirStat, list[str], list[str], list[str], list[tuple[str, int]]]
 
 
 class TreeWalk:
@@ -836,21 +840,13 @@ class TreeWalk:
         """Add to ``left_out`` the markdown files the layout leaves out, judged among the
         entries a listing passed over (``Scan.passed_over``) as the walk judges the entries
         it lists with a ``left_out`` list; the dirs it did not enter (below a flat layout's
-        dirs, ignored, outside the default dirs), and those it sorted as kept, are listed
-        now. Raises OSError when one of the latter changed since (the caller's to handle,
-        as ``left_out_files`` does)."""
+        dirs, ignored, outside the default dirs) are listed now."""
         stack: list[_Listed] = []
         for rel, rules, passed, where in passed_over:
             decided = self.kept_decided.get(rel) if where is None else None
-            if isinstance(passed, tuple):  # a dir sorted as kept (``_replay``): listed again
-                assert rules is not None
-                path, listed_as = passed
-                entries: list[os.DirEntry[str]] = []
-                # Stat'ed first, as the listing was: its sort stands only for those names.
-                if _dir_stat(os.stat(path)) != listed_as:
-                    raise OSError(f"{path}: changed since it was listed")
-                with os.scandir(path) as iterator:
-                    self._sort_entries(rel, rules, None, list(iterator), [], [], None, entries, decided)
+            if isinstance(passed, tuple):  # a dir sorted as kept (``_replay``)
+                path, kinds = passed
+                entries: Sequence[DirEntry] = [_KeptEntry(path, name, kind) for name, kind in kinds]
             else:
                 entries = passed
             if rules is None:  # the vault root's own ignore files, read only now
@@ -913,7 +909,7 @@ class TreeWalk:
                 # Gone since its stat: warned as a listing warns, its ignore files unread.
                 del result.warnings[warned:-1]
                 continue
-            passed: list[os.DirEntry[str]] | None = None
+            passed: list[DirEntry] | None = None
             if where is None and left_out is None:
                 passed = []
                 result.passed_over.append((rel, rules, passed, None))
@@ -926,7 +922,7 @@ class TreeWalk:
                 if passed is not None and len(result.symlinks) == symlinks:
                     prefix_length = len(rel) + 1 if rel else 0
                     entered_names = [child[prefix_length:] for child, _, _, _ in stack[entered:]]
-                    sorted_now = (_dir_stat(listed_as), ignore_names(entries), [*names], entered_names, bool(passed))
+                    sorted_now = (_dir_stat(listed_as), ignore_names(entries), [*names], entered_names, _kinds(passed))
                 self.keep_walk[rel] = (dir_key, keep_decided, sorted_now)
 
     def _list(self, rel: str, path: str, where: str | None, entries: list[os.DirEntry[str]]) -> bool:
@@ -953,15 +949,15 @@ class TreeWalk:
     ) -> None:
         """Sort the dir ``rel`` as ``_sort_entries`` sorted it when it was kept, reading none
         of its entries: its pages to ``names``, the dirs it enters to ``stack`` in the same
-        order, and, when it passed anything over, the dir to the listing's ``passed_over``
-        as its path, for a miss to list again (``add_left_out``)."""
-        _dir, _ignore_files, page_names, dir_names, passed_any = sorted_before
+        order, and, when it passed anything over, what it did to the listing's
+        ``passed_over``, for a miss (``add_left_out``)."""
+        _dir, _ignore_files, page_names, dir_names, passed = sorted_before
         names += page_names
         prefix = f"{rel}/" if rel else ""
         below = None if self.tree else LEFT_OUT_NESTED
         stack += [(prefix + name, os.path.join(path, name), rules, below) for name in dir_names]
-        if passed_any:
-            self.result.passed_over.append((rel, rules, (path, sorted_before[0]), None))
+        if passed:
+            self.result.passed_over.append((rel, rules, (path, passed), None))
 
     def _dir_key(self, rules: tuple[IgnoreRules, ...], listed_as: os.stat_result) -> tuple[bytes | None, bool]:
         """(what the rules' decisions on the names of a dir are kept by, whether they may be
@@ -980,11 +976,11 @@ class TreeWalk:
         rel: str,
         rules: tuple[IgnoreRules, ...],
         where: str | None,
-        entries: Sequence[os.DirEntry[str]],
+        entries: Sequence[DirEntry],
         names: list[str],
         stack: list[_Listed],
         left_out: list[tuple[str, str]] | None,
-        passed: list[os.DirEntry[str]] | None,
+        passed: list[DirEntry] | None,
         decided: dict[str, str] | None = None,
         decisions: list[tuple[str, str]] | None = None,
     ) -> None:
@@ -1196,7 +1192,52 @@ def _sort_key(
     return digest.digest(), max(listed_as.st_mtime_ns, listed_as.st_ctime_ns) < racy_from
 
 
-def ignore_names(entries: Sequence[os.DirEntry[str]]) -> list[str]:
+#: An entry's kind as ``_kinds`` keeps it (a name cannot change kind while its dir's stat
+#: stays): not followed, as ``_sort_entries`` asks.
+_OTHER, _DIR, _SYMLINK, _FILE = 0, 1, 2, 3
+
+
+def _kinds(entries: Sequence[DirEntry]) -> list[tuple[str, int]]:
+    """The name and kind of each entry, as a dir's sort keeps what it passed over."""
+    return [
+        (
+            entry.name,
+            _DIR
+            if entry.is_dir(follow_symlinks=False)
+            else _SYMLINK
+            if entry.is_symlink()
+            else _FILE
+            if entry.is_file(follow_symlinks=False)
+            else _OTHER,
+        )
+        for entry in entries
+    ]
+
+
+class _KeptEntry:
+    """An entry a dir's kept sort passed over (``_kinds``), as ``_sort_entries`` asks it
+    of an ``os.DirEntry``: the listing met it so, in a dir whose stat has not changed."""
+
+    __slots__ = ("kind", "name", "path")
+
+    def __init__(self, dir_path: str, name: str, kind: int):
+        self.name = name
+        self.path = os.path.join(dir_path, name)
+        self.kind = kind
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        assert not follow_symlinks  # the kind was taken unfollowed
+        return self.kind == _DIR
+
+    def is_symlink(self) -> bool:
+        return self.kind == _SYMLINK
+
+    def is_file(self, *, follow_symlinks: bool = True) -> bool:
+        assert not follow_symlinks
+        return self.kind == _FILE
+
+
+def ignore_names(entries: Sequence[DirEntry]) -> list[str]:
     """The names of a dir's ``entries`` that name an ignore file (``IGNORE_FILES``)."""
     return [entry.name for entry in entries if entry.name in IGNORE_FILES]
 
