@@ -283,10 +283,10 @@ class Scan:
         #: hidden, per listed dir: (vault-relative dir, the ignore rules in force there, the
         #: entries, and where they lie: None in a searched dir, LEFT_OUT_OUTSIDE for the
         #: vault root's entries outside the default (Aion) dirs, whose rules are read only
-        #: when a miss asks; a dir sorted as the index kept it has its path and stat
-        #: instead of entries, and is listed again only then). A miss finds the markdown
-        #: files the layout leaves out among them (``left_out_files``) instead of listing
-        #: every searched dir again. Kept only when ``scan`` was not given a ``left_out`` list.
+        #: when a miss asks; a dir sorted as the index kept it has its path and the names
+        #: and kinds of those entries instead). A miss finds the markdown files the layout
+        #: leaves out among them (``left_out_files``) instead of listing the searched dirs
+        #: again. Kept only when ``scan`` was not given a ``left_out`` list.
         self.passed_over: list[PassedOver] = []
         #: What the index keeps of the config and the ignore files, as the call read it
         #: (``scan``'s ``kept``), and what this listing would have it keep now.
@@ -341,8 +341,7 @@ def scan(
     layout, outside its dirs. What a miss tells about. Hidden files and what the config's
     ``exclude`` names are left out on purpose and not added. Without it, the scan keeps
     what its listing passed over (``Scan.passed_over``), and ``left_out_files`` finds the
-    same files there later, listing only the dirs this scan did not enter or took unlisted
-    from ``kept``.
+    same files there later, listing only the dirs this scan did not enter.
 
     ``before_listing(dir_rel, dir_path)`` is called for every dir the layout lists, just
     before it is listed (``wiki serve`` watches it there: a change made after the call is
@@ -1157,10 +1156,9 @@ def preferred_dirs(pages: Scan) -> tuple[str, ...]:
 def left_out_files(pages: Scan, entered: list[str] | None = None) -> list[tuple[str, str]] | None:
     """The markdown files the layout leaves out in the searched dirs, as ``scan(left_out=...)``
     adds them (in another order), found among what the listing of ``pages`` passed over:
-    only the dirs it never entered (below a flat layout's dirs), and those it sorted as
-    kept that passed something over, are listed. What a miss tells about, without listing
-    every searched dir a second time. None when the vault failed under that walk, or such a
-    dir changed since: the miss stands, and its note is the caller's to try or drop.
+    only the dirs below a flat layout's dirs, which it never entered, are listed. What a
+    miss tells about, without listing the searched dirs a second time. None when the vault
+    failed under that walk: the miss stands, and its note is the caller's to try or drop.
     ``entered``: a list to add the path of each dir listed and ignore file read to."""
     left_out: list[tuple[str, str]] = []
     if pages.layout is None or not any(entries for _, _, entries, _ in pages.passed_over):
