@@ -1344,25 +1344,32 @@ def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
     count = range(len(keywords))
     paths = ", ".join(f":k{at}" for at in count)
     held = " AND ".join(f"(instr(texts.names, :k{at}) > 0 OR instr(texts.body, :k{at}) > 0)" for at in count)
-    if len(keywords) == 1:
-        # One keyword: each name row holding it gives the page a key (a path's, with the
-        # title, only when no name alone holds it), so one pass over those rows is the
-        # whole group, without reading any page's other names. A path's row sorts after
-        # every name alone by the bit _NOT_ITS_PATH holds later, which the min then drops.
-        named = (
-            f"named AS (SELECT page_id, min(((kind = {PATH_NAME}) << {_NOT_ITS_PATH})"
-            f" | ((NOT (instr(marked, :m0) > 0)) << {_NO_WORD_START}) | (length << {_LENGTH})"
-            f" | CASE WHEN kind = {PATH_NAME} THEN 1 << {_TITLE_AND_PATH} ELSE kind END)"
-            f" & ((1 << {_NOT_ITS_PATH}) - 1) AS k FROM {_names_holding(0, keywords[0], values)} GROUP BY page_id),"
-        )
-    else:
-        named = _named_by_several(keywords, values)
     # The page a keyword is the path of comes first (k 0), wherever its keywords lie.
     # CROSS JOIN keeps the names, found by their index, outside: the planner would scan text_rows.
+    its_path = (
+        f"SELECT n.page_id FROM names AS n CROSS JOIN text_rows AS texts ON texts.id = n.page_id"
+        f" WHERE n.kind = {PATH_NAME} AND n.name IN ({paths}) AND {held}"
+    )
+    not_its_path = f"(1 << {_NOT_ITS_PATH})"
+    if len(keywords) == 1:
+        # One keyword: each name row holding it gives the page a key (a path's, with the
+        # title, only when no name alone holds it), so one GROUP BY over those rows, and
+        # -1 for the page it is the path of, is the whole group, without reading any page's
+        # other names. A path's row sorts after every name alone by the bit _NOT_ITS_PATH
+        # holds there, which the key then drops. (A GROUP BY apart, then a union with the
+        # path's page, cost a sixth more for `the` at 100k pages.)
+        row_key = (
+            f"((kind = {PATH_NAME}) << {_NOT_ITS_PATH}) | ((NOT (instr(marked, :m0) > 0)) << {_NO_WORD_START})"
+            f" | (length << {_LENGTH}) | CASE WHEN kind = {PATH_NAME} THEN 1 << {_TITLE_AND_PATH} ELSE kind END"
+        )
+        return (
+            f"g1 AS (SELECT page_id, CASE WHEN min(r) < 0 THEN 0 ELSE (min(r) & ({not_its_path} - 1)) | {not_its_path}"
+            f" END AS k FROM (SELECT page_id, {row_key} AS r FROM {_names_holding(0, keywords[0], values)}"
+            f" UNION ALL SELECT page_id, -1 FROM ({its_path})) GROUP BY page_id)"
+        )
     return (
-        f"{named} its_path AS (SELECT n.page_id FROM names AS n CROSS JOIN text_rows AS texts ON texts.id = n.page_id"
-        f" WHERE n.kind = {PATH_NAME} AND n.name IN ({paths}) AND {held}),"
-        f" g1 AS (SELECT page_id, CASE WHEN page_id IN its_path THEN 0 ELSE k | (1 << {_NOT_ITS_PATH}) END AS k"
+        f"{_named_by_several(keywords, values)} its_path AS ({its_path}),"
+        f" g1 AS (SELECT page_id, CASE WHEN page_id IN its_path THEN 0 ELSE k | {not_its_path} END AS k"
         f" FROM named UNION ALL SELECT page_id, 0 FROM its_path WHERE page_id NOT IN (SELECT page_id FROM named))"
     )
 
