@@ -55,7 +55,7 @@ def main(
 
     A find or recall call goes to the vault's ``wiki serve`` when one runs (unless
     ``ask_server`` is false or the call says --no-server); its answer is the same bytes.
-    ``backend`` is where find and recall get their pages (default: the scan); given one,
+    ``backend`` is where find and recall get their pages (default: ``backend_for``); given one,
     no server is asked.
     """
     if env is None:
@@ -127,16 +127,15 @@ def _declared(group: str | None, module: ModuleType | None) -> Command:
     return WIKI if group == WIKI.name else MNEMOSYNE
 
 
-def backend_for(arguments: Arguments, env: Environment, ask_server: bool) -> Backend:
+def backend_for(arguments: Arguments, env: Environment, ask_server: bool) -> Backend | None:
     """Where a call's pages come from: for find and recall, as ``client.backend_for``
-    says (the server is asked only when ``ask_server``); else the scan."""
+    says (the server is asked only when ``ask_server``); None for the other commands,
+    which ask no Backend."""
     if isinstance(arguments, PagesArguments):
         from mnemosyne_cli.client import backend_for as pages_for
 
         return pages_for(env, no_cache=arguments.no_cache, no_server=arguments.no_server or not ask_server)
-    from mnemosyne_core.backend import SCAN
-
-    return SCAN
+    return None
 
 
 def color_flag(words: Sequence[str]) -> str:

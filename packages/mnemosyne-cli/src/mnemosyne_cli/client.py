@@ -114,12 +114,10 @@ def backend_for(env: Environment, *, no_cache: bool, no_server: bool) -> Backend
     """Where find's and recall's pages come from: with --no-cache, the plain scan; with
     --no-server or MNEMOSYNE_NO_SERVER, the vault's index, checked by stat; else the index told by the vault's
     server what changed when one of ours answers, checked by stat when none does."""
-    if no_cache:
-        from mnemosyne_core.backend import SCAN
-
-        return SCAN
     from mnemosyne_core.cache import IndexedScan
 
+    if no_cache:
+        return IndexedScan(env.environ, use_index=False)
     if no_server or env.environ.get(autostart.NO_SERVER_ENV_VAR):
         return IndexedScan(env.environ)
     return IndexedScan(env.environ, ServerChanges(env))

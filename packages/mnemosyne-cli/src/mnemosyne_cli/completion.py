@@ -129,7 +129,7 @@ def list_dirs_call(words: Sequence[str]) -> CompletionArguments | None:
     return arguments if arguments is not None and arguments.list_dirs else None
 
 
-def run(args: CompletionArguments, console: Console, backend: Backend) -> int:
+def run(args: CompletionArguments, console: Console, backend: Backend | None) -> int:
     if args.list_dirs:
         return list_dirs(args.vault, console)
     if args.shell is None:

@@ -3,11 +3,11 @@ typed request.
 
 A command resolves its call once, at its boundary, into a ``FindRequest`` or a
 ``RecallRequest`` (the vault as named, the dirs, the query, the environment) and hands it
-to the Backend it was given; it never asks which one. Two ways of answering implement it
-and must answer alike: the plain scan (``SCAN``), which reads every page on every call,
-and the scan through the vault's index (``cache.IndexedScan``), told by a ``wiki serve`` what
-changed when one runs. A Backend raises only ``BACKEND_ERRORS``; a page that cannot be
-read is a warning in the result, never an exception.
+to the Backend it was given; it never asks how it answers. ``cache.IndexedScan`` does:
+through the vault's index (told by a ``wiki serve`` what changed when one runs), or with
+``use_index`` false (--no-cache) by the plain scan, which reads every page on every call;
+the two must answer alike. A Backend raises only ``BACKEND_ERRORS``; a page that cannot
+be read is a warning in the result, never an exception.
 
 ``Backend`` is a ``typing.Protocol`` that only mypy sees: typing's import costs
 milliseconds that a find's start-up does not pay.
@@ -90,37 +90,3 @@ class RecallRequest:
         self.environ = environ
         self.cwd = cwd
         self.home = home
-
-
-class Scanner:
-    """The plain path: every call lists and reads the vault from disk."""
-
-    def search(self, request: FindRequest) -> FindResult:
-        from mnemosyne_core.find import search
-
-        return search(
-            request.vault,
-            request.keywords,
-            limit=request.limit,
-            dirs=request.dirs,
-            keep_content=request.keep_content,
-            environ=request.environ,
-            cwd=request.cwd,
-            home=request.home,
-        )
-
-    def recall(self, request: RecallRequest) -> RecallResult:
-        from mnemosyne_core.recall import recall
-
-        return recall(
-            request.vault, request.topic, dirs=request.dirs, environ=request.environ, cwd=request.cwd, home=request.home
-        )
-
-
-SCAN = Scanner()
-
-if TYPE_CHECKING:
-
-    def _scan_is_a_backend(scanner: Scanner) -> Backend:
-        """mypy --strict holds the scan to the interface here (the indexed scan: in cache.py)."""
-        return scanner

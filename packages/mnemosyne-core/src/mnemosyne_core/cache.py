@@ -209,8 +209,9 @@ _INDEX_ERRORS = (sqlite3.Error, IndexUnusable, ListingChanged, CatchUp, UnicodeE
 
 
 class IndexedScan:
-    """The Backend that answers through the vault's index; it answers exactly as the scan
-    (``backend.SCAN``) does, and falls back to it whenever the index cannot be used.
+    """The Backend that answers through the vault's index; it answers exactly as the plain
+    scan (``find.search``, ``recall.recall``) does, and falls back to it whenever the index
+    cannot be used. With ``use_index`` false (--no-cache) the scan alone answers every call.
 
     Without ``changes`` every call lists the vault and stats each listed page. With it (a
     ``wiki serve`` to ask), a call whose index holds the listing and a token asks the server
@@ -220,9 +221,10 @@ class IndexedScan:
     miss whose note on the files the layout leaves out the kept stats cannot vouch for)
     takes the listing path."""
 
-    def __init__(self, environ: Mapping[str, str], changes: ChangeSource | None = None):
+    def __init__(self, environ: Mapping[str, str], changes: ChangeSource | None = None, *, use_index: bool = True):
         self.environ = environ
         self.changes = changes
+        self.use_index = use_index
         #: Whether the last call took the pages the server said were unchanged as they were.
         self.served = False
         #: Whether the last call was answered through the index (tests check it).
@@ -243,9 +245,9 @@ class IndexedScan:
         vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
         self.served = self.indexed = self._unanswered = False
         self._answer = self._wanted_build = None
-        dirs, keep_content = request.dirs, request.keep_content
+        dirs, keep_content, pages = request.dirs, request.keep_content, None
         # A server is asked about the vault's own layout only, and only when its socket is there.
-        ask = self.changes is not None and not dirs and self.changes.available(vault_real)
+        ask = self.use_index and self.changes is not None and not dirs and self.changes.available(vault_real)
         if ask and answerable(folded):
             with self._served(vault_real, request_home(request)) as served:
                 if served is not None:
@@ -253,16 +255,24 @@ class IndexedScan:
                     if result is not None:
                         self.served = self.indexed = True
                         return result
-        with self._listed(vault_real, dirs, request_home(request), ask=ask) as (pages, index, fresh):
-            if index is not None and fresh is not None and answerable(folded):
-                result = self._search(pages, index, fresh, folded, request)
-                if result is not None:
-                    self.indexed = True
-                    return result
+        if self.use_index:
+            with self._listed(vault_real, dirs, request_home(request), ask=ask) as (pages, index, fresh):
+                if index is not None and fresh is not None and answerable(folded):
+                    result = self._search(pages, index, fresh, folded, request)
+                    if result is not None:
+                        self.indexed = True
+                        return result
         from mnemosyne_core.find import search  # the scan: a call the index answers never imports it
 
         result = search(
-            vault_real, request.keywords, limit=request.limit, dirs=dirs, keep_content=keep_content, listing=pages
+            vault_real,
+            request.keywords,
+            limit=request.limit,
+            dirs=dirs,
+            keep_content=keep_content,
+            environ=request.environ,
+            home=request_home(request),
+            listing=pages,
         )
         self._start_wanted_build()
         return result
@@ -322,8 +332,8 @@ class IndexedScan:
         terms = split_topic(topic)
         vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
         self.served = self.indexed = self._unanswered = False
-        self._answer = self._wanted_build = None
-        ask = self.changes is not None and not dirs and self.changes.available(vault_real)
+        self._answer = self._wanted_build = pages = None
+        ask = self.use_index and self.changes is not None and not dirs and self.changes.available(vault_real)
         if ask:
             with self._served(vault_real, request_home(request)) as served:
                 if served is not None:
@@ -331,13 +341,16 @@ class IndexedScan:
                     if result is not None and result.matches:
                         self.served = self.indexed = True
                         return result
-        with self._listed(vault_real, dirs, request_home(request), ask=ask) as (pages, index, fresh):
-            if index is not None and fresh is not None:
-                result = self._recall(pages, index, fresh, topic, terms, request_home(request))
-                if result is not None:
-                    self.indexed = True
-                    return result
-        result = recall(vault_real, topic, dirs=dirs, listing=pages)
+        if self.use_index:
+            with self._listed(vault_real, dirs, request_home(request), ask=ask) as (pages, index, fresh):
+                if index is not None and fresh is not None:
+                    result = self._recall(pages, index, fresh, topic, terms, request_home(request))
+                    if result is not None:
+                        self.indexed = True
+                        return result
+        result = recall(
+            vault_real, topic, dirs=dirs, environ=request.environ, home=request_home(request), listing=pages
+        )
         self._start_wanted_build()
         return result
 

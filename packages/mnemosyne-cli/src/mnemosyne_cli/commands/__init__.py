@@ -1,7 +1,7 @@
 """The ``mnemosyne wiki`` commands. Each module declares ``COMMAND`` (options.Command: its
 help and its ``Arguments`` class) and ``run(args, console, backend) -> int``, which gets
 those arguments parsed: ``backend`` (``mnemosyne_core.backend``) is where find and recall
-get their pages; the other commands ignore it. Command modules import their libraries
+get their pages; the other commands get None. Command modules import their libraries
 inside ``run``, so building the parser stays cheap; arguments.py builds every parser from
 the declarations.
 

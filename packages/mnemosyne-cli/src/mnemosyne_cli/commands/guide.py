@@ -68,7 +68,7 @@ def skill_text() -> str:
     return f"---\nname: {SKILL_NAME}\ndescription: {json.dumps(SKILL_DESCRIPTION)}\n---\n\n{guide_text()}"
 
 
-def run(args: GuideArguments, console: Console, backend: Backend) -> int:
+def run(args: GuideArguments, console: Console, backend: Backend | None) -> int:
     text = skill_text() if args.skill else guide_text()
     console.out_bytes(text.encode("utf-8"))
     return exit_status.OK

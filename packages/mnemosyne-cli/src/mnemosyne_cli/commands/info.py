@@ -60,7 +60,7 @@ COMMAND = Command(
 )
 
 
-def run(args: InfoArguments, console: Console, backend: Backend) -> int:
+def run(args: InfoArguments, console: Console, backend: Backend | None) -> int:
     from mnemosyne_cli import autostart
     from mnemosyne_cli.client import status
     from mnemosyne_cli.versions import installed_versions

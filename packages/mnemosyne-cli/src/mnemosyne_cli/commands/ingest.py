@@ -118,7 +118,7 @@ COMMAND = Command(
 STDIN = "-"
 
 
-def run(args: IngestArguments, console: Console, backend: Backend) -> int:
+def run(args: IngestArguments, console: Console, backend: Backend | None) -> int:
     from mnemosyne_ingest import IngestError, ingest
 
     try:

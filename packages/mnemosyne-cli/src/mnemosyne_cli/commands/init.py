@@ -53,8 +53,8 @@ COMMAND = Command(
 )
 
 
-def run(args: InitArguments, console: Console, backend: Backend) -> int:
-    """Write the file; ``backend`` (where pages come from) is unused: init reads no page."""
+def run(args: InitArguments, console: Console, backend: Backend | None) -> int:
+    """Write the file; ``backend`` (None: no command but find and recall asks one) is unused: init reads no page."""
     from mnemosyne_core.errors import ConfigExistsError, ConfigWriteError, VaultError
     from mnemosyne_core.layout import plan_init, write_init
 

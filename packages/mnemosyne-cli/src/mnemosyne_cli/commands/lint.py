@@ -131,7 +131,7 @@ def _lines(findings: list[Finding], paint_code: Callable[[str], str] | None) -> 
     )
 
 
-def run(args: LintArguments, console: Console, backend: Backend) -> int:
+def run(args: LintArguments, console: Console, backend: Backend | None) -> int:
     from mnemosyne_core.lint import lint_report
 
     try:

@@ -54,7 +54,7 @@ COMMAND = Command(
 )
 
 
-def run(args: ServeArguments, console: Console, backend: Backend) -> int:
+def run(args: ServeArguments, console: Console, backend: Backend | None) -> int:
     from mnemosyne_cli import autostart, client, server
     from mnemosyne_core.inotify import InotifyError
     from mnemosyne_core.location import resolve_vault
