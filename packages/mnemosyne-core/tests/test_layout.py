@@ -342,6 +342,42 @@ def test_dirs_named_like_default_ones_never_narrow_a_miss_silently(tmp_path: Pat
     assert miss_note(vault, ["apollo"]) is None
 
 
+def test_beside_the_default_dirs_the_roots_ignore_files_exclude_as_those_below_do(tmp_path: Path) -> None:
+    """The way out the note names (the whole folder as a tree) would still skip what the
+    vault root's .gitignore excludes, as it skips what a dir's own does: both are counted
+    as excluded, not as files that setting would search. Through the index as by the scan."""
+    from index_harness import build_index
+
+    from mnemosyne_core.cache import IndexedScan
+
+    vault = build(
+        tmp_path,
+        {
+            ".gitignore": "drafts/\nloose.md\n",
+            "atlas/a.md": "",
+            "drafts/b.md": "",
+            "loose.md": "",
+            "notes/.gitignore": "c.md\n",
+            "notes/c.md": "",
+            "notes/d.md": "",
+            "README.md": "",
+        },
+    )
+    note = (
+        "not searched: 5 markdown files: 2 outside the default (Aion) dirs, in notes/, the vault root (the vault "
+        'has atlas/, so it is searched as an Aion vault; set dirs = ["."] and depth = "tree" in .mnemosyne.toml '
+        "to search the whole folder), 3 excluded by ignore files: 2 by .gitignore, 1 by notes/.gitignore (find "
+        "skips them, as rg does; a '!' rule there takes one back); wiki lint lists them"
+    )
+    assert miss_note(vault) == note
+    build_index(vault)
+    for _call in ("built", "kept fresh"):
+        backend = IndexedScan(os.environ)
+        missed = backend.search(FindRequest(vault, ["zyzzyva"]))
+        assert backend.indexed
+        assert missed.left_out == search(vault, ["zyzzyva"]).left_out == left_out_files(scan(vault))
+
+
 # --- a miss finds what the layout leaves out in the search's own listing ---------------------
 
 LEFT_OUT_DIRS = st.sampled_from(

@@ -153,7 +153,7 @@ def _left_out_note(
     files = "file" if len(left_out) == 1 else "files"
     where = " in the searched dirs" if not outside else ""
     # lint lists every kind of left-out file but those left out on purpose.
-    on_purpose = len(by_rule_file) + bool(excluded)
+    on_purpose = bool(by_rule_file) + bool(excluded)
     listed = "; wiki lint lists them" if on_purpose < len(parts) or not on_purpose else ""
     return f"not searched: {len(left_out)} markdown {files}{where}: {', '.join(parts)}{listed}"
 
