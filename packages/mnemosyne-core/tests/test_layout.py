@@ -342,40 +342,21 @@ def test_dirs_named_like_default_ones_never_narrow_a_miss_silently(tmp_path: Pat
     assert miss_note(vault, ["apollo"]) is None
 
 
-def test_beside_the_default_dirs_the_roots_ignore_files_exclude_as_those_below_do(tmp_path: Path) -> None:
-    """The way out the note names (the whole folder as a tree) would still skip what the
-    vault root's .gitignore excludes, as it skips what a dir's own does: both are counted
-    as excluded, not as files that setting would search. Through the index as by the scan."""
-    from index_harness import build_index
-
-    from mnemosyne_core.cache import IndexedScan
-
+def test_a_miss_note_says_lint_lists_the_files_not_left_out_on_purpose_however_many_ignore_files(
+    tmp_path: Path,
+) -> None:
+    """Ignore files are one kind of left-out file however many there are: the other kinds
+    beside them are still the ones lint lists."""
     vault = build(
         tmp_path,
-        {
-            ".gitignore": "drafts/\nloose.md\n",
-            "atlas/a.md": "",
-            "drafts/b.md": "",
-            "loose.md": "",
-            "notes/.gitignore": "c.md\n",
-            "notes/c.md": "",
-            "notes/d.md": "",
-            "README.md": "",
-        },
+        {".gitignore": "old/\n", "old/a.md": "", "docs/.ignore": "*.draft.md\n", "docs/x.draft.md": "", "b.MD": ""},
     )
-    note = (
-        "not searched: 5 markdown files: 2 outside the default (Aion) dirs, in notes/, the vault root (the vault "
-        'has atlas/, so it is searched as an Aion vault; set dirs = ["."] and depth = "tree" in .mnemosyne.toml '
-        "to search the whole folder), 3 excluded by ignore files: 2 by .gitignore, 1 by notes/.gitignore (find "
-        "skips them, as rg does; a '!' rule there takes one back); wiki lint lists them"
+    assert miss_note(vault) == (
+        "not searched: 3 markdown files in the searched dirs: 1 ending in .MD "
+        '(set suffixes = [".md", ".markdown", ".mdx", ".MD"] in .mnemosyne.toml), 2 excluded by ignore files: '
+        "1 by .gitignore, 1 by docs/.ignore (find skips them, as rg does; a '!' rule there takes one back); "
+        "wiki lint lists them"
     )
-    assert miss_note(vault) == note
-    build_index(vault)
-    for _call in ("built", "kept fresh"):
-        backend = IndexedScan(os.environ)
-        missed = backend.search(FindRequest(vault, ["zyzzyva"]))
-        assert backend.indexed
-        assert missed.left_out == search(vault, ["zyzzyva"]).left_out == left_out_files(scan(vault))
 
 
 # --- a miss finds what the layout leaves out in the search's own listing ---------------------

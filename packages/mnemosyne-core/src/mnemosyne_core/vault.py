@@ -419,17 +419,13 @@ def scan(
             walk.walk(dir_rel, dir_path)
     if layout.source == LAYOUT_FROM_DEFAULT and layout.dirs_source == DIRS_FROM_DEFAULT:
         # A dir merely named like a default dir makes the whole folder an Aion vault: what
-        # lies beside the default dirs is never searched, and a miss must say so. The root's
-        # ignore files come along (the sort passes hidden names over): what they exclude out
-        # there is counted as excluded, as it is in the dirs below.
+        # lies beside the default dirs is never searched, and a miss must say so.
         outside = [
             entry
             for name, entry in top.items()
-            if (not name.startswith(".") or name in IGNORE_FILES)
-            and name not in layout.dirs
-            and name != config.memory_dir
+            if not name.startswith(".") and name not in layout.dirs and name != config.memory_dir
         ]
-        if any(not entry.name.startswith(".") for entry in outside):
+        if outside:
             passed_outside: PassedOver = ("", None, outside, LEFT_OUT_OUTSIDE)
             if left_out is not None and walk is not None:
                 walk.add_left_out([passed_outside], left_out)
