@@ -108,6 +108,46 @@ def test_the_first_call_answers_by_the_scan_and_starts_one_builder(
     assert builders == [str(index_file(vault, environ))]
 
 
+class _NeverAsked:
+    """A change source that records being asked anything at all."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def __call__(self, vault_real: str, token: str | None) -> None:
+        self.asked.append("changes")
+
+    def available(self, vault_real: str) -> bool:
+        self.asked.append("available")
+        return True
+
+    def unanswered(self, vault_real: str, serve_auto: bool | None, pages: int) -> None:
+        self.asked.append("unanswered")
+
+
+def test_without_the_index_the_scan_answers_as_named_and_nothing_is_cached_asked_or_built(
+    tmp_path: Path, environ: dict[str, str], builders: list[str]
+) -> None:
+    """--no-cache: the request goes to the scan as the command named the vault (found from
+    the working dir here: a `$` in its real path is no variable), and no index, server or
+    builder is touched."""
+    vault = tmp_path / "$notes"
+    for rel_path, text in PAGES.items():
+        (vault / rel_path).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel_path).write_text(text, encoding="utf-8")
+    (vault / ".mnemosyne.toml").write_text('dirs = ["a", "b"]\n', encoding="utf-8")
+    source = _NeverAsked()
+    backend = cache.IndexedScan(environ, source, use_index=False)
+    cwd, home = str(vault / "a"), str(tmp_path)
+    found = backend.search(FindRequest(None, ["alpha"], environ=environ, cwd=cwd, home=home))
+    assert [match.path for match in found.matches] == ["a/one.md", "a/two.md"]
+    recalled = backend.recall(RecallRequest(None, "two", environ=environ, cwd=cwd, home=home))
+    assert [entry.path for entry in recalled.matches] == ["a/two.md"]
+    assert (found.vault, recalled.vault) == (str(vault), str(vault))
+    assert (source.asked, builders, backend.indexed) == ([], [], False)
+    assert not (tmp_path / "cache").exists()
+
+
 def test_an_index_without_a_whole_build_is_never_read(
     vault: Path, built: Path, backend: cache.IndexedScan, builders: list[str], environ: dict[str, str]
 ) -> None:

@@ -241,13 +241,27 @@ class IndexedScan:
 
     def search(self, request: FindRequest) -> FindResult:
         """``find.search``'s answer for the request; raises only ``backend.BACKEND_ERRORS``."""
+        if not self.use_index:
+            from mnemosyne_core.find import search
+
+            # The vault as the request names it: a path found already would be expanded again.
+            return search(
+                request.vault,
+                request.keywords,
+                limit=request.limit,
+                dirs=request.dirs,
+                keep_content=request.keep_content,
+                environ=request.environ,
+                cwd=request.cwd,
+                home=request.home,
+            )
         folded = prepare_query(request.keywords, request.limit)
         vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
         self.served = self.indexed = self._unanswered = False
         self._answer = self._wanted_build = None
-        dirs, keep_content, pages = request.dirs, request.keep_content, None
+        dirs, keep_content = request.dirs, request.keep_content
         # A server is asked about the vault's own layout only, and only when its socket is there.
-        ask = self.use_index and self.changes is not None and not dirs and self.changes.available(vault_real)
+        ask = self.changes is not None and not dirs and self.changes.available(vault_real)
         if ask and answerable(folded):
             with self._served(vault_real, request_home(request)) as served:
                 if served is not None:
@@ -255,24 +269,16 @@ class IndexedScan:
                     if result is not None:
                         self.served = self.indexed = True
                         return result
-        if self.use_index:
-            with self._listed(vault_real, dirs, request_home(request), ask=ask) as (pages, index, fresh):
-                if index is not None and fresh is not None and answerable(folded):
-                    result = self._search(pages, index, fresh, folded, request)
-                    if result is not None:
-                        self.indexed = True
-                        return result
+        with self._listed(vault_real, dirs, request_home(request), ask=ask) as (pages, index, fresh):
+            if index is not None and fresh is not None and answerable(folded):
+                result = self._search(pages, index, fresh, folded, request)
+                if result is not None:
+                    self.indexed = True
+                    return result
         from mnemosyne_core.find import search  # the scan: a call the index answers never imports it
 
         result = search(
-            vault_real,
-            request.keywords,
-            limit=request.limit,
-            dirs=dirs,
-            keep_content=keep_content,
-            environ=request.environ,
-            home=request_home(request),
-            listing=pages,
+            vault_real, request.keywords, limit=request.limit, dirs=dirs, keep_content=keep_content, listing=pages
         )
         self._start_wanted_build()
         return result
@@ -329,11 +335,13 @@ class IndexedScan:
         from mnemosyne_core.recall import recall, split_topic
 
         topic, dirs = request.topic, request.dirs
+        if not self.use_index:
+            return recall(request.vault, topic, dirs=dirs, environ=request.environ, cwd=request.cwd, home=request.home)
         terms = split_topic(topic)
         vault_real = resolve_vault(request.vault, request.environ, request.cwd, request.home)
         self.served = self.indexed = self._unanswered = False
-        self._answer = self._wanted_build = pages = None
-        ask = self.use_index and self.changes is not None and not dirs and self.changes.available(vault_real)
+        self._answer = self._wanted_build = None
+        ask = self.changes is not None and not dirs and self.changes.available(vault_real)
         if ask:
             with self._served(vault_real, request_home(request)) as served:
                 if served is not None:
@@ -341,16 +349,13 @@ class IndexedScan:
                     if result is not None and result.matches:
                         self.served = self.indexed = True
                         return result
-        if self.use_index:
-            with self._listed(vault_real, dirs, request_home(request), ask=ask) as (pages, index, fresh):
-                if index is not None and fresh is not None:
-                    result = self._recall(pages, index, fresh, topic, terms, request_home(request))
-                    if result is not None:
-                        self.indexed = True
-                        return result
-        result = recall(
-            vault_real, topic, dirs=dirs, environ=request.environ, home=request_home(request), listing=pages
-        )
+        with self._listed(vault_real, dirs, request_home(request), ask=ask) as (pages, index, fresh):
+            if index is not None and fresh is not None:
+                result = self._recall(pages, index, fresh, topic, terms, request_home(request))
+                if result is not None:
+                    self.indexed = True
+                    return result
+        result = recall(vault_real, topic, dirs=dirs, listing=pages)
         self._start_wanted_build()
         return result
 
