@@ -355,7 +355,8 @@ LIMITS: dict[str, str] = {
         "C module, which imports functools for its statement cache, and some 25 of ours; no re, "
         "enum, argparse or typing), the cache dir and rights key, opening the SQLite index; then "
         "listing the vault and comparing its dirs by their digests. The ranking itself is a few "
-        "SQL statements."
+        "SQL statements. (The interpreter's teardown is skipped: the process ends once its "
+        "output is flushed.)"
     ),
     "warm-rich-yaml": (
         "find took {find_ms:.0f} ms ({query}, {matches} matches) to rg's {rg_ms:.0f} ms; "
