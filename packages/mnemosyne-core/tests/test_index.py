@@ -382,7 +382,8 @@ _DIRS = ["", "a/", "b/", "zh/a/", "a/b/"]
 @st.composite
 def _indexed_pages(draw: st.DrawFn) -> list[page.Page]:
     """Pages that often share a title, an alias or a text (so that they tie on every key
-    but the preferred dir and the path), in dirs that nest."""
+    but the preferred dir and the path), in dirs that nest; a page's title or alias is
+    often its own stem (one ``names`` row for a name a page has twice)."""
     names = [*draw(st.lists(_TEXT, min_size=1, max_size=3)), "ab", "a b", "ba"]
     # Some texts of more lines than ``text_rows`` keeps the ends of: their depths come from
     # SQL on the first lines, from ``depth()`` past them.
@@ -394,8 +395,9 @@ def _indexed_pages(draw: st.DrawFn) -> list[page.Page]:
         stem = draw(st.text(st.sampled_from([*"ab-1 ", "é", "設"]), max_size=4))
         made = page.Page(f"{draw(st.sampled_from(_DIRS))}{stem}{number}.md")
         made.folded_path = made.path
-        made.folded_title = draw(st.sampled_from(names))
-        made.folded_aliases = tuple(draw(st.lists(st.sampled_from(names).filter(bool), max_size=2)))
+        own_names = [*names, f"{stem}{number}"]
+        made.folded_title = draw(st.sampled_from(own_names))
+        made.folded_aliases = tuple(draw(st.lists(st.sampled_from(own_names).filter(bool), max_size=2)))
         made.title = made.folded_title.upper()
         made.folded_text = draw(st.sampled_from(texts))
         pages.append(made)
@@ -491,6 +493,40 @@ def test_rule_8_in_sql_answers_as_judge(
     assert (ranked.total, ranked.named, ranked.exact) == (len(judged), named, sum(key[0] < 0 for key, _ in judged))
     if not judged and len(folded) > 1:
         assert ranked.counts == counts
+
+
+def test_a_title_that_is_also_the_stem_ranks_as_a_title(tmp_path: Path) -> None:
+    """A name a page has twice (its title is its stem, as for every page without a title
+    of its own) is one ``names`` row of its lowest kind: it ties with another page's equal
+    title and the path decides, as in judge; ranked as a stem it would come second."""
+    pages = []
+    for rel_path, title in (("b/other.md", "kestrel"), ("a/kestrel.md", "kestrel")):
+        made = page.Page(rel_path)
+        made.folded_path, made.folded_title, made.folded_text = rel_path, title, "text"
+        made.folded_aliases = (title,)
+        made.title = title
+        pages.append(made)
+
+    def write(into: NoteIndex) -> None:
+        into.reset("code")
+        into.write(pages)
+
+    with NoteIndex.open(str(tmp_path / "index.sqlite"), create=True) as opened:
+        index.written_by(write, opened)
+        ranked = opened.top(("kestrel",), 0)
+        rows = opened.connection.execute("SELECT kind, name FROM names ORDER BY page_id, kind").fetchall()
+    judged, _counts = _judged(pages, ("kestrel",))
+    assert [row[0] for row in ranked.rows] == [made.path for _key, made in judged] == ["a/kestrel.md", "b/other.md"]
+    # The alias that repeats the title has no row of its own either.
+    assert sorted(rows) == sorted(
+        [
+            (index.PATH_NAME, "b/other.md"),
+            (index.TITLE_NAME, "kestrel"),
+            (index.STEM_NAME, "other"),
+            (index.PATH_NAME, "a/kestrel.md"),
+            (index.TITLE_NAME, "kestrel"),
+        ]
+    )
 
 
 def _ranked_texts(

@@ -31,8 +31,9 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   ``columnsize=0``: no query ranks by a column's size, so none is kept):
   a query its trigrams pick rows for reads them through ``texts``; one that reads every
   row reads ``text_rows`` itself, at half the cost of FTS5's full scan.
-- ``names``: one row a name of a page (its folded title, path, each alias: ``kind``), with
-  its length and a *marked* copy (``marked``: a noncharacter before each word start), and
+- ``names``: one row a name of a page (its folded path, title, stem, each alias: ``kind``;
+  a name it has twice, once, as its lowest kind), with its length and a *marked* copy
+  (``marked``: a noncharacter before each word start), and
   ``name_grams``, the trigrams of the names (external content: ``detail=none`` refuses a
   column filter on ``texts``). Rule 8's first group is ranked from these alone.
 - ``words``: the vocabulary a miss's "did you mean" looks in (``suggest``): one row a word
@@ -106,7 +107,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 20
+FORMAT = 21
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -547,10 +548,17 @@ def _page_values(page: Page) -> tuple[object, ...]:
 
 
 def _names(page: Page) -> list[tuple[int, str]]:
-    """(kind, name as stored) of each of a page's ``names`` rows."""
+    """(kind, name as stored) of each of a page's ``names`` rows: its path, and each other
+    name once, as its lowest kind. Rows of one name differ in their key by the kind alone,
+    so the lowest is the one ``min`` takes: a stem that is the title (every page without
+    one of its own) was a third of the table at 100,000 pages, and no key."""
     stem = stem_of(page.folded_path.rpartition("/")[2])
-    kinds = [(TITLE_NAME, page.folded_title), (PATH_NAME, page.folded_path), (STEM_NAME, stem)]
-    return [(kind, storable(name)) for kind, name in (*kinds, *((ALIAS_NAME, alias) for alias in page.folded_aliases))]
+    kinds: dict[str, int] = {}
+    for kind, name in ((TITLE_NAME, page.folded_title), (STEM_NAME, stem)):
+        kinds.setdefault(storable(name), kind)
+    for alias in page.folded_aliases:
+        kinds.setdefault(storable(alias), ALIAS_NAME)
+    return [(PATH_NAME, storable(page.folded_path)), *((kind, name) for name, kind in kinds.items())]
 
 
 def _max_id(connection: sqlite3.Connection, table: str) -> int:
