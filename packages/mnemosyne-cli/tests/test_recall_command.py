@@ -30,7 +30,7 @@ from mnemosyne_core.page import open_page as vault_open_page
 from mnemosyne_core.page import read_page_bytes
 
 if TYPE_CHECKING:
-    from mnemosyne_core.vault import PageRef
+    from mnemosyne_core.page import PageRef
 
 HARNESS_FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "harness"
 NOW = datetime.datetime(2026, 3, 18, 9, 5, 42, tzinfo=datetime.UTC)

@@ -44,7 +44,7 @@ from mnemosyne_core.recall import (
 if TYPE_CHECKING:
     from pyfakefs.fake_filesystem import FakeFilesystem
 
-    from mnemosyne_core.vault import PageRef
+    from mnemosyne_core.page import PageRef
 
 VAULT = "/vault"
 HARNESS_FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "vaults" / "harness"

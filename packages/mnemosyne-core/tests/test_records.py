@@ -24,10 +24,10 @@ from mnemosyne_core.context import Context
 from mnemosyne_core.diagnostics import Diagnostic
 from mnemosyne_core.frontmatter import Frontmatter
 from mnemosyne_core.location import VaultLocation
+from mnemosyne_core.page import PageRef
 from mnemosyne_core.recall import Entry
 from mnemosyne_core.record import HashableRecord, Record
 from mnemosyne_core.results import Match
-from mnemosyne_core.vault import PageRef
 
 #: One record of each class built on Record, each slot holding a value of its own.
 RECORDS: list[Record] = [

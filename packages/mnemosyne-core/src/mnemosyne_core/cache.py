@@ -408,8 +408,8 @@ class IndexedScan:
     ) -> RecallResult | None:
         """recall's answer from the index; None when the index could not answer or a read
         entry changed since it was judged."""
+        from mnemosyne_core.page import PageRef
         from mnemosyne_core.recall import RecallResult, entry_if_match, fill_read_entries, fold_terms, rank
-        from mnemosyne_core.vault import PageRef
 
         try:
             result = RecallResult(pages.vault, topic if isinstance(topic, str) else " ".join(topic), terms)

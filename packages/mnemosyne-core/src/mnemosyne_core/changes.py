@@ -40,7 +40,8 @@ import time
 from mnemosyne_core import inotify
 from mnemosyne_core.config import DEFAULT_SCANNED_DIRS, OBSIDIAN_DIR, VAULT_CONFIG_FILE, VAULT_ROOT_DIR, vault_layout
 from mnemosyne_core.errors import VaultError
-from mnemosyne_core.vault import IGNORE_FILES, join_rel, scan
+from mnemosyne_core.page import join_rel
+from mnemosyne_core.vault import IGNORE_FILES, scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -127,3 +127,15 @@ def words_of(folded: str) -> set[str]:
         if start is not None:
             words.add(token[start:])
     return words
+
+
+def holds_whole(text: str, word: str) -> bool:
+    """Whether ``text`` holds ``word`` as a whole word: not inside a longer run of letters
+    and digits (``words_of``)."""
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return True
+        at = text.find(word, at + 1)
+    return False

@@ -21,8 +21,7 @@ import stat
 import time
 
 from mnemosyne_core.index import stored_text, written_by
-from mnemosyne_core.page import read_page, stat_key
-from mnemosyne_core.vault import join_rel
+from mnemosyne_core.page import join_rel, read_page, stat_key
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:

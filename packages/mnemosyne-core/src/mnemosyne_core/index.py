@@ -95,7 +95,7 @@ import time
 from itertools import zip_longest
 
 from mnemosyne_core.config import UNLISTED_PAGES, stem_of
-from mnemosyne_core.fold import fold, words_of
+from mnemosyne_core.fold import fold, holds_whole, words_of
 from mnemosyne_core.results import PATH, TEXT, TITLE
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -1193,10 +1193,8 @@ class NoteIndex:
         return int(self.connection.execute(sql, values).fetchone()[0])
 
     def held_whole(self, folded_word: str) -> bool:
-        """Whether a searched page's names or text hold the word whole (``suggest.holds_whole``):
+        """Whether a searched page's names or text hold the word whole (``fold.holds_whole``):
         the first page holding it mostly does, so few rows are read."""
-        from mnemosyne_core.suggest import holds_whole
-
         rows, values = self._word_rows(folded_word)
         found = self.connection.execute(f"SELECT names, body FROM {rows}", values)
         return any(holds_whole(names, folded_word) or holds_whole(body, folded_word) for names, body in found)

@@ -19,11 +19,11 @@ from mnemosyne_core.diagnostics import BROKEN_SYMLINK, CANNOT_READ, SYMLINK_ESCA
 from mnemosyne_core.fold import as_utf8, fold, folded_text, is_text
 from mnemosyne_core.frontmatter import string_field
 from mnemosyne_core.location import is_inside
+from mnemosyne_core.record import Record
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from mnemosyne_core.page_recall import RecallFields
-    from mnemosyne_core.vault import PageRef
 
     #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
     Identity = tuple[int, int, int, int]
@@ -34,6 +34,28 @@ if TYPE_CHECKING:
 #: A page changed this recently may change again without its stat showing it: the
 #: coarsest timestamps of the file systems vaults live on (FAT's 2 s) and then some.
 RACY_NS = 3_000_000_000
+
+
+def join_rel(rel_dir: str, name: str) -> str:
+    """The vault-relative path of ``name`` in the dir ``rel_dir`` ("" for the vault root)."""
+    return f"{rel_dir}/{name}" if rel_dir else name
+
+
+class PageRef(Record):
+    """A page found by the scan: where it is shown (``rel_path``) and where it is read.
+    ``dir``: the vault-relative dir it is directly in ("" for the vault root)."""
+
+    __slots__ = ("dir", "name", "read_path", "rel_path")
+
+    def __init__(self, dir: str, name: str, read_path: str):  # noqa: A002 - a vault dir
+        self.dir = dir
+        self.name = name
+        self.rel_path = join_rel(dir, name)
+        self.read_path = read_path
+
+    @property
+    def stem(self) -> str:
+        return stem_of(self.name)
 
 
 class Page:

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from mnemosyne_core.page import Identity
-    from mnemosyne_core.vault import PageRef, Scan
+    from mnemosyne_core.page import Identity, PageRef
+    from mnemosyne_core.vault import Scan
 
 #: How many of the ranked matches are read into context. Fixed, as ``/wiki-query``'s is, so
 #: that every logged call reads alike: not a flag.

@@ -110,18 +110,6 @@ def choose(
     return chosen
 
 
-def holds_whole(text: str, word: str) -> bool:
-    """Whether ``text`` holds ``word`` as a whole word: not inside a longer run of letters
-    and digits (``fold.words_of``)."""
-    at = text.find(word)
-    while at >= 0:
-        end = at + len(word)
-        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
-            return True
-        at = text.find(word, at + 1)
-    return False
-
-
 def index_suggestions(index: NoteIndex, folded_keyword: str) -> list[tuple[str, int]]:
     """The words named for ``folded_keyword`` (in no page) from the index, over the pages
     its last ``top`` searched."""

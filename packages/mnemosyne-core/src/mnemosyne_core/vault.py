@@ -26,7 +26,6 @@ from mnemosyne_core.config import (
     kept_vault_config,
     load_vault_config,
     markdown_like_endings,
-    stem_of,
     titles_from_headings,
     vault_layout,
 )
@@ -40,8 +39,7 @@ from mnemosyne_core.diagnostics import (
 )
 from mnemosyne_core.errors import UnknownDirError, VaultError
 from mnemosyne_core.location import is_inside, refuse_non_vault, resolve_vault
-from mnemosyne_core.page import followed_symlink, open_page
-from mnemosyne_core.record import Record
+from mnemosyne_core.page import PageRef, followed_symlink, join_rel, open_page
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
@@ -116,28 +114,6 @@ def is_stale_ingest_temp(entry: os.DirEntry[str], now: float) -> bool:
         )
     except OSError:
         return False
-
-
-def join_rel(rel_dir: str, name: str) -> str:
-    """The vault-relative path of ``name`` in the dir ``rel_dir`` ("" for the vault root)."""
-    return f"{rel_dir}/{name}" if rel_dir else name
-
-
-class PageRef(Record):
-    """A page found by the scan: where it is shown (``rel_path``) and where it is read.
-    ``dir``: the vault-relative dir it is directly in ("" for the vault root)."""
-
-    __slots__ = ("dir", "name", "read_path", "rel_path")
-
-    def __init__(self, dir: str, name: str, read_path: str):  # noqa: A002 - a vault dir
-        self.dir = dir
-        self.name = name
-        self.rel_path = join_rel(dir, name)
-        self.read_path = read_path
-
-    @property
-    def stem(self) -> str:
-        return stem_of(self.name)
 
 
 class KeptRules:

@@ -36,8 +36,8 @@ from mnemosyne_core.errors import VaultError
 from mnemosyne_core.find import search
 from mnemosyne_core.frontmatter import collapse_whitespace
 from mnemosyne_core.location import is_inside, resolve_vault
-from mnemosyne_core.page import read_page_bytes, read_to_end
-from mnemosyne_core.vault import PAGE_SUFFIX, PageRef, is_stale_ingest_temp, join_rel, new_ingest_temp_name, scan
+from mnemosyne_core.page import PageRef, join_rel, read_page_bytes, read_to_end
+from mnemosyne_core.vault import PAGE_SUFFIX, is_stale_ingest_temp, new_ingest_temp_name, scan
 from mnemosyne_ingest.errors import (
     BadSourceError,
     IngestArgumentError,
