@@ -6,12 +6,13 @@ and the candidate query (trigrams, then ``instr``) against the plain substring t
 from __future__ import annotations
 
 import _sqlite3 as sqlite3
+import contextlib
 import functools
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -506,13 +507,7 @@ def test_a_title_that_is_also_the_stem_ranks_as_a_title(tmp_path: Path) -> None:
         made.folded_aliases = (title,)
         made.title = title
         pages.append(made)
-
-    def write(into: NoteIndex) -> None:
-        into.reset("code")
-        into.write(pages)
-
-    with NoteIndex.open(str(tmp_path / "index.sqlite"), create=True) as opened:
-        index.written_by(write, opened)
+    with _index_of(tmp_path / "index.sqlite", pages) as opened:
         ranked = opened.top(("kestrel",), 0)
         rows = opened.connection.execute("SELECT kind, name FROM names ORDER BY page_id, kind").fetchall()
     judged, _counts = _judged(pages, ("kestrel",))
@@ -539,14 +534,21 @@ def _ranked_texts(
         made = page.Page(rel_path)
         made.folded_path, made.folded_title, made.folded_text = rel_path, "t", text
         pages.append(made)
+    with _index_of(tmp_path / "index.sqlite", pages) as opened:
+        return opened.top(keywords, 0), pages
+
+
+@contextlib.contextmanager
+def _index_of(path: Path, pages: Sequence[page.Page]) -> Iterator[NoteIndex]:
+    """A new index at ``path`` holding ``pages``, open."""
 
     def write(into: NoteIndex) -> None:
         into.reset("code")
         into.write(pages)
 
-    with NoteIndex.open(str(tmp_path / "index.sqlite"), create=True) as opened:
+    with NoteIndex.open(str(path), create=True) as opened:
         index.written_by(write, opened)
-        return opened.top(keywords, 0), pages
+        yield opened
 
 
 @pytest.mark.parametrize("keywords", [("ab",), ("needle",), ("ab", "needle")])
