@@ -1044,7 +1044,7 @@ def row_name(target: Target, profiles: list[Profile]) -> str:
 PARSER_TEXT = [
     "### The console script's own parser",
     "",
-    "A plain find or recall (its words and the options packages/mnemosyne-cli/src/mnemosyne_cli/options.py",
+    "A plain find, recall or lint (its words and the options packages/mnemosyne-cli/src/mnemosyne_cli/options.py",
     "lets it take) is parsed by the console script itself; argparse parses everything else and",
     "stays the reference (a property test holds the two to the same arguments, and both read",
     f"that one table of each command's options). The fixture's `{FIND_ARGPARSE}` column times the same",

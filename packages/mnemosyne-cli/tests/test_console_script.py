@@ -21,6 +21,7 @@ from property_examples import examples
 
 from mnemosyne_cli import app, arguments, console_script
 from mnemosyne_cli.commands.find import FindArguments
+from mnemosyne_cli.commands.lint import LintArguments
 from mnemosyne_cli.commands.recall import RecallArguments
 from mnemosyne_cli.completion import CompletionArguments, list_dirs_call
 from mnemosyne_cli.environment import Environment
@@ -48,6 +49,7 @@ WORDS = st.sampled_from(
         # Every spelling of every option of the table, help's too.
         *(name for row in FindArguments.table for name in row.names),
         *(name for row in RecallArguments.table for name in row.names),
+        *(name for row in LintArguments.table for name in row.names),
         *HELP_FLAGS,
         "-05",
         "-5",
@@ -104,9 +106,14 @@ PIECES = st.sampled_from(
         ["--max-bytes=-1"],
         ["--no-cache"],
         ["--no-server"],
+        ["--select", "missing-title"],
+        ["--select=no-frontmatter,missing-updated"],
+        ["--ignore", "missing-title,"],
+        ["--ignore", "bogus"],
+        ["--select", ","],
     ]
 )
-COMMANDS = st.sampled_from(["find", "recall"])
+COMMANDS = st.sampled_from(["find", "recall", "lint"])
 ARGVS = st.one_of(
     st.tuples(COMMANDS, st.lists(WORDS, max_size=7)).map(lambda call: ["wiki", call[0], *call[1]]),
     st.tuples(COMMANDS, st.lists(PIECES, max_size=6)).map(
@@ -141,7 +148,7 @@ def argparse_arguments(words: list[str], declared: type[Arguments] | None = None
     if extras or module is None or (declared is not None and module.COMMAND.arguments is not declared):
         return None
     command: type[Arguments] = module.COMMAND.arguments
-    if command not in (FindArguments, RecallArguments, CompletionArguments):
+    if command not in (FindArguments, RecallArguments, LintArguments, CompletionArguments):
         return None
     parsed_arguments: Arguments = command(**{row.dest: getattr(parsed, row.dest) for row in command.table})
     return parsed_arguments
@@ -155,8 +162,11 @@ def argparse_arguments(words: list[str], declared: type[Arguments] | None = None
 @example(words=["wiki", "find", "a", "--json", "--json"])  # repeated: argparse takes it, the fast path defers
 @example(words=["wiki", "recall", "a", "b", "--max-bytes", "0", "--memory-dir", "/m"])
 @example(words=["wiki", "recall", "--max-bytes=-1", "a"])  # a refused value: argparse's error
+@example(words=["wiki", "lint"])
+@example(words=["wiki", "lint", "--select", "missing-title", "--select", "no-frontmatter,", "--json"])
+@example(words=["wiki", "lint", "--ignore", "bogus"])  # an unknown code: argparse's error
 def test_fast_arguments_equal_argparses(words: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    """A find or a recall call the fast path parses, argparse parses alike."""
+    """A find, recall or lint call the fast path parses, argparse parses alike."""
     fast = console_script.fast_arguments(words)
     reference = argparse_arguments(words)
     capsys.readouterr()  # argparse's help and errors, written as it refused
@@ -184,7 +194,7 @@ def test_list_dirs_calls_equal_argparses(words: list[str], capsys: pytest.Captur
         assert fast == reference
 
 
-def test_plain_find_and_recall_calls_take_the_fast_path() -> None:
+def test_plain_find_recall_and_lint_calls_take_the_fast_path() -> None:
     for words in (
         ["wiki", "find", "mastra"],
         ["wiki", "find", "mastra", "slack", "--vault", "/v", "--limit", "0", "--json"],
@@ -192,6 +202,8 @@ def test_plain_find_and_recall_calls_take_the_fast_path() -> None:
         ["wiki", "find", "mastra", "--color", "always"],
         ["wiki", "recall", "mastra", "slack"],
         ["wiki", "recall", "--no-server", "--vault", "/v", "mastra", "--max-bytes", "100", "--json"],
+        ["wiki", "lint"],
+        ["wiki", "lint", "--json", "--select", "missing-title,no-frontmatter", "--vault", "/v", "--no-cache"],
     ):
         assert console_script.fast_arguments(words) is not None
 
@@ -221,6 +233,13 @@ def test_plain_find_and_recall_calls_take_the_fast_path() -> None:
         ["wiki", "recall", "--vault", "/nowhere", "mastra"],
         ["wiki", "recall", "mastra", "--max-bytes", "-1"],
         ["wiki", "recall", "   "],
+        ["wiki", "lint"],
+        ["wiki", "lint", "--json"],
+        ["wiki", "lint", "--select", "missing-title", "--dir", "atlas"],
+        ["wiki", "lint", "--ignore", "bogus"],
+        ["wiki", "lint", "stray"],
+        ["wiki", "lint", "--vault", "/nowhere"],
+        ["wiki", "lint", "--color", "always"],
     ],
 )
 def test_the_console_script_answers_as_app_main(

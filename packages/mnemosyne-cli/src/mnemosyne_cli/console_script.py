@@ -1,7 +1,7 @@
 """The ``mnemosyne`` console script.
 
-A plain ``wiki find`` or ``wiki recall`` call (its words and its command's options) and a
-completion script's ``completion --list-dirs`` are parsed here, without argparse:
+A plain ``wiki find``, ``wiki recall`` or ``wiki lint`` call (its words and its command's
+options) and a completion script's ``completion --list-dirs`` are parsed here, without argparse:
 importing argparse and building its parser cost more than searching a small vault
 (docs/performance.md). This parser (``options.parse_words``) and argparse's are both made
 from each command's one declaration of its arguments. Every other call, and every call this parser is not sure of
@@ -25,17 +25,18 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
     from mnemosyne_cli.commands.find import FindArguments
+    from mnemosyne_cli.commands.lint import LintArguments
     from mnemosyne_cli.commands.recall import RecallArguments
     from mnemosyne_cli.completion import CompletionArguments
     from mnemosyne_cli.environment import Environment
     from mnemosyne_core.backend import Backend
 
 
-def fast_arguments(words: Sequence[str]) -> FindArguments | RecallArguments | None:
-    """The arguments argparse would parse from ``words`` for a plain ``wiki find`` or
-    ``wiki recall`` call, or None when the call is not one (then argparse decides, errors
-    included)."""
-    if len(words) < 3 or words[0] != "wiki":
+def fast_arguments(words: Sequence[str]) -> FindArguments | RecallArguments | LintArguments | None:
+    """The arguments argparse would parse from ``words`` for a plain ``wiki find``, ``wiki
+    recall`` or ``wiki lint`` call, or None when the call is not one (then argparse decides,
+    errors included)."""
+    if len(words) < 2 or words[0] != "wiki":
         return None
     from mnemosyne_cli.options import parse_words
 
@@ -47,6 +48,10 @@ def fast_arguments(words: Sequence[str]) -> FindArguments | RecallArguments | No
         from mnemosyne_cli.commands.recall import RecallArguments
 
         return parse_words(RecallArguments, words[2:])
+    if words[1] == "lint":
+        from mnemosyne_cli.commands.lint import LintArguments
+
+        return parse_words(LintArguments, words[2:])
     return None
 
 
@@ -90,9 +95,18 @@ def _answer(words: list[str], env: Environment | None) -> int:
         vault = listed.vault
         return guarded(console, lambda: list_dirs(vault, console))
     assert args is not None
-    from mnemosyne_cli.client import backend_for
-
     console.color_mode = args.color
+    if words[1] == "lint":
+        from mnemosyne_cli.commands import lint
+
+        linted = args
+        assert isinstance(linted, lint.LintArguments)
+        # lint asks no Backend: it reads the index itself (app gives it none either).
+        return guarded(console, lambda: lint.run(linted, console, None))
+    from mnemosyne_cli.client import backend_for
+    from mnemosyne_cli.options import PagesArguments
+
+    assert isinstance(args, PagesArguments)
     no_cache, no_server = args.no_cache, args.no_server
 
     def backend() -> Backend:
