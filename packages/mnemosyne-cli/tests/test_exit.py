@@ -20,10 +20,12 @@ FIXTURE_VAULT = str(Path(__file__).resolve().parents[3] / "fixtures" / "vaults" 
 
 #: The console script as its wrapper runs it, with the witness; argv[1] says what else the
 #: probe does: "plain", "callback-before" (an exit callback registered before run(), so the
-#: interpreter's own exit runs), "callback-during" (one the call registers), "ctrl-c"
-#: (a Ctrl-C while the streams are flushed at the end).
+#: interpreter's own exit runs), "callback-during" (one the call registers), and a Ctrl-C
+#: once main has answered: "ctrl-c" (while the streams are flushed at the end),
+#: "ctrl-c-then-failed-flush" (and the flush fails), "ctrl-c-then-stuck-flush" (and the
+#: flush never returns), "ctrl-c-at-exit" (as run() calls sys.exit).
 PROBE = """
-import _signal, atexit, sys
+import _signal, atexit, sys, time
 from mnemosyne_cli import console_script
 
 class Witness:
@@ -41,7 +43,7 @@ if mode == "callback-during":
         atexit.register(lambda: sys.stderr.write("callback during the call\\n"))
         return answer(words, env)
     console_script._answer = answer_and_register
-if mode == "ctrl-c":
+if mode.startswith("ctrl-c-then") or mode == "ctrl-c":
     class InterruptedFlush:
         def __init__(self, stream):
             self.stream = stream
@@ -50,8 +52,18 @@ if mode == "ctrl-c":
         def flush(self):
             if console_script._answered is not None:
                 _signal.raise_signal(_signal.SIGINT)
+                if mode == "ctrl-c-then-failed-flush":
+                    raise BrokenPipeError(32, "Broken pipe")
+                if mode == "ctrl-c-then-stuck-flush":
+                    time.sleep(3600)
             self.stream.flush()
     sys.stdout = InterruptedFlush(sys.stdout)
+if mode == "ctrl-c-at-exit":
+    def interrupt_at_exit(frame, event, arg):
+        if event == "c_call" and arg is sys.exit:
+            sys.setprofile(None)
+            _signal.raise_signal(_signal.SIGINT)
+    sys.setprofile(interrupt_at_exit)
 console_script.run()
 """
 
@@ -101,8 +113,17 @@ def test_an_exit_callback_the_call_registers_still_runs() -> None:
     assert "torn down" not in done.stderr
 
 
-def test_a_ctrl_c_during_the_last_flush_exits_130_ending_the_line() -> None:
+@pytest.mark.parametrize("mode", ["ctrl-c", "ctrl-c-then-failed-flush", "ctrl-c-at-exit"])
+def test_a_ctrl_c_after_main_answered_exits_130_ending_the_line(mode: str) -> None:
     build_index(FIXTURE_VAULT)
     expected = run_probe("plain", "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
-    done = run_probe("ctrl-c", "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
+    done = run_probe(mode, "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
     assert (done.returncode, done.stdout, done.stderr) == (130, expected.stdout, expected.stderr + "\n")
+
+
+def test_a_ctrl_c_while_the_last_flush_is_stuck_still_ends_the_call_130() -> None:
+    """The watchdog the first Ctrl-C arms ends a flush that never returns (a full pipe
+    nobody reads)."""
+    build_index(FIXTURE_VAULT)
+    done = run_probe("ctrl-c-then-stuck-flush", "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
+    assert done.returncode == 130

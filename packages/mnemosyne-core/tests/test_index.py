@@ -499,7 +499,7 @@ def test_rule_8_in_sql_answers_as_judge(
 def test_a_title_that_is_also_the_stem_ranks_as_a_title(tmp_path: Path) -> None:
     """A name a page has twice (its title is its stem, as for every page without a title
     of its own) is one ``names`` row of its lowest kind: it ties with another page's equal
-    title and the path decides, as in judge; ranked as a stem it would come second."""
+    title and the path decides, as in judge; were it kept as the stem, it would come second."""
     pages = []
     for rel_path, title in (("b/other.md", "kestrel"), ("a/kestrel.md", "kestrel")):
         made = page.Page(rel_path)

@@ -246,11 +246,19 @@ def run() -> NoReturn:
         code = INTERRUPTED
     global _answered
     _answered = code
+    if _skips_teardown:
+        # From here on a Ctrl-C cuts nothing short: it makes the exit 130.
+        _signal.signal(_signal.SIGINT, _on_interrupt_at_exit)
     sys.exit(code)
 
 
-#: The code main answered with, once run() exits with it (None until then).
+#: Whether the process ends without the interpreter's teardown (``_end_without_teardown``).
+_skips_teardown = False
+#: The code run() exits with once main has answered (None until then); 130 when a Ctrl-C
+#: came after.
 _answered: int | None = None
+#: Whether a Ctrl-C came after main had answered: its ^C line is still to be ended.
+_interrupted_at_exit = False
 
 
 def _skip_teardown_when_nothing_else_exits() -> None:
@@ -260,30 +268,42 @@ def _skip_teardown_when_nothing_else_exits() -> None:
     last exit callback flushes the two streams and ends the process at once. It is only
     registered when it will run last (no callback came before it: callbacks run newest
     first); Python has already waited for any other thread before it runs."""
-    import atexit  # built in, and imported by the interpreter's start-up: costs nothing
+    global _skips_teardown
+    import atexit  # built in: costs nothing
 
     registered = getattr(atexit, "_ncallbacks", None)
     if registered is not None and registered() == 0:
         atexit.register(_end_without_teardown)
+        _skips_teardown = True
+
+
+def _on_interrupt_at_exit(signum: int, frame: object) -> None:
+    """SIGINT once main has answered, when the process ends itself: the exit becomes 130,
+    and its ^C line is ended once the streams are flushed (written from here, it could land
+    inside a flush of stderr). The first interrupt also arms the watchdog, so a flush
+    blocked on a full pipe still ends."""
+    global _answered, _interrupted, _interrupted_at_exit
+    if not _interrupted:
+        _signal.setitimer(_signal.ITIMER_REAL, INTERRUPTED_GRACE)
+    _interrupted = _interrupted_at_exit = True
+    _answered = INTERRUPTED
 
 
 def _end_without_teardown() -> None:
-    """End the process with the code main answered, its output flushed. A Ctrl-C from
-    here on is still one: exit 130 with the ^C line ended. A flush that fails, or an exit
-    main did not answer (an exception, an interrupt before it returned), is left to the
-    interpreter's own exit."""
+    """End the process with the code main answered, its output flushed (130, the ^C line
+    ended, after a Ctrl-C). A flush that fails with no Ctrl-C, or an exit main did not
+    answer (an exception, an interrupt before it returned), is left to the interpreter's
+    own exit, which flushes again and reports it."""
     if _answered is None:
         return
-    # Only a Ctrl-C from here on: one before has already made main answer 130.
-    interrupts: list[int] = []
-    _signal.signal(_signal.SIGINT, lambda signum, _frame: interrupts.append(signum))
     try:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 stream.flush()
-    except (OSError, ValueError):  # the interpreter's exit flushes again, and reports it
-        return
-    if interrupts:
+    except (OSError, ValueError):
+        if not _interrupted_at_exit:
+            _signal.signal(_signal.SIGINT, _on_interrupt)
+            return
+    if _interrupted_at_exit:
         _end_interrupted_line()
-        os._exit(INTERRUPTED)
     os._exit(_answered)

@@ -1,12 +1,12 @@
 """Every command's arguments, declared once: each command's ``Arguments`` class lists its
 rows (``Option``), and everything that knows a command's arguments reads that class:
-argparse's registration (arguments.py), the console script's own parser of a plain find
-or recall and of a completion's ``--list-dirs`` (``parse_words`` below), the help (help.py), the
+argparse's registration (arguments.py), the console script's own parser of a plain find,
+recall or lint and of a completion's ``--list-dirs`` (``parse_words`` below), the help (help.py), the
 completion scripts (completion.py), the mistakes' way out (app.py) and the test that holds
 docs/commands.md's flag tables to them. The parsed arguments are an instance of the same
 class, so a misspelt attribute fails mypy.
 
-A plain find or recall is parsed without argparse: importing it and building the parser cost more
+A plain find, recall or lint is parsed without argparse: importing it and building the parser cost more
 than the search of a small vault (docs/performance.md). So this module imports nothing
 (typing only for the type checker).
 """
