@@ -23,7 +23,8 @@ FIXTURE_VAULT = str(Path(__file__).resolve().parents[3] / "fixtures" / "vaults" 
 #: interpreter's own exit runs), "callback-during" (one the call registers), and a Ctrl-C
 #: once main has answered: "ctrl-c" (while the streams are flushed at the end),
 #: "ctrl-c-then-failed-flush" (and the flush fails), "ctrl-c-then-stuck-flush" (and the
-#: flush never returns), "ctrl-c-at-exit" (as run() calls sys.exit).
+#: flush does not return until the watchdog flushes again), "ctrl-c-at-exit" (as run()
+#: calls sys.exit), "ctrl-c-as-main-returns" (before run() takes the exit's own handler).
 PROBE = """
 import _signal, atexit, sys, time
 from mnemosyne_cli import console_script
@@ -49,21 +50,34 @@ if mode.startswith("ctrl-c-then") or mode == "ctrl-c":
             self.stream = stream
         def __getattr__(self, name):
             return getattr(self.stream, name)
+        stuck = mode == "ctrl-c-then-stuck-flush"
         def flush(self):
-            if console_script._answered is not None:
+            if console_script._answered is not None and not console_script._interrupted:
                 _signal.raise_signal(_signal.SIGINT)
                 if mode == "ctrl-c-then-failed-flush":
                     raise BrokenPipeError(32, "Broken pipe")
-                if mode == "ctrl-c-then-stuck-flush":
+                if self.stuck:
+                    self.stuck = False
                     time.sleep(3600)
             self.stream.flush()
     sys.stdout = InterruptedFlush(sys.stdout)
-if mode == "ctrl-c-at-exit":
-    def interrupt_at_exit(frame, event, arg):
-        if event == "c_call" and arg is sys.exit:
-            sys.setprofile(None)
-            _signal.raise_signal(_signal.SIGINT)
-    sys.setprofile(interrupt_at_exit)
+answered = False
+if mode == "ctrl-c-as-main-returns":
+    answer = console_script.main
+    def main_then_note():
+        global answered
+        code = answer()
+        answered = True
+        return code
+    console_script.main = main_then_note
+def interrupt_at(frame, event, arg):
+    if event == "c_call" and (
+        (mode == "ctrl-c-at-exit" and arg is sys.exit) or (answered and arg is _signal.signal)
+    ):
+        sys.setprofile(None)
+        _signal.raise_signal(_signal.SIGINT)
+if mode in {"ctrl-c-at-exit", "ctrl-c-as-main-returns"}:
+    sys.setprofile(interrupt_at)
 console_script.run()
 """
 
@@ -113,17 +127,15 @@ def test_an_exit_callback_the_call_registers_still_runs() -> None:
     assert "torn down" not in done.stderr
 
 
-@pytest.mark.parametrize("mode", ["ctrl-c", "ctrl-c-then-failed-flush", "ctrl-c-at-exit"])
+@pytest.mark.parametrize(
+    "mode",
+    ["ctrl-c", "ctrl-c-then-failed-flush", "ctrl-c-then-stuck-flush", "ctrl-c-at-exit", "ctrl-c-as-main-returns"],
+)
 def test_a_ctrl_c_after_main_answered_exits_130_ending_the_line(mode: str) -> None:
+    """Whenever it lands once main has answered: 130, what the call printed, one empty
+    line more. A flush stuck on a full pipe nobody reads is ended by the watchdog the
+    Ctrl-C arms."""
     build_index(FIXTURE_VAULT)
     expected = run_probe("plain", "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
     done = run_probe(mode, "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
     assert (done.returncode, done.stdout, done.stderr) == (130, expected.stdout, expected.stderr + "\n")
-
-
-def test_a_ctrl_c_while_the_last_flush_is_stuck_still_ends_the_call_130() -> None:
-    """The watchdog the first Ctrl-C arms ends a flush that never returns (a full pipe
-    nobody reads)."""
-    build_index(FIXTURE_VAULT)
-    done = run_probe("ctrl-c-then-stuck-flush", "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
-    assert done.returncode == 130

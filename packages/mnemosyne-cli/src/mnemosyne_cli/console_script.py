@@ -244,18 +244,19 @@ def run() -> NoReturn:
         _signal.setitimer(_signal.ITIMER_REAL, _watchdog_left if _watchdog_left > 0 else INTERRUPTED_GRACE)
         _end_interrupted_line()
         code = INTERRUPTED
+    if _skips_teardown:
+        # From here on a Ctrl-C cuts nothing short: it makes the exit 130. (One already
+        # pending is run by the old handler as this swaps them: main's code is not set yet,
+        # so the interpreter's own exit ends that call, 130.)
+        _signal.signal(_signal.SIGINT, _on_interrupt_at_exit)
     global _answered
     _answered = code
-    if _skips_teardown:
-        # From here on a Ctrl-C cuts nothing short: it makes the exit 130.
-        _signal.signal(_signal.SIGINT, _on_interrupt_at_exit)
     sys.exit(code)
 
 
 #: Whether the process ends without the interpreter's teardown (``_end_without_teardown``).
 _skips_teardown = False
-#: The code run() exits with once main has answered (None until then); 130 when a Ctrl-C
-#: came after.
+#: The code main answered, once run() exits with it (None until then).
 _answered: int | None = None
 #: Whether a Ctrl-C came after main had answered: its ^C line is still to be ended.
 _interrupted_at_exit = False
@@ -282,11 +283,10 @@ def _on_interrupt_at_exit(signum: int, frame: object) -> None:
     and its ^C line is ended once the streams are flushed (written from here, it could land
     inside a flush of stderr). The first interrupt also arms the watchdog, so a flush
     blocked on a full pipe still ends."""
-    global _answered, _interrupted, _interrupted_at_exit
+    global _interrupted, _interrupted_at_exit
     if not _interrupted:
         _signal.setitimer(_signal.ITIMER_REAL, INTERRUPTED_GRACE)
     _interrupted = _interrupted_at_exit = True
-    _answered = INTERRUPTED
 
 
 def _end_without_teardown() -> None:
@@ -302,8 +302,11 @@ def _end_without_teardown() -> None:
                 stream.flush()
     except (OSError, ValueError):
         if not _interrupted_at_exit:
+            # Asked again after the swap: one pending as it ran was taken by the old handler.
             _signal.signal(_signal.SIGINT, _on_interrupt)
-            return
+            if not _interrupted_at_exit:
+                return
     if _interrupted_at_exit:
         _end_interrupted_line()
+        os._exit(INTERRUPTED)
     os._exit(_answered)
