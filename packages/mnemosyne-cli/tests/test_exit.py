@@ -24,7 +24,10 @@ FIXTURE_VAULT = str(Path(__file__).resolve().parents[3] / "fixtures" / "vaults" 
 #: once main has answered: "ctrl-c" (while the streams are flushed at the end),
 #: "ctrl-c-then-failed-flush" (and the flush fails), "ctrl-c-then-stuck-flush" (and the
 #: flush does not return until the watchdog flushes again), "ctrl-c-at-exit" (as run()
-#: calls sys.exit), "ctrl-c-as-main-returns" (before run() takes the exit's own handler).
+#: calls sys.exit), "ctrl-c-as-main-returns" (before run() takes the exit's own handler),
+#: "ctrl-c-in-main-then-failed-flush" (main answers 130, then the last flush fails),
+#: "retry-pending-then-stuck-flush" (main returns while a Ctrl-C Python dropped waits for
+#: its second try, then the last flush does not return until the watchdog flushes again).
 PROBE = """
 import _signal, atexit, sys, time
 from mnemosyne_cli import console_script
@@ -44,6 +47,40 @@ if mode == "callback-during":
         atexit.register(lambda: sys.stderr.write("callback during the call\\n"))
         return answer(words, env)
     console_script._answer = answer_and_register
+if mode == "ctrl-c-in-main-then-failed-flush":
+    def interrupted(words, env):
+        _signal.raise_signal(_signal.SIGINT)
+        return 0
+    console_script._answer = interrupted
+    class FailingFlush:
+        def __init__(self, stream):
+            self.stream = stream
+        def __getattr__(self, name):
+            return getattr(self.stream, name)
+        def flush(self):
+            if console_script._answered is not None:
+                raise BrokenPipeError(32, "Broken pipe")
+            self.stream.flush()
+    sys.stdout = FailingFlush(sys.stdout)
+if mode == "retry-pending-then-stuck-flush":
+    def dropped(words, env):
+        # What _on_unraisable leaves when it takes a dropped interrupt: its second try due.
+        console_script._interrupted = console_script._retry_pending = True
+        console_script._watchdog_left = 0.5
+        return 0
+    console_script._answer = dropped
+    class StuckOnce:
+        stuck = True
+        def __init__(self, stream):
+            self.stream = stream
+        def __getattr__(self, name):
+            return getattr(self.stream, name)
+        def flush(self):
+            if console_script._answered is not None and self.stuck:
+                self.stuck = False
+                time.sleep(3600)
+            self.stream.flush()
+    sys.stdout = StuckOnce(sys.stdout)
 if mode.startswith("ctrl-c-then") or mode == "ctrl-c":
     class InterruptedFlush:
         def __init__(self, stream):
@@ -139,3 +176,19 @@ def test_a_ctrl_c_after_main_answered_exits_130_ending_the_line(mode: str) -> No
     expected = run_probe("plain", "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
     done = run_probe(mode, "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
     assert (done.returncode, done.stdout, done.stderr) == (130, expected.stdout, expected.stderr + "\n")
+
+
+def test_a_call_ctrl_c_ended_exits_130_though_its_last_flush_fails() -> None:
+    """main answered 130; the flush at the end fails (the pipe's reader died of the same
+    Ctrl-C): still 130, not the interpreter's 120 for a failed flush at exit."""
+    done = run_probe("ctrl-c-in-main-then-failed-flush", "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "\n")
+
+
+def test_a_dropped_ctrl_c_still_due_at_the_end_leaves_the_watchdog_to_end_a_stuck_flush() -> None:
+    """run() takes the second try of an interrupt Python dropped as the call's end (130):
+    the timer left is the watchdog's again, which ends a flush that never returns, instead
+    of a retry that would kill the process by SIGALRM once the interpreter's exit has put
+    its default back."""
+    done = run_probe("retry-pending-then-stuck-flush", "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "\n")

@@ -231,6 +231,7 @@ def run() -> NoReturn:
     """The console script. Its first act is to take SIGINT: from here on, a Ctrl-C at any
     moment exits 130 with at most an empty line on stderr (docs/reliability.md says what
     comes before: the interpreter's own start-up)."""
+    global _answered, _retry_pending
     _signal.signal(_signal.SIGINT, _on_interrupt)
     _signal.signal(_signal.SIGALRM, _on_interrupt)  # _on_unraisable's second try, the watchdog
     sys.unraisablehook = _on_unraisable
@@ -239,17 +240,18 @@ def run() -> NoReturn:
     if _retry_pending:
         # An interrupt Python dropped (it came in a __del__) whose second try has not come
         # yet: the call was interrupted all the same. The try is not left pending into the
-        # exit, where Python 3.13 has put SIGALRM back to its default and the process would
-        # die of it; the watchdog's time is what stays armed.
+        # exit, where the interpreter's finalization has put SIGALRM back to its default and
+        # the process would die of it; the watchdog's time is what stays armed, and it is
+        # the watchdog's again.
+        _retry_pending = False
         _signal.setitimer(_signal.ITIMER_REAL, _watchdog_left if _watchdog_left > 0 else INTERRUPTED_GRACE)
         _end_interrupted_line()
         code = INTERRUPTED
     if _skips_teardown:
         # From here on a Ctrl-C cuts nothing short: it makes the exit 130. (One already
-        # pending is run by the old handler as this swaps them: main's code is not set yet,
-        # so the interpreter's own exit ends that call, 130.)
+        # pending is run by the old handler as this swaps them, raising SystemExit(130)
+        # before main's code is set: the exit callback ends that call 130.)
         _signal.signal(_signal.SIGINT, _on_interrupt_at_exit)
-    global _answered
     _answered = code
     sys.exit(code)
 
@@ -290,18 +292,19 @@ def _on_interrupt_at_exit(signum: int, frame: object) -> None:
 
 
 def _end_without_teardown() -> None:
-    """End the process with the code main answered, its output flushed (130, the ^C line
-    ended, after a Ctrl-C). A flush that fails with no Ctrl-C, or an exit main did not
-    answer (an exception, an interrupt before it returned), is left to the interpreter's
-    own exit, which flushes again and reports it."""
-    if _answered is None:
+    """End the process with the code main answered, its output flushed: 130 after any
+    Ctrl-C (its ^C line ended, for one that came once main had answered). An exit main did
+    not answer with no Ctrl-C (an exception), or a flush that fails on an uninterrupted
+    call, is left to the interpreter's own exit, which flushes again and reports it."""
+    if _answered is None and not _interrupted:
         return
+    code = INTERRUPTED if _answered is None else _answered
     try:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 stream.flush()
     except (OSError, ValueError):
-        if not _interrupted_at_exit:
+        if code != INTERRUPTED and not _interrupted_at_exit:
             # Asked again after the swap: one pending as it ran was taken by the old handler.
             _signal.signal(_signal.SIGINT, _on_interrupt)
             if not _interrupted_at_exit:
@@ -309,4 +312,4 @@ def _end_without_teardown() -> None:
     if _interrupted_at_exit:
         _end_interrupted_line()
         os._exit(INTERRUPTED)
-    os._exit(_answered)
+    os._exit(code)
