@@ -52,16 +52,6 @@ if mode == "ctrl-c-in-main-then-failed-flush":
         _signal.raise_signal(_signal.SIGINT)
         return 0
     console_script._answer = interrupted
-    class FailingFlush:
-        def __init__(self, stream):
-            self.stream = stream
-        def __getattr__(self, name):
-            return getattr(self.stream, name)
-        def flush(self):
-            if console_script._answered is not None:
-                raise BrokenPipeError(32, "Broken pipe")
-            self.stream.flush()
-    sys.stdout = FailingFlush(sys.stdout)
 if mode == "retry-pending-then-stuck-flush":
     def dropped(words, env):
         # What _on_unraisable leaves when it takes a dropped interrupt: its second try due.
@@ -69,35 +59,26 @@ if mode == "retry-pending-then-stuck-flush":
         console_script._watchdog_left = 0.5
         return 0
     console_script._answer = dropped
-    class StuckOnce:
-        stuck = True
+if mode == "ctrl-c" or mode.endswith("-flush"):
+    # stdout, whose flush once main has answered does what the mode says: the first is
+    # interrupted or stuck, and every one fails where a flush fails (a dead pipe stays so).
+    class LastFlush:
+        first = True
         def __init__(self, stream):
             self.stream = stream
         def __getattr__(self, name):
             return getattr(self.stream, name)
         def flush(self):
-            if console_script._answered is not None and self.stuck:
-                self.stuck = False
-                time.sleep(3600)
-            self.stream.flush()
-    sys.stdout = StuckOnce(sys.stdout)
-if mode.startswith("ctrl-c-then") or mode == "ctrl-c":
-    class InterruptedFlush:
-        def __init__(self, stream):
-            self.stream = stream
-        def __getattr__(self, name):
-            return getattr(self.stream, name)
-        stuck = mode == "ctrl-c-then-stuck-flush"
-        def flush(self):
-            if console_script._answered is not None and not console_script._interrupted:
-                _signal.raise_signal(_signal.SIGINT)
-                if mode == "ctrl-c-then-failed-flush":
+            if console_script._answered is not None:
+                first, self.first = self.first, False
+                if first and (mode == "ctrl-c" or mode.startswith("ctrl-c-then")):
+                    _signal.raise_signal(_signal.SIGINT)
+                if mode.endswith("failed-flush"):
                     raise BrokenPipeError(32, "Broken pipe")
-                if self.stuck:
-                    self.stuck = False
+                if first and mode.endswith("stuck-flush"):
                     time.sleep(3600)
             self.stream.flush()
-    sys.stdout = InterruptedFlush(sys.stdout)
+    sys.stdout = LastFlush(sys.stdout)
 answered = False
 if mode == "ctrl-c-as-main-returns":
     answer = console_script.main
