@@ -164,3 +164,26 @@ def test_a_racy_page_keeps_its_dir_compared_row_by_row(
     for _ in range(2):
         assert run_cli(capsysbinary, argv) == (0, b"atlas/kestrel.md\n", "")
     assert compared == ["atlas", "atlas"]
+
+
+def test_a_dir_kept_by_a_flat_listing_still_has_its_ignore_files_in_a_tree(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flat listing skips hidden names, yet the dir it keeps still names its ignore files:
+    when the config turns to a tree while the dir stays as it was, the tree reads those
+    files, and a page they exclude is not found."""
+    monkeypatch.setattr(page, "RACY_NS", 0)
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / ".ignore").write_text("drafts*\n", encoding="utf-8")
+    (tmp_path / "a" / "b" / "drafts-9.md").write_text("drafts 9\n", encoding="utf-8")
+    (tmp_path / "falcon.md").write_text("falcon\n", encoding="utf-8")
+    config = tmp_path / ".mnemosyne.toml"
+    config.write_text('dirs = ["a", "a/b"]\n', encoding="utf-8")
+    argv = ["wiki", "find", "drafts", "--paths", "--vault", str(tmp_path)]
+    ensure_index(tmp_path)
+    assert run_cli(capsysbinary, [*argv, "--no-server"]) == (0, b"a/b/drafts-9.md\n", "")
+    config.write_text('depth = "tree"\n', encoding="utf-8")
+    plain = run_cli(capsysbinary, [*argv, "--no-cache"])
+    assert plain[:2] == (1, b"")
+    assert "1 excluded by a/.ignore" in plain[2]
+    assert run_cli(capsysbinary, [*argv, "--no-server"]) == plain

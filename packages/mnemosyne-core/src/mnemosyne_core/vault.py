@@ -656,12 +656,17 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str, racy_from: int) -> Non
             return
     passed: list[os.DirEntry[str]] = []
     result.passed_over.append((dir_name, (), passed, None))
+    # Not obeyed here, but kept: a tree walk that later takes this dir's kept sort reads
+    # the ignore files it names (``SortedDir``).
+    ignore_files: list[str] = []
     symlinks = len(result.symlinks)
     try:
         with os.scandir(dir_path) as entries:
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
+                    if name in IGNORE_FILES:
+                        ignore_files.append(name)
                     continue
                 if not name.endswith(suffixes):
                     passed.append(entry)
@@ -676,7 +681,7 @@ def _scan_dir(result: Scan, dir_name: str, dir_path: str, racy_from: int) -> Non
         result.warnings.append(Diagnostic(dir_name or ".", CANNOT_LIST, str(error.strerror), is_dir=True))
         return
     if listed_as is not None and keepable and len(result.symlinks) == symlinks:
-        result.keep.walk[dir_name] = (sort_key, [], (_dir_stat(listed_as), [], [*names], [], _kinds(passed)))
+        result.keep.walk[dir_name] = (sort_key, [], (_dir_stat(listed_as), ignore_files, [*names], [], _kinds(passed)))
 
 
 def _take_symlink(result: Scan, dir_rel: str, name: str, link_path: str, names: list[str]) -> None:
