@@ -971,3 +971,24 @@ def test_findings_read_back_as_text_by_sqlite_or_python_are_the_pages_own(
     )
     assert found == expected
     assert {row[0] for row in found} == {"a/café ☃.md", "a/caf\udce9.md"}
+
+
+def test_a_small_vaults_index_is_made_of_small_pages(
+    vault: Path, environ: dict[str, str], backend: cache.IndexedScan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index made for a vault of fewer than SMALL_VAULT_PAGES pages has 1 KiB pages (a
+    fifth smaller on a vault of a hundred notes); one made for a vault of that many keeps
+    SQLite's default. Either answers as the scan does."""
+    path = build_index(vault, environ)
+    assert _page_size(path) == build.SMALL_PAGE_SIZE == 1024
+    assert sorted(answer(backend, vault, "alpha")) == ["a/one.md", "a/two.md"]
+    path.unlink()
+    monkeypatch.setattr(build, "SMALL_VAULT_PAGES", len(PAGES) - 1)
+    assert build_index(vault, environ) == path
+    assert _page_size(path) == 4096
+    assert sorted(answer(backend, vault, "alpha")) == ["a/one.md", "a/two.md"]
+
+
+def _page_size(path: Path) -> int:
+    with NoteIndex.open(str(path), read_only=True) as opened:
+        return int(opened.connection.execute("PRAGMA page_size").fetchone()[0])

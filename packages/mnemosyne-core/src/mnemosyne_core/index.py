@@ -657,11 +657,13 @@ class NoteIndex:
     # --- opening ---
 
     @classmethod
-    def open(cls, path: str, *, create: bool = False, read_only: bool = False) -> NoteIndex:
+    def open(
+        cls, path: str, *, create: bool = False, read_only: bool = False, page_size: int | None = None
+    ) -> NoteIndex:
         """The index at ``path``, made empty if ``create`` and there is none; IndexUnusable
         when there is none, or it is not ours (a symlink, another owner, open to others).
         ``read_only``: opened for reading alone (``wiki info``), nothing written, not even
-        the journal mode."""
+        the journal mode. ``page_size``: SQLite's page size, when the file is empty yet."""
         try:
             info = os.lstat(path)
         except FileNotFoundError:
@@ -690,6 +692,9 @@ class NoteIndex:
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if read_only:
                 return index
+            if page_size is not None and info.st_size == 0:
+                # Before the journal mode: the first page written fixes the size for good.
+                connection.execute(f"PRAGMA page_size = {int(page_size)}")
             if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = NORMAL")
