@@ -841,6 +841,12 @@ def test_shared_digests_are_counted_across_copies_rewrites_and_removals(
                 "SELECT count(*), count(DISTINCT digest) FROM copy_digests"
             ).fetchone()
             assert kept == rows - distinct
+            # Exactly the distinct digests of each page's row: none left behind by a rewrite or removal.
+            held = sorted(opened.connection.execute("SELECT digest, page_id FROM copy_digests"))
+            made = {
+                (digest, page_id) for page_id, _path, pair in opened.digests() for digest in pair if digest is not None
+            }
+            assert held == sorted(made)
             return opened.digests_shared(), kept
 
     assert counted() == (False, 0)
@@ -951,6 +957,22 @@ def test_a_pages_own_findings_follow_it_through_rewrites_renames_and_removal(
     (vault / "b" / "three.md").unlink()
     answer(backend, vault, "alpha")
     assert findings() == []
+
+
+def test_a_message_many_pages_share_is_kept_once(vault: Path, built: Path, backend: cache.IndexedScan) -> None:
+    """A vault without frontmatter has one finding a page, all with the same message: it
+    is one ``finding_messages`` row, read back for each page."""
+    for name in ("one", "two"):
+        (vault / "a" / f"{name}.md").write_text(f"alpha {name}\n", encoding="utf-8")
+    answer(backend, vault, "alpha")
+    said = [(path, message) for path, code, message in _lint_findings(built) if code == "no-frontmatter"]
+    assert [path for path, _message in said] == ["a/one.md", "a/two.md"]
+    assert said[0][1] == said[1][1]
+    with NoteIndex.open(str(built)) as opened:
+        kept = opened.connection.execute(
+            "SELECT CAST(message AS TEXT) FROM finding_messages WHERE code = 'no-frontmatter'"
+        ).fetchall()
+    assert kept == [(said[0][1],)]
 
 
 def test_findings_read_back_as_text_by_sqlite_or_python_are_the_pages_own(
