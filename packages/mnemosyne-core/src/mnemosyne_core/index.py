@@ -859,13 +859,16 @@ class NoteIndex:
             for page_id, path in connection.execute("SELECT id, path FROM pages WHERE id > ?", (before,)):
                 ids[by_path[path].path] = page_id
         written = [(path, page, ids[page.path]) for path, page in renewed]
-        said = {finding: (finding[0], stored_text(finding[1])) for _path, page, _id in written for finding in page.lint}
-        connection.executemany("INSERT OR IGNORE INTO finding_messages(code, message) VALUES (?, ?)", said.values())
+        # Each code and message once (``finding_messages``); each page's findings name theirs by id.
+        stored = {
+            finding: (finding[0], stored_text(finding[1])) for _path, page, _id in written for finding in page.lint
+        }
+        connection.executemany("INSERT OR IGNORE INTO finding_messages(code, message) VALUES (?, ?)", stored.values())
         message_ids = {
             finding: connection.execute(
-                "SELECT id FROM finding_messages WHERE code = ? AND message = ?", kept
+                "SELECT id FROM finding_messages WHERE code = ? AND message = ?", row
             ).fetchone()[0]
-            for finding, kept in said.items()
+            for finding, row in stored.items()
         }
         # OR IGNORE: a finding said twice of one page is reported once.
         connection.executemany(
