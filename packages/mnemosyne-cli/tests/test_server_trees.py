@@ -446,3 +446,39 @@ def test_a_served_miss_takes_its_note_from_the_last_listing_while_the_stats_vouc
         (vault / "atlas" / "D.MD").write_text("x\n")
         assert listings() == (miss(vault, note(2, 2)), [str(vault.resolve())])
         assert run_cli(capsysbinary, [*argv, "--no-cache"]) == miss(vault, note(2, 2))
+
+
+def test_a_served_recall_miss_takes_its_note_from_the_last_listing_as_finds_does(
+    tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """recall misses as find does: served, its note and its count of the pages it cannot
+    see come from the last listing and the index while the stats vouch for them, with no
+    listing and no page counted in Python; a file made where no watch sees is noted at once,
+    through a listing, as the scan notes it."""
+    vault = make_vault(tmp_path / "v", {"atlas/a.md": "alpha\n", "atlas/sub/b.md": "x\n", "atlas/C.MD": "x\n"})
+    argv = ["wiki", "recall", "zyzzyva", "--vault", str(vault)]
+
+    def recall_miss(nested: int) -> tuple[int, bytes, str]:
+        return (
+            0,
+            b"No wiki entries matched zyzzyva\n",
+            "hint: 1 page has no frontmatter title, slug or tags, so recall cannot see it; find searches it "
+            f"too: mnemosyne wiki find --vault {vault} zyzzyva\n"
+            f"not searched: {nested + 1} markdown files in the searched dirs: {nested} in sub-dirs "
+            '(set depth = "tree" in .mnemosyne.toml), 1 ending in .MD (set suffixes = [".md", ".MD"] in '
+            ".mnemosyne.toml); wiki lint lists them\n",
+        )
+
+    def listings() -> tuple[tuple[int, bytes, str], list[str]]:
+        with caller_listings() as walks:
+            answer = run_cli(capsysbinary, argv)
+        return answer, walks
+
+    _aged(vault, vault / "atlas", vault / "atlas" / "sub")
+    with ThreadServer(vault) as running:
+        served, scanned = served_and_scanned(capsysbinary, running, argv, skips_listing=True)
+        assert served == scanned == recall_miss(1)
+        assert listings() == (recall_miss(1), [])
+        (vault / "atlas" / "sub" / "c.md").write_text("x\n")
+        assert listings() == (recall_miss(2), [str(vault.resolve())])
+        assert run_cli(capsysbinary, [*argv, "--no-cache"]) == recall_miss(2)

@@ -1014,3 +1014,26 @@ def test_a_small_vaults_index_is_made_of_small_pages(
 def _page_size(path: Path) -> int:
     with NoteIndex.open(str(path), read_only=True) as opened:
         return int(opened.connection.execute("PRAGMA page_size").fetchone()[0])
+
+
+def test_recall_counts_the_pages_it_cannot_see_in_its_scope_as_the_plain_recall_does(
+    vault: Path, built: Path, backend: cache.IndexedScan
+) -> None:
+    """The pages with no title, slug or tag recall's hint counts: of every page from the
+    index's kept count, of a --dir's pages in SQL; both as the plain recall counts them,
+    through a page that loses its title, one that gains it back and one removed."""
+    from mnemosyne_core.recall import recall
+
+    def unseen(dirs: list[str] | None) -> int:
+        result = backend.recall(RecallRequest(str(vault), "zyzzyva", dirs=dirs, environ=backend.environ))
+        assert backend.indexed
+        assert result.unseen == recall(str(vault), "zyzzyva", dirs=dirs).unseen
+        return result.unseen
+
+    (vault / "b" / "four.md").write_text("no title\n", encoding="utf-8")
+    assert [unseen(None), unseen(["a"]), unseen(["b"])] == [1, 0, 1]
+    (vault / "a" / "one.md").write_text("alpha, no title now\n", encoding="utf-8")
+    assert [unseen(None), unseen(["a"]), unseen(["b"])] == [2, 1, 1]
+    (vault / "a" / "one.md").write_text("---\ntitle: One\n---\nalpha\n", encoding="utf-8")
+    (vault / "b" / "four.md").unlink()
+    assert [unseen(None), unseen(["a"]), unseen(["b"])] == [0, 0, 0]

@@ -345,8 +345,8 @@ class IndexedScan:
         if ask:
             with self._served(vault_real, request_home(request)) as served:
                 if served is not None:
-                    result = self._recall(*served[:3], topic, terms, request_home(request))
-                    if result is not None and result.matches:
+                    result = self._recall(*served[:3], topic, terms, request_home(request), served=served[3])
+                    if result is not None:
                         self.served = self.indexed = True
                         return result
         with self._listed(vault_real, dirs, request_home(request), ask=ask) as (pages, index, fresh):
@@ -405,9 +405,12 @@ class IndexedScan:
         topic: str | Sequence[str],
         terms: tuple[str, ...],
         home: str,
+        served: ServedListing | None = None,
     ) -> RecallResult | None:
-        """recall's answer from the index; None when the index could not answer or a read
-        entry changed since it was judged."""
+        """recall's answer from the index; None when the index could not answer, a read
+        entry changed since it was judged, or nothing matches and the note on the files the
+        layout leaves out, which ``served`` (the listing a served call reuses) keeps, cannot
+        be vouched for (as find's, ``_search``)."""
         from mnemosyne_core.page import PageRef
         from mnemosyne_core.recall import RecallResult, entry_if_match, fill_read_entries, fold_terms, rank
 
@@ -430,14 +433,15 @@ class IndexedScan:
                         identities[rel_path] = identity
                         result.matches.append(entry)
             result.pages_searched = fresh.searched
-            unseen = index.recall_unseen()
-            result.unseen = len(unseen) if fresh.ids is None else sum(page_id in fresh.ids for page_id in unseen)
+            result.unseen = index.recall_unseen(fresh.ids)
         except _INDEX_ERRORS as error:
             self._damaged(error, index, pages.vault, home)
             return None
         rank(result, preferred_dirs(pages))
         if not result.matches and not result.incomplete:
-            result.left_out = left_out_files(pages)
+            result.left_out = left_out_files(pages) if served is None else served.left_out()
+            if result.left_out is None and served is not None:
+                return None  # as find's miss (``_search``)
         if not fill_read_entries(result, [identities[entry.path] for entry in result.read]):
             return None
         return result

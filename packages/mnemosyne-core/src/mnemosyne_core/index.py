@@ -62,8 +62,9 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   (``served``, ``freshness.keep_listing``), what the vault's config and ignore files
   decided, keyed by their stat, so that a call whose files are unchanged parses neither
   (``rules``, ``vault.KeptRules``), when it was last written (``written_ns``), and
-  how many pages it holds (``pages``) and how many of them are not text (``not_text``):
-  triggers on ``pages`` keep both in the transaction of each write, so no call counts; and
+  how many pages it holds (``pages``), how many of them are not text (``not_text``) and
+  how many recall sees no title, slug or tag in (``recall_unseen``): triggers on
+  ``pages`` keep them in the transaction of each write, so no call counts; and
   how many ``copy_digests`` rows repeat a digest an earlier row has (``shared_digests``:
   the rows less the distinct digests, kept by triggers on that table). A rowid table, its
   names in an index of their own: in a ``WITHOUT ROWID`` table a lookup that compares its
@@ -112,7 +113,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 22
+FORMAT = 23
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -213,17 +214,23 @@ CREATE TABLE served_dirs(
     mtime_ns INTEGER NOT NULL,
     ctime_ns INTEGER NOT NULL
 ) WITHOUT ROWID;
-INSERT INTO meta(name, value) VALUES ('pages', 0), ('not_text', 0), ('shared_digests', 0);
+INSERT INTO meta(name, value) VALUES ('pages', 0), ('not_text', 0), ('recall_unseen', 0), ('shared_digests', 0);
 CREATE TRIGGER pages_counted_in AFTER INSERT ON pages BEGIN
     UPDATE meta SET value = value + 1 WHERE name = 'pages';
     UPDATE meta SET value = value + NEW.not_text WHERE name = 'not_text';
+    UPDATE meta SET value = value + NEW.recall_unseen WHERE name = 'recall_unseen';
 END;
 CREATE TRIGGER pages_counted_out AFTER DELETE ON pages BEGIN
     UPDATE meta SET value = value - 1 WHERE name = 'pages';
     UPDATE meta SET value = value - OLD.not_text WHERE name = 'not_text';
+    UPDATE meta SET value = value - OLD.recall_unseen WHERE name = 'recall_unseen';
 END;
 CREATE TRIGGER pages_not_text_counted AFTER UPDATE OF not_text ON pages WHEN NEW.not_text != OLD.not_text BEGIN
     UPDATE meta SET value = value + NEW.not_text - OLD.not_text WHERE name = 'not_text';
+END;
+CREATE TRIGGER pages_unseen_counted AFTER UPDATE OF recall_unseen ON pages
+WHEN NEW.recall_unseen != OLD.recall_unseen BEGIN
+    UPDATE meta SET value = value + NEW.recall_unseen - OLD.recall_unseen WHERE name = 'recall_unseen';
 END;
 CREATE TRIGGER copy_digests_counted_in AFTER INSERT ON copy_digests
 WHEN EXISTS (SELECT 1 FROM copy_digests WHERE digest = NEW.digest AND page_id != NEW.page_id) BEGIN
@@ -1248,9 +1255,19 @@ class NoteIndex:
             (page_id, _text(path), _recall_fields(recall), tuple(identity)) for page_id, path, recall, *identity in rows
         ]
 
-    def recall_unseen(self) -> list[int]:
-        """The ids of the pages recall sees no title, slug or tag in."""
-        return [row[0] for row in self.connection.execute("SELECT id FROM pages WHERE recall_unseen")]
+    def recall_unseen(self, scope: Iterable[int] | None) -> int:
+        """How many pages of ``scope`` (their ids; None: every page) recall sees no title,
+        slug or tag in: of every page, kept as ``page_count`` is; of a scope, counted in
+        SQL, one lookup a page of it (a vault without frontmatter has 100,000 such pages)."""
+        if scope is None:
+            row = self.connection.execute("SELECT value FROM meta WHERE name = 'recall_unseen'").fetchone()
+        else:
+            self._id_table("recall_scope_ids", scope)
+            row = self.connection.execute(
+                "SELECT count(*) FROM temp.recall_scope_ids AS scope CROSS JOIN pages ON pages.id = scope.id"
+                " WHERE pages.recall_unseen"
+            ).fetchone()
+        return int(row[0])
 
     def lint_findings(self, scope: Iterable[int] | None) -> list[tuple[str, str, str]]:
         """(path, code, message) of each finding about a page alone, each once, of the pages
