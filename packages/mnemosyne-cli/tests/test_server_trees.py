@@ -401,6 +401,15 @@ def test_a_served_miss_on_a_flat_layout_walks_for_its_note(
         assert walks == [str(vault.resolve())]
 
 
+def _with_listings(
+    capsysbinary: pytest.CaptureFixture[bytes], argv: list[str]
+) -> tuple[tuple[int, bytes, str], list[str]]:
+    """The call's answer, and the vaults it listed."""
+    with caller_listings() as walks:
+        answer = run_cli(capsysbinary, argv)
+    return answer, walks
+
+
 def _aged(*dirs: Path) -> None:
     """Give ``dirs`` an mtime an hour old: a stat that recent may still change within its
     tick (the racy rule), so only an older one lets a kept note stand for a listing's."""
@@ -427,24 +436,20 @@ def test_a_served_miss_takes_its_note_from_the_last_listing_while_the_stats_vouc
             ".mnemosyne.toml); wiki lint lists them"
         )
 
-    def listings() -> tuple[tuple[int, bytes, str], list[str]]:
-        with caller_listings() as walks:
-            answer = run_cli(capsysbinary, argv)
-        return answer, walks
-
     _aged(vault, vault / "atlas", vault / "atlas" / "sub")
     with ThreadServer(vault) as running:
         served, scanned = served_and_scanned(capsysbinary, running, argv, skips_listing=True)
         assert served == scanned == miss(vault, note(1, 1))
-        assert listings() == (miss(vault, note(1, 1)), [])
+        assert _with_listings(capsysbinary, argv) == (miss(vault, note(1, 1)), [])
         (vault / "atlas" / "sub" / "c.md").write_text("x\n")
-        assert listings() == (miss(vault, note(2, 1)), [str(vault.resolve())])
+        assert _with_listings(capsysbinary, argv) == (miss(vault, note(2, 1)), [str(vault.resolve())])
         assert run_cli(capsysbinary, [*argv, "--no-cache"]) == miss(vault, note(2, 1))
         _aged(vault / "atlas" / "sub")
-        assert listings() == (miss(vault, note(2, 1)), [str(vault.resolve())])  # keeps the aged stats
-        assert listings() == (miss(vault, note(2, 1)), [])
+        # This listing keeps the aged stats; the next call takes its note from them.
+        assert _with_listings(capsysbinary, argv) == (miss(vault, note(2, 1)), [str(vault.resolve())])
+        assert _with_listings(capsysbinary, argv) == (miss(vault, note(2, 1)), [])
         (vault / "atlas" / "D.MD").write_text("x\n")
-        assert listings() == (miss(vault, note(2, 2)), [str(vault.resolve())])
+        assert _with_listings(capsysbinary, argv) == (miss(vault, note(2, 2)), [str(vault.resolve())])
         assert run_cli(capsysbinary, [*argv, "--no-cache"]) == miss(vault, note(2, 2))
 
 
@@ -469,16 +474,11 @@ def test_a_served_recall_miss_takes_its_note_from_the_last_listing_as_finds_does
             ".mnemosyne.toml); wiki lint lists them\n",
         )
 
-    def listings() -> tuple[tuple[int, bytes, str], list[str]]:
-        with caller_listings() as walks:
-            answer = run_cli(capsysbinary, argv)
-        return answer, walks
-
     _aged(vault, vault / "atlas", vault / "atlas" / "sub")
     with ThreadServer(vault) as running:
         served, scanned = served_and_scanned(capsysbinary, running, argv, skips_listing=True)
         assert served == scanned == recall_miss(1)
-        assert listings() == (recall_miss(1), [])
+        assert _with_listings(capsysbinary, argv) == (recall_miss(1), [])
         (vault / "atlas" / "sub" / "c.md").write_text("x\n")
-        assert listings() == (recall_miss(2), [str(vault.resolve())])
+        assert _with_listings(capsysbinary, argv) == (recall_miss(2), [str(vault.resolve())])
         assert run_cli(capsysbinary, [*argv, "--no-cache"]) == recall_miss(2)
