@@ -959,22 +959,6 @@ def test_a_pages_own_findings_follow_it_through_rewrites_renames_and_removal(
     assert findings() == []
 
 
-def test_a_message_many_pages_share_is_kept_once(vault: Path, built: Path, backend: cache.IndexedScan) -> None:
-    """A vault without frontmatter has one finding a page, all with the same message: it
-    is one ``finding_messages`` row, read back for each page."""
-    for name in ("one", "two"):
-        (vault / "a" / f"{name}.md").write_text(f"alpha {name}\n", encoding="utf-8")
-    answer(backend, vault, "alpha")
-    said = [(path, message) for path, code, message in _lint_findings(built) if code == "no-frontmatter"]
-    assert [path for path, _message in said] == ["a/one.md", "a/two.md"]
-    assert said[0][1] == said[1][1]
-    with NoteIndex.open(str(built)) as opened:
-        kept = opened.connection.execute(
-            "SELECT CAST(message AS TEXT) FROM finding_messages WHERE code = 'no-frontmatter'"
-        ).fetchall()
-    assert kept == [(said[0][1],)]
-
-
 def test_findings_read_back_as_text_by_sqlite_or_python_are_the_pages_own(
     vault: Path, built: Path, backend: cache.IndexedScan
 ) -> None:
@@ -998,16 +982,20 @@ def test_findings_read_back_as_text_by_sqlite_or_python_are_the_pages_own(
 def test_a_small_vaults_index_is_made_of_small_pages(
     vault: Path, environ: dict[str, str], backend: cache.IndexedScan, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An index made for a vault of fewer than SMALL_VAULT_PAGES pages has 1 KiB pages (a
-    fifth smaller on a vault of a hundred notes); one made for a vault of that many keeps
-    SQLite's default. Either answers as the scan does."""
+    """An index built for a vault of fewer than SMALL_VAULT_PAGES pages has 1 KiB pages (a
+    fifth smaller on a vault of a hundred notes); one built for a vault of that many, SQLite's
+    default. A build into an index of the other size (the vault grew or shrank past it)
+    makes a new file. Either answers as the scan does."""
     path = build_index(vault, environ)
     assert _page_size(path) == build.SMALL_PAGE_SIZE == 1024
     assert sorted(answer(backend, vault, "alpha")) == ["a/one.md", "a/two.md"]
-    path.unlink()
-    monkeypatch.setattr(build, "SMALL_VAULT_PAGES", len(PAGES) - 1)
+    monkeypatch.setattr(build, "SMALL_VAULT_PAGES", len(PAGES))
     assert build_index(vault, environ) == path
-    assert _page_size(path) == 4096
+    assert _page_size(path) == build.LARGE_PAGE_SIZE == 4096
+    assert sorted(answer(backend, vault, "alpha")) == ["a/one.md", "a/two.md"]
+    monkeypatch.setattr(build, "SMALL_VAULT_PAGES", len(PAGES) + 1)
+    assert build_index(vault, environ) == path
+    assert _page_size(path) == 1024
     assert sorted(answer(backend, vault, "alpha")) == ["a/one.md", "a/two.md"]
 
 

@@ -64,12 +64,14 @@ RETRY_BUSY_S = 30
 ROOM_NEEDED = 1 << 20
 #: How much of the lock file is read: a state line and the error that made a build fail.
 STATE_BYTES = 4096
-#: The page size of an index made for a vault of fewer pages than SMALL_VAULT_PAGES.
+#: The page size of an index built for a vault of fewer pages than SMALL_VAULT_PAGES.
 #: SQLite's default 4 KiB leaves half a page unused, on average, after each text longer than
 #: a page, and gives each of the index's two dozen tables a page of its own: on a vault of
 #: a hundred notes that made the index a fifth larger than 1 KiB pages do, at no cost to a
-#: call. A larger vault keeps the default, which FTS5's 4,050-byte leaves are sized for.
+#: call. A larger vault gets the default, which FTS5's 4,050-byte leaves are sized for. A
+#: build into an index of the other size makes a new file (a vault grew or shrank past it).
 SMALL_PAGE_SIZE = 1024
+LARGE_PAGE_SIZE = 4096
 SMALL_VAULT_PAGES = 5000
 #: How often, and how far apart, a builder tries the lock before it leaves the build to
 #: another: a ``building`` probe holds it shared for a moment.
@@ -331,7 +333,7 @@ def build(
 
         note(0)
         for attempt in (1, 2):
-            page_size = SMALL_PAGE_SIZE if total < SMALL_VAULT_PAGES else None
+            page_size = SMALL_PAGE_SIZE if total < SMALL_VAULT_PAGES else LARGE_PAGE_SIZE
             with _fresh_index(index_path, replace=attempt > 1, page_size=page_size) as index:
                 try:
                     written_by(write, index)
@@ -379,20 +381,23 @@ def _take(lock: int, wait: bool) -> bool:
 
 
 @contextlib.contextmanager
-def _fresh_index(index_path: str, *, replace: bool = False, page_size: int | None = None) -> Iterator[NoteIndex]:
+def _fresh_index(index_path: str, *, replace: bool = False, page_size: int = LARGE_PAGE_SIZE) -> Iterator[NoteIndex]:
     """The index at ``index_path`` to build into. What lies there and is no index of ours
     (not an SQLite database: truncated, overwritten; a damaged one; no private regular file
     of ours: a copy with wider rights, one a ``sudo`` call left owned by root, a symlink, a
     dir) is put out of the way first, with its journal files (``_remove``); so is what lies
     there when ``replace``. Any other error (a full disk, an I/O error, a lock, a read-only
     disk) is raised and what lies there is kept: the index may be whole, and answers again
-    once the disk does. ``page_size``: that of an index made now (one kept keeps its own)."""
+    once the disk does; so is an index of another ``page_size`` (its pages' size is fixed
+    when the file is made)."""
     index = None
     try:
         if replace:
             raise IndexUnusable("replaced", "corrupt")
         index = NoteIndex.open(index_path, create=True, page_size=page_size)
         index.format()
+        if index.page_size() != page_size:
+            raise IndexUnusable(f"{index_path} has pages of another size", "corrupt")
     except (IndexUnusable, sqlite3.DatabaseError) as error:
         if index is not None:
             index.close()

@@ -14,12 +14,13 @@ Schema (``FORMAT`` is SQLite's ``user_version``; any other is rebuilt, never rea
   digests copies are told by (``whole``, ``body``: ``pagefields.content_digests``), and
   whether recall sees no title, slug or tag in it (``recall_unseen``).
 - ``page_findings``: one row a finding of lint's about a page alone (``page_lint.check_page``:
-  its path, the id of its code and message, and whether the path and message are UTF-8,
-  ``utf8``: SQLite gives those back as text itself), clustered by path (its primary key),
-  so that a page written again drops its rows in one range. ``finding_messages`` holds
-  each code and message once: a vault without frontmatter has the same finding for every
-  page (13.7 MB of 69-byte copies at 100,000 pages). Never pruned, as ``words`` is not: a
-  build starts it anew.
+  its path, code and message, and whether both are UTF-8, ``utf8``: SQLite gives those
+  back as text itself), clustered by path (its primary key), so that a page written again
+  drops its rows in one range. A message is kept in its row, though a vault without
+  frontmatter under the default layout repeats one for every page (13.7 MB at 100,000
+  pages): under a layout that takes titles from headings it names each page's heading, so
+  a table of distinct messages would hold nearly every one twice (its row and its unique
+  index), and double the table.
 - ``recall_terms``: one row a folded title, slug or tag of a page, the strings a recall
   term is looked for in (as bytes: ``instr`` on them is ``in`` on the strings).
 - ``copy_digests``: one row a distinct digest of a page (its ``whole`` and ``body``): two
@@ -113,7 +114,7 @@ if TYPE_CHECKING:
 
 #: Bumped whenever the schema or what a row holds changes: an index of another format is
 #: rebuilt, never read.
-FORMAT = 23
+FORMAT = 24
 #: How long a call waits for another's write before it answers by the scan instead: a
 #: reader never waits at all (WAL), a writer at most this long.
 BUSY_TIMEOUT_MS = 500
@@ -168,12 +169,9 @@ CREATE INDEX recall_terms_of_page ON recall_terms(page_id);
 CREATE TABLE copy_digests(
     digest BLOB NOT NULL, page_id INTEGER NOT NULL, PRIMARY KEY (digest, page_id)
 ) WITHOUT ROWID;
-CREATE TABLE finding_messages(
-    id INTEGER PRIMARY KEY, code TEXT NOT NULL, message BLOB NOT NULL, UNIQUE (code, message)
-);
 CREATE TABLE page_findings(
-    path BLOB NOT NULL, message_id INTEGER NOT NULL, page_id INTEGER NOT NULL, utf8 INTEGER NOT NULL,
-    PRIMARY KEY (path, message_id)
+    path BLOB NOT NULL, code TEXT NOT NULL, message BLOB NOT NULL, page_id INTEGER NOT NULL, utf8 INTEGER NOT NULL,
+    PRIMARY KEY (path, code, message)
 ) WITHOUT ROWID;
 CREATE INDEX page_findings_not_utf8 ON page_findings(page_id) WHERE NOT utf8;
 CREATE INDEX pages_lint_folded ON pages(lint_folded) WHERE lint_folded IS NOT NULL;
@@ -757,8 +755,10 @@ class NoteIndex:
         except OSError:
             pass
         pages = self.connection.execute("PRAGMA page_count").fetchone()[0]
-        page_size = self.connection.execute("PRAGMA page_size").fetchone()[0]
-        return bool(os.stat(self.path).st_size < pages * page_size)
+        return bool(os.stat(self.path).st_size < pages * self.page_size())
+
+    def page_size(self) -> int:
+        return int(self.connection.execute("PRAGMA page_size").fetchone()[0])
 
     # --- writing ---
 
@@ -866,28 +866,18 @@ class NoteIndex:
             for page_id, path in connection.execute("SELECT id, path FROM pages WHERE id > ?", (before,)):
                 ids[by_path[path].path] = page_id
         written = [(path, page, ids[page.path]) for path, page in renewed]
-        # Each code and message once (``finding_messages``); each page's findings name theirs by id.
-        stored = {
-            finding: (finding[0], stored_text(finding[1])) for _path, page, _id in written for finding in page.lint
-        }
-        connection.executemany("INSERT OR IGNORE INTO finding_messages(code, message) VALUES (?, ?)", stored.values())
-        message_ids = {
-            finding: connection.execute(
-                "SELECT id FROM finding_messages WHERE code = ? AND message = ?", row
-            ).fetchone()[0]
-            for finding, row in stored.items()
-        }
         # OR IGNORE: a finding said twice of one page is reported once.
         connection.executemany(
-            "INSERT OR IGNORE INTO page_findings(path, message_id, page_id, utf8) VALUES (?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO page_findings(path, code, message, page_id, utf8) VALUES (?, ?, ?, ?, ?)",
             (
-                (path, message_ids[finding], page_id, _utf8(page.path) and _utf8(finding[1]))
+                (path, code, stored_text(message), page_id, _utf8(page.path) and _utf8(message))
                 for path, page, page_id in written
-                for finding in page.lint
+                for code, message in page.lint
             ),
         )
         connection.executemany(
-            "INSERT INTO copy_digests(page_id, digest) VALUES (?, ?)",
+            # OR IGNORE: a row left behind (none is) would otherwise fail every write of its page.
+            "INSERT OR IGNORE INTO copy_digests(page_id, digest) VALUES (?, ?)",
             (
                 (page_id, digest)
                 for _path, page, page_id in written
@@ -1277,19 +1267,15 @@ class NoteIndex:
         if scope is not None:
             # A table of its own: ``scope_ids`` is the scope the last ``top`` searched.
             self._id_table("lint_scope_ids", scope)
-            within = " AND finding.page_id IN temp.lint_scope_ids"
-        # CROSS JOIN: every finding in turn, its message looked up by id; never the other
-        # way round, which would walk the findings once a message.
-        findings = "page_findings AS finding CROSS JOIN finding_messages AS said ON said.id = finding.message_id"
+            within = " AND page_id IN temp.lint_scope_ids"
         connection = self.connection
         found = connection.execute(
-            f"SELECT CAST(finding.path AS TEXT), said.code, CAST(said.message AS TEXT) FROM {findings}"
-            f" WHERE finding.utf8{within}"
+            f"SELECT CAST(path AS TEXT), code, CAST(message AS TEXT) FROM page_findings WHERE utf8{within}"
         ).fetchall()
         found += [
             (_text(path), code, _text(message))
             for path, code, message in connection.execute(
-                f"SELECT finding.path, said.code, said.message FROM {findings} WHERE NOT finding.utf8{within}"
+                f"SELECT path, code, message FROM page_findings WHERE NOT utf8{within}"
             )
         ]
         return found
