@@ -456,13 +456,13 @@ LIMITS: dict[str, str] = {
         "(one statement a table and batch) and the three FTS5 trigram tables, at nice 10."
     ),
     "size": (
-        "on {vault} the index is {index_mb:.1f} MB for {markdown_mb:.1f} MB of markdown. On the "
-        'fixture (1 KiB pages) the words a miss\'s "did you mean" looks in take 1.3× the markdown '
-        "(4,396 words, each in a table, in two B-tree indexes, by its start and by its end, and "
-        "in a trigram table: about 70 bytes a word), the folded text 1.1×, its FTS5 trigram "
-        "index 0.7×, the pages' rows and names the rest; even at SQLite's floor of some 45 bytes "
-        "a word the fixture would be 3.3×. At 100,000 pages the text, its trigrams and the names "
-        "(each kept folded and marked at word starts, with a trigram table of its own) are most of it."
+        "on {vault} the index is {index_mb:.2f} MB for {markdown_mb:.2f} MB of markdown. On the "
+        'fixture (1 KiB pages) the words a miss\'s "did you mean" looks in take more room than the '
+        "text itself: each word is in a table, in two B-tree indexes (by its start and by its end) "
+        "and in a trigram table, some 70 bytes a word; then come the folded text, its FTS5 trigram "
+        "index, and the pages' rows and names. Even at SQLite's floor of some 45 bytes a word the "
+        "fixture would be above 3×. At 100,000 pages the text, its trigrams and the names (each "
+        "kept folded and marked at word starts, with a trigram table of its own) are most of it."
     ),
     "rss": (
         "a warm find at {pages:,} pages peaked at {rss_mb:.0f} MB ({query}), with an index of "
@@ -675,7 +675,7 @@ def size_row(target: Target, results: Results) -> Row:
     ratio = index_bytes / max(markdown, 1)
     facts = {"vault": vault, "pages": results.pages[vault], "ratio": ratio}
     facts |= {"index_mb": index_bytes / 1e6, "markdown_mb": markdown / 1e6}
-    measured = f"{ratio:.2f}× (worst: {vault}; {index_bytes / 1e6:.1f} / {markdown / 1e6:.1f} MB)"
+    measured = f"{ratio:.2f}× (worst: {vault}; {index_bytes / 1e6:.2f} / {markdown / 1e6:.2f} MB)"
     return Row(target, ratio, measured, facts)
 
 

@@ -456,10 +456,10 @@ def test_a_served_miss_takes_its_note_from_the_last_listing_while_the_stats_vouc
 def test_a_served_recall_miss_takes_its_note_from_the_last_listing_as_finds_does(
     tmp_path: Path, capsysbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    """recall misses as find does: served, its note and its count of the pages it cannot
-    see come from the last listing and the index while the stats vouch for them, with no
-    listing and no page counted in Python; a file made where no watch sees is noted at once,
-    through a listing, as the scan notes it."""
+    """recall misses as find does: served, its note comes from the last listing while the
+    stats vouch for it, and its count of the pages it cannot see from the index, with no
+    listing; a file made where no watch sees is noted at once, through a listing, as the
+    scan notes it, and a page that gains a title leaves the count as the server reports it."""
     vault = make_vault(tmp_path / "v", {"atlas/a.md": "alpha\n", "atlas/sub/b.md": "x\n", "atlas/C.MD": "x\n"})
     argv = ["wiki", "recall", "zyzzyva", "--vault", str(vault)]
 
@@ -482,3 +482,9 @@ def test_a_served_recall_miss_takes_its_note_from_the_last_listing_as_finds_does
         (vault / "atlas" / "sub" / "c.md").write_text("x\n")
         assert _with_listings(capsysbinary, argv) == (recall_miss(2), [str(vault.resolve())])
         assert run_cli(capsysbinary, [*argv, "--no-cache"]) == recall_miss(2)
+        _aged(vault / "atlas" / "sub")
+        assert _with_listings(capsysbinary, argv) == (recall_miss(2), [str(vault.resolve())])
+        (vault / "atlas" / "a.md").write_text("---\ntitle: Alpha\n---\nalpha\n")  # its dir's stat stays
+        titled = _with_listings(capsysbinary, argv)
+        assert titled == (run_cli(capsysbinary, [*argv, "--no-cache"]), [])
+        assert titled[0][2] == recall_miss(2)[2].partition("\n")[2]  # no page recall cannot see

@@ -208,6 +208,17 @@ def request_home(request: FindRequest | RecallRequest) -> str:
 _INDEX_ERRORS = (sqlite3.Error, IndexUnusable, ListingChanged, CatchUp, UnicodeError)
 
 
+def _miss_note(pages: Scan, served: ServedListing | None) -> tuple[bool, list[tuple[str, str]] | None]:
+    """(whether a miss may be answered now, its note on the files the layout leaves out): the
+    listing's (None: the vault failed under that walk, and the miss goes without one), or,
+    for a served call, the note the last listing kept, which stands only while its stats
+    vouch for it: otherwise files no watch sees may have changed, and the listing path answers."""
+    if served is None:
+        return True, left_out_files(pages)
+    left_out = served.left_out()
+    return left_out is not None, left_out
+
+
 class IndexedScan:
     """The Backend that answers through the vault's index; it answers exactly as the plain
     scan (``find.search``, ``recall.recall``) does, and falls back to it whenever the index
@@ -313,9 +324,9 @@ class IndexedScan:
             if result.total == 0:
                 result.not_text = fresh.not_text
             if result.total == 0 and not result.incomplete:
-                result.left_out = left_out_files(pages) if served is None else served.left_out()
-                if result.left_out is None and served is not None:
-                    return None  # files no watch sees may have changed: the listing path answers
+                vouched, result.left_out = _miss_note(pages, served)
+                if not vouched:
+                    return None
             if result.total == 0 and not result.incomplete:
                 result.suggestions = _index_suggestions(index, result)
             match = result.the_page
@@ -439,9 +450,9 @@ class IndexedScan:
             return None
         rank(result, preferred_dirs(pages))
         if not result.matches and not result.incomplete:
-            result.left_out = left_out_files(pages) if served is None else served.left_out()
-            if result.left_out is None and served is not None:
-                return None  # as find's miss (``_search``)
+            vouched, result.left_out = _miss_note(pages, served)
+            if not vouched:
+                return None
         if not fill_read_entries(result, [identities[entry.path] for entry in result.read]):
             return None
         return result
