@@ -460,8 +460,8 @@ LIMITS: dict[str, str] = {
         'fixture (1 KiB pages) the words a miss\'s "did you mean" looks in take more room than the '
         "text itself: each word is in a table, in two B-tree indexes (by its start and by its end) "
         "and in a trigram table, some 70 bytes a word; then come the folded text, its FTS5 trigram "
-        "index, and the pages' rows and names. Even at SQLite's floor of some 45 bytes a word the "
-        "fixture would be above 3×. At 100,000 pages the text, its trigrams and the names (each "
+        "index, and the pages' rows and names. Even at what we estimate as SQLite's floor, some 45 "
+        "bytes a word, the fixture would be above 3×. At 100,000 pages the text, its trigrams and the names (each "
         "kept folded and marked at word starts, with a trigram table of its own) are most of it."
     ),
     "rss": (

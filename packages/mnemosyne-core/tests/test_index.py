@@ -989,6 +989,9 @@ def test_a_small_vaults_index_is_made_of_small_pages(
     path = build_index(vault, environ)
     assert _page_size(path) == build.SMALL_PAGE_SIZE == 1024
     assert sorted(answer(backend, vault, "alpha")) == ["a/one.md", "a/two.md"]
+    made = path.stat().st_ino
+    assert build_index(vault, environ) == path
+    assert path.stat().st_ino == made  # the same size: built in place
     monkeypatch.setattr(build, "SMALL_VAULT_PAGES", len(PAGES))
     assert build_index(vault, environ) == path
     assert _page_size(path) == build.LARGE_PAGE_SIZE == 4096

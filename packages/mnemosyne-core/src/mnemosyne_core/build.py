@@ -17,8 +17,9 @@ its dir became writable. A call that finds the index damaged writes ``damaged TI
 the error, and starts a builder (``mark_damaged``).
 
 What lies at the index's path is replaced only when it is no index of ours (not a
-database, a damaged one, not a private regular file): a full disk, an I/O error or a lock
-never costs a working index (``index.REPLACEABLE_FAULTS``).
+database, a damaged one, not a private regular file) or its pages are not of the size the
+vault now wants (``SMALL_PAGE_SIZE``): a full disk, an I/O error or a lock never costs a
+working index (``index.REPLACEABLE_FAULTS``).
 
 Run as ``python -m mnemosyne_core.build INDEX VAULT HOME``: nice'd, its output to
 /dev/null, in a session of its own.
@@ -68,9 +69,11 @@ STATE_BYTES = 4096
 #: SQLite's default 4 KiB leaves half a page unused, on average, after each text longer than
 #: a page, and gives each of the index's two dozen tables a page of its own: on a vault of
 #: a hundred notes that made the index a fifth larger than 1 KiB pages do, at no cost to a
-#: call. A larger vault gets the default, which FTS5's 4,050-byte leaves are sized for. A
-#: build into an index of the other size makes a new file (a vault grew or shrank past it).
+#: call. A build into an index of the other size makes a new file (a vault grew or shrank
+#: past it): a page's size is fixed when the file is made.
 SMALL_PAGE_SIZE = 1024
+#: The page size of an index of a larger vault, set as any other: SQLite's usual default,
+#: which FTS5's 4,050-byte leaves are sized for.
 LARGE_PAGE_SIZE = 4096
 SMALL_VAULT_PAGES = 5000
 #: How often, and how far apart, a builder tries the lock before it leaves the build to
@@ -386,29 +389,35 @@ def _fresh_index(index_path: str, *, replace: bool = False, page_size: int = LAR
     (not an SQLite database: truncated, overwritten; a damaged one; no private regular file
     of ours: a copy with wider rights, one a ``sudo`` call left owned by root, a symlink, a
     dir) is put out of the way first, with its journal files (``_remove``); so is what lies
-    there when ``replace``. Any other error (a full disk, an I/O error, a lock, a read-only
-    disk) is raised and what lies there is kept: the index may be whole, and answers again
-    once the disk does; so is an index of another ``page_size`` (its pages' size is fixed
-    when the file is made)."""
+    there when ``replace``, and an index whose pages are not of ``page_size``. Any other
+    error (a full disk, an I/O error, a lock, a read-only disk) is raised and what lies
+    there is kept: the index may be whole, and answers again once the disk does."""
     index = None
     try:
         if replace:
             raise IndexUnusable("replaced", "corrupt")
         index = NoteIndex.open(index_path, create=True, page_size=page_size)
         index.format()
-        if index.page_size() != page_size:
-            raise IndexUnusable(f"{index_path} has pages of another size", "corrupt")
     except (IndexUnusable, sqlite3.DatabaseError) as error:
         if index is not None:
             index.close()
         if fault_of(error) not in REPLACEABLE_FAULTS:
             raise
-        _remove(index_path)
-        index = NoteIndex.open(index_path, create=True, page_size=page_size)
+        index = _made_anew(index_path, page_size)
+    else:
+        if index.page_size() != page_size:
+            index.close()
+            index = _made_anew(index_path, page_size)
     try:
         yield index
     finally:
         index.close()
+
+
+def _made_anew(index_path: str, page_size: int) -> NoteIndex:
+    """An empty index at ``index_path``, what lay there put out of the way (``_remove``)."""
+    _remove(index_path)
+    return NoteIndex.open(index_path, create=True, page_size=page_size)
 
 
 def _remove(index_path: str) -> None:
