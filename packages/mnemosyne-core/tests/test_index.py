@@ -556,7 +556,8 @@ def test_mention_depth_from_the_kept_line_ends_equals_judges(tmp_path: Path, key
     """A keyword on one of the first lines gets its depth in SQL from where they end, one
     past them from ``depth()``: every page holds it, so every row of ``text_rows`` is read
     with its line ends. Lines short and long, CRLF, a body of fewer lines than are kept,
-    the keyword at a line's start and at the body's end, before and past the kept lines."""
+    the keyword at a line's start and at the body's end, before and past the kept lines,
+    wide characters before it."""
     kept = index._LINES_KEPT
     texts = {
         "first-line.md": "xxxxx ab needle",
@@ -569,6 +570,11 @@ def test_mention_depth_from_the_kept_line_ends_equals_judges(tmp_path: Path, key
         "far-past.md": "\n" * (kept + 5) + "x" * 40 + "ab needle\n\n",
         "long-first-line.md": "y" * 5000 + " ab needle\nmore\n",
         "needle-first.md": "needle\n\n\n\nab",
+        # Past the kept lines the column is counted in characters, not in the bytes that
+        # depth() is given: by bytes (60 and 90) these two would come after the 45 x's.
+        "wide-past.md": "\n" * (kept + 1) + "é" * 30 + "ab needle",
+        "wider-past.md": "\n" * (kept + 1) + "設" * 30 + " ab needle",
+        "narrow-past.md": "\n" * (kept + 1) + "x" * 45 + "ab needle",
     }
     ranked, pages = _ranked_texts(tmp_path, texts, keywords)
     judged, _counts = _judged(pages, keywords)

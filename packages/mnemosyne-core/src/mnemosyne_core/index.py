@@ -129,7 +129,7 @@ NAMES_SEPARATOR = "\n"
 #: would cost more than it saves.
 MAX_TRIGRAMS = 48
 #: About this many of them, and one of each keyword at least, are asked how many pages hold
-#: them (``_text_rows_holding``).
+#: them (``_text_rows_picked``).
 _TRIGRAMS_ASKED = 4
 
 #: How many of a body's first lines ``text_rows`` keeps the ends of (``end1``...): a keyword
@@ -504,9 +504,12 @@ def _depth_of(place: str, *, line_ends: bool) -> str:
     ``depth()`` past them, or without them. With the line ends the rows (``held``) carry
     no body: only a mention past those lines reads it again (carrying every row's cost a
     word on every page of 100,000 a fourteenth of its statement)."""
+    # As bytes: decoding the text before a mention to a str for Python cost more than
+    # reading it (a docs site's changelogs mention `install` a megabyte down).
     if not line_ends:
-        return f"depth(substr(body, 1, {place} - 1))"
-    python = f"depth(substr((SELECT body FROM text_rows AS again WHERE again.id = held.id), 1, {place} - 1))"
+        return f"depth(CAST(substr(body, 1, {place} - 1) AS BLOB))"
+    again = "(SELECT body FROM text_rows AS again WHERE again.id = held.id)"
+    python = f"depth(CAST(substr({again}, 1, {place} - 1) AS BLOB))"
     starts = ["0", *(f"end{line}" for line in range(1, _LINES_KEPT))]
     lines = " ".join(
         f"WHEN {place} <= end{line + 1} THEN ({line} << {_LINE}) | ({place} - 1 - {start})"
@@ -515,10 +518,12 @@ def _depth_of(place: str, *, line_ends: bool) -> str:
     return f"CASE {lines} ELSE {python} END"
 
 
-def _mention_depth(before: str) -> int:
-    """The (line, column) just past ``before``, the text before a keyword, packed
-    (``_LINE``): SQLite's ``depth()``. Lines split at ``\n`` as ``fold.position`` splits them."""
-    return (before.count("\n") << _LINE) | (len(before) - before.rfind("\n") - 1)
+def _mention_depth(before: bytes) -> int:
+    """The (line, column) just past ``before``, the UTF-8 of the text before a keyword, packed
+    (``_LINE``): SQLite's ``depth()``. Lines split at ``\n`` as ``fold.position`` splits them;
+    the column counts characters, of the last line alone."""
+    line_start = before.rfind(b"\n") + 1
+    return (before.count(b"\n") << _LINE) | len(before[line_start:].decode())
 
 
 #: The columns of a page's row ``NoteIndex.write`` fills, in ``_page_values``' order.
@@ -1092,9 +1097,9 @@ class NoteIndex:
             # One trigram: a page is in its doclist exactly when its names or text hold it.
             ranked.total = self._pages_holding(keywords[0])
             return ranked
-        holding, reads_rows = self._text_rows_holding(keywords, values)
+        picked, reads_rows = self._text_rows_picked(keywords, values)
         if limit and len(rows) >= limit:
-            sql = f"SELECT count(*) FROM {holding}"
+            sql = f"SELECT count(*) FROM {picked} AND {_holds(len(keywords))}"
             ranked.total = self.connection.execute(sql, values).fetchone()[0]
             return ranked
         self._id_table("named_ids", (row[0] for row in rows))
@@ -1106,14 +1111,20 @@ class NoteIndex:
         # The line ends only where the rows are read from ``text_rows`` itself: FTS5's rows
         # have none (a join would look each up again).
         found = ", ".join(
-            [*([_END_COLUMNS] if reads_rows else []), *(f"instr(body, :k{at}) AS i{at}" for at in range(len(keywords)))]
+            [
+                *([_END_COLUMNS] if reads_rows else []),
+                *(f"instr(names, :k{at}) AS n{at}, instr(body, :k{at}) AS i{at}" for at in range(len(keywords))),
+            ]
         )
+        held_whole = " AND ".join(f"(n{at} > 0 OR i{at} > 0)" for at in range(len(keywords)))
+        # Each ``instr`` runs once a row: the rows are decided by the places it found, not by
+        # ``_holds`` again (a row's text read twice over, a third of a docs site's statement).
         # OFFSET keeps SQLite from flattening the rows into ``depths``, which would run each
         # ``instr`` again for every place it is named there (a third of the statement).
         mentions = self.connection.execute(
             f"WITH m AS MATERIALIZED (SELECT id, max(0, {depths}) AS depth FROM (SELECT texts.rowid AS id,"
-            f"{'' if reads_rows else ' body,'} {found} FROM {holding} AND texts.rowid NOT IN temp.named_ids"
-            " LIMIT -1 OFFSET 0) AS held)"
+            f"{'' if reads_rows else ' body,'} {found} FROM {picked} AND texts.rowid NOT IN temp.named_ids"
+            f" LIMIT -1 OFFSET 0) AS held WHERE {held_whole})"
             " SELECT p.path, p.title, p.constellation, p.type, (SELECT count(*) FROM m) FROM m"
             f" JOIN pages AS p ON p.id = m.id ORDER BY m.depth, {order}p.path{cap}",
             values,
@@ -1135,15 +1146,14 @@ class NoteIndex:
         connection.execute(f"DELETE FROM temp.{name}")
         connection.executemany(f"INSERT INTO temp.{name}(id) VALUES (?)", ((page_id,) for page_id in ids))
 
-    def _text_rows_holding(self, keywords: tuple[str, ...], values: dict[str, object]) -> tuple[str, bool]:
-        """FROM and WHERE of the searched text rows (as ``texts``) whose names or text
-        hold each keyword: picked by the first of the keywords' trigrams asked (a few of
-        each) that at most a quarter of the pages hold (a MATCH), decided by ``instr``. When
-        no keyword has three characters, or every one asked is in more, every row of
+    def _text_rows_picked(self, keywords: tuple[str, ...], values: dict[str, object]) -> tuple[str, bool]:
+        """FROM and WHERE of the searched text rows (as ``texts``) that may hold each
+        keyword (``_holds`` decides, or the places ``top`` finds): picked by the first of
+        the keywords' trigrams asked (a few of each) that at most a quarter of the pages
+        hold (a MATCH). When no keyword has three characters, or every one asked is in more, every row of
         ``text_rows`` is read: that costs less than walking the doclists (twice less for a
         word on every page), and reading the table itself half what FTS5's full scan does.
         With whether it reads ``text_rows`` itself."""
-        holds = " AND ".join(f"(instr(names, :k{at}) > 0 OR instr(body, :k{at}) > 0)" for at in range(len(keywords)))
         enough = self.page_count() // 4
         # A few of each keyword's trigrams, spread over it, are asked: each count reads the
         # trigram's doclist (3 ms of a common one at 100k pages), and the trigrams of a word
@@ -1155,8 +1165,8 @@ class NoteIndex:
         for gram in dict.fromkeys(gram for grams in zip_longest(*spread) for gram in grams if gram is not None):
             if self._pages_holding(gram) <= enough:
                 values["grams"] = match_expression([gram])
-                return f"texts WHERE texts MATCH :grams AND {holds}{self._within}", False
-        return f"text_rows AS texts WHERE {holds}{self._within}", True
+                return f"texts WHERE texts MATCH :grams{self._within}", False
+        return f"text_rows AS texts WHERE 1{self._within}", True
 
     def _pages_holding(self, gram: str) -> int:
         """How many pages' names or text hold the trigram: its doclist's length, from FTS5's
@@ -1171,7 +1181,7 @@ class NoteIndex:
     def _holding(self, folded_keyword: str) -> int:
         """How many pages (in the scope the last ``top`` searched) hold the keyword: a miss says it."""
         values: dict[str, object] = {"k0": folded_keyword}
-        sql = f"SELECT count(*) FROM {self._text_rows_holding((folded_keyword,), values)[0]}"
+        sql = f"SELECT count(*) FROM {self._text_rows_picked((folded_keyword,), values)[0]} AND {_holds(1)}"
         return int(self.connection.execute(sql, values).fetchone()[0])
 
     # --- a miss's suggestions (``suggest``), over the pages the last ``top`` searched ---
@@ -1206,11 +1216,10 @@ class NoteIndex:
         """The FROM and WHERE of the searched ``texts`` rows holding the word, and their
         values: every trigram of it ANDed, which FTS5 walks lazily, so a statement that
         stops early (LIMIT, the first row that will do) reads few rows of a common word.
-        (``_text_rows_holding``' doclist lengths would cost more than that: fts5vocab reads each
+        (``_text_rows_picked``' doclist lengths would cost more than that: fts5vocab reads each
         trigram's doclist whole.) A word near a keyword has three characters or more."""
         values: dict[str, object] = {"k0": folded_word, "grams": match_expression(trigrams([folded_word]))}
-        holds = "(instr(names, :k0) > 0 OR instr(body, :k0) > 0)"
-        return f"texts WHERE texts MATCH :grams AND {holds}{self._within}", values
+        return f"texts WHERE texts MATCH :grams AND {_holds(1)}{self._within}", values
 
     def word_pages(self, folded_word: str, cap: int) -> int:
         """How many searched pages hold the word as find counts a keyword, up to ``cap``."""
@@ -1384,6 +1393,12 @@ def _named_by_several(keywords: tuple[str, ...], values: dict[str, object]) -> s
         f" WHERE t.page_id IN candidates AND t.kind = {TITLE_NAME} AND {in_title_or_path}"
         f" AND t.page_id NOT IN (SELECT page_id FROM by_name)),"
     )
+
+
+def _holds(keywords: int) -> str:
+    """SQL: whether a text row's names or text hold each of the first ``keywords`` keywords
+    (``:k0``...), whole, as ``instr`` finds them."""
+    return " AND ".join(f"(instr(names, :k{at}) > 0 OR instr(body, :k{at}) > 0)" for at in range(keywords))
 
 
 def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
