@@ -571,7 +571,7 @@ def test_mention_depth_from_the_kept_line_ends_equals_judges(tmp_path: Path, key
         "long-first-line.md": "y" * 5000 + " ab needle\nmore\n",
         "needle-first.md": "needle\n\n\n\nab",
         # Past the kept lines the column is counted in characters, not in the bytes that
-        # depth() is given: by bytes (60 and 90) these two would come after the 45 x's.
+        # depth() is given: by bytes (60 and 91 before `ab`) these two would come after the 45 x's.
         "wide-past.md": "\n" * (kept + 1) + "é" * 30 + "ab needle",
         "wider-past.md": "\n" * (kept + 1) + "設" * 30 + " ab needle",
         "narrow-past.md": "\n" * (kept + 1) + "x" * 45 + "ab needle",
@@ -580,6 +580,18 @@ def test_mention_depth_from_the_kept_line_ends_equals_judges(tmp_path: Path, key
     judged, _counts = _judged(pages, keywords)
     assert [row[0] for row in ranked.rows] == [made.path for _key, made in judged]
     assert len({key for key, _made in judged}) == len(judged)  # no tie left to the path
+
+
+def test_mention_depth_of_rows_its_trigrams_pick_counts_characters(tmp_path: Path) -> None:
+    """A keyword on few pages: its trigram picks the rows, and ``depth()`` gives every one its
+    depth from the bytes before it, first line included. By bytes (60, 61, 45) the order
+    would be the reverse of the characters' (30, 21, 45)."""
+    texts = {f"filler-{at}.md": "nothing here" for at in range(12)}
+    texts |= {"wide.md": "é" * 30 + "needle", "wider.md": "設" * 20 + " needle", "narrow.md": "x" * 45 + "needle"}
+    ranked, pages = _ranked_texts(tmp_path, texts, ("needle",))
+    judged, _counts = _judged(pages, ("needle",))
+    expected = ["wider.md", "wide.md", "narrow.md"]
+    assert [row[0] for row in ranked.rows] == [made.path for _key, made in judged] == expected
 
 
 def test_mention_depth_ends_where_each_keyword_ends(tmp_path: Path) -> None:

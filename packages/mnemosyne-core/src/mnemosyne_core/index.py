@@ -501,15 +501,13 @@ def _depth_of(place: str, *, line_ends: bool) -> str:
     """SQL for ``depth()`` of the text before ``place`` (an ``instr`` of ``body``): on one
     of the first lines, from where they end (``line_ends``: the row's ``end1``... are at
     hand) with no Python call (a word on every page of 100,000 cost 195 ms of calls); by
-    ``depth()`` past them, or without them. With the line ends the rows (``held``) carry
-    no body: only a mention past those lines reads it again (carrying every row's cost a
-    word on every page of 100,000 a fourteenth of its statement)."""
+    ``depth()`` past them, or without them, from the body the rows (``held``) carry: each
+    keyword's ``instr`` after the first needs it anyway."""
     # As bytes: decoding the text before a mention to a str for Python cost more than
     # reading it (a docs site's changelogs mention `install` a megabyte down).
+    python = f"depth(CAST(substr(body, 1, {place} - 1) AS BLOB))"
     if not line_ends:
-        return f"depth(CAST(substr(body, 1, {place} - 1) AS BLOB))"
-    again = "(SELECT body FROM text_rows AS again WHERE again.id = held.id)"
-    python = f"depth(CAST(substr({again}, 1, {place} - 1) AS BLOB))"
+        return python
     starts = ["0", *(f"end{line}" for line in range(1, _LINES_KEPT))]
     lines = " ".join(
         f"WHEN {place} <= end{line + 1} THEN ({line} << {_LINE}) | ({place} - 1 - {start})"
@@ -1110,21 +1108,21 @@ class NoteIndex:
         )
         # The line ends only where the rows are read from ``text_rows`` itself: FTS5's rows
         # have none (a join would look each up again).
-        found = ", ".join(
-            [
-                *([_END_COLUMNS] if reads_rows else []),
-                *(f"instr(names, :k{at}) AS n{at}, instr(body, :k{at}) AS i{at}" for at in range(len(keywords))),
-            ]
-        )
-        held_whole = " AND ".join(f"(n{at} > 0 OR i{at} > 0)" for at in range(len(keywords)))
-        # Each ``instr`` runs once a row: the rows are decided by the places it found, not by
-        # ``_holds`` again (a row's text read twice over, a third of a docs site's statement).
-        # OFFSET keeps SQLite from flattening the rows into ``depths``, which would run each
-        # ``instr`` again for every place it is named there (a third of the statement).
+        carried = ["texts.rowid AS id", *([_END_COLUMNS] if reads_rows else []), "names", "body"]
+        held = f"SELECT {', '.join(carried)} FROM {picked} AND texts.rowid NOT IN temp.named_ids"
+        # Each keyword's ``instr`` runs once a row, and only on the rows that hold every
+        # keyword before it: a row is kept or dropped by the places found, not by ``_holds``
+        # again (each text read twice over, a third of a docs site's statement), and a row
+        # without the first keyword is not searched for the others. OFFSET keeps SQLite from
+        # flattening a level into the next, which would run its ``instr`` again for every
+        # place it is named there.
+        for at in range(len(keywords)):
+            held = (
+                f"SELECT * FROM (SELECT *, instr(names, :k{at}) AS n{at}, instr(body, :k{at}) AS i{at}"
+                f" FROM ({held}) LIMIT -1 OFFSET 0) WHERE n{at} > 0 OR i{at} > 0"
+            )
         mentions = self.connection.execute(
-            f"WITH m AS MATERIALIZED (SELECT id, max(0, {depths}) AS depth FROM (SELECT texts.rowid AS id,"
-            f"{'' if reads_rows else ' body,'} {found} FROM {picked} AND texts.rowid NOT IN temp.named_ids"
-            f" LIMIT -1 OFFSET 0) AS held WHERE {held_whole})"
+            f"WITH m AS MATERIALIZED (SELECT id, max(0, {depths}) AS depth FROM ({held}) AS held)"
             " SELECT p.path, p.title, p.constellation, p.type, (SELECT count(*) FROM m) FROM m"
             f" JOIN pages AS p ON p.id = m.id ORDER BY m.depth, {order}p.path{cap}",
             values,
@@ -1150,8 +1148,8 @@ class NoteIndex:
         """FROM and WHERE of the searched text rows (as ``texts``) that may hold each
         keyword (``_holds`` decides, or the places ``top`` finds): picked by the first of
         the keywords' trigrams asked (a few of each) that at most a quarter of the pages
-        hold (a MATCH). When no keyword has three characters, or every one asked is in more, every row of
-        ``text_rows`` is read: that costs less than walking the doclists (twice less for a
+        hold (a MATCH). When no keyword has three characters, or every one asked is in
+        more, every row of ``text_rows`` is read: that costs less than walking the doclists (twice less for a
         word on every page), and reading the table itself half what FTS5's full scan does.
         With whether it reads ``text_rows`` itself."""
         enough = self.page_count() // 4
