@@ -594,6 +594,23 @@ def test_mention_depth_of_rows_its_trigrams_pick_counts_characters(tmp_path: Pat
     assert [row[0] for row in ranked.rows] == [made.path for _key, made in judged] == expected
 
 
+@pytest.mark.parametrize("keywords", [8, 24])
+def test_many_keywords_are_ranked_in_sql_as_judge_ranks_them(tmp_path: Path, keywords: int) -> None:
+    """Each keyword is a level of the statement: as many as a command line may hold still
+    make one statement SQLite parses (two nested subqueries a keyword overflowed its
+    parser at seven), and it ranks the pages holding them all as ``judge`` does."""
+    words = tuple(f"word{at:02d}" for at in range(keywords))
+    texts = {
+        "all-late.md": "\n".join(words),
+        "all-early.md": " ".join(words),
+        "all-but-one.md": " ".join(words[:-1]),
+        "none.md": "nothing",
+    }
+    ranked, pages = _ranked_texts(tmp_path, texts, words)
+    judged, _counts = _judged(pages, words)
+    assert [row[0] for row in ranked.rows] == [made.path for _key, made in judged] == ["all-early.md", "all-late.md"]
+
+
 def test_mention_depth_ends_where_each_keyword_ends(tmp_path: Path) -> None:
     """Depth is where the keywords end, not where they start: "bbbb a" holds both by
     column 6, "a xxbbbb" by column 8 (by their starts, 5 and 4, the order would flip)."""

@@ -1109,20 +1109,22 @@ class NoteIndex:
         # The line ends only where the rows are read from ``text_rows`` itself: FTS5's rows
         # have none (a join would look each up again).
         carried = ["texts.rowid AS id", *([_END_COLUMNS] if reads_rows else []), "names", "body"]
-        held = f"SELECT {', '.join(carried)} FROM {picked} AND texts.rowid NOT IN temp.named_ids"
+        levels = [f"l0 AS (SELECT {', '.join(carried)} FROM {picked} AND texts.rowid NOT IN temp.named_ids)"]
         # Each keyword's ``instr`` runs once a row, and only on the rows that hold every
         # keyword before it: a row is kept or dropped by the places found, not by ``_holds``
-        # again (each text read twice over, a third of a docs site's statement), and a row
+        # again (an ``instr`` run twice a row, a third of a docs site's statement), and a row
         # without the first keyword is not searched for the others. OFFSET keeps SQLite from
         # flattening a level into the next, which would run its ``instr`` again for every
-        # place it is named there.
+        # place it is named there. One table expression a level, not nested subqueries:
+        # nesting two a keyword overflowed SQLite's parser at seven keywords.
         for at in range(len(keywords)):
-            held = (
-                f"SELECT * FROM (SELECT *, instr(names, :k{at}) AS n{at}, instr(body, :k{at}) AS i{at}"
-                f" FROM ({held}) LIMIT -1 OFFSET 0) WHERE n{at} > 0 OR i{at} > 0"
+            levels.append(
+                f"l{at + 1} AS (SELECT * FROM (SELECT *, instr(names, :k{at}) AS n{at}, instr(body, :k{at}) AS i{at}"
+                f" FROM l{at} LIMIT -1 OFFSET 0) WHERE n{at} > 0 OR i{at} > 0)"
             )
         mentions = self.connection.execute(
-            f"WITH m AS MATERIALIZED (SELECT id, max(0, {depths}) AS depth FROM ({held}) AS held)"
+            f"WITH {', '.join(levels)},"
+            f" m AS MATERIALIZED (SELECT id, max(0, {depths}) AS depth FROM l{len(keywords)} AS held)"
             " SELECT p.path, p.title, p.constellation, p.type, (SELECT count(*) FROM m) FROM m"
             f" JOIN pages AS p ON p.id = m.id ORDER BY m.depth, {order}p.path{cap}",
             values,
