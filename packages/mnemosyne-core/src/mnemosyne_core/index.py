@@ -1109,7 +1109,10 @@ class NoteIndex:
         # The line ends only where the rows are read from ``text_rows`` itself: FTS5's rows
         # have none (a join would look each up again).
         carried = ["texts.rowid AS id", *([_END_COLUMNS] if reads_rows else []), "names", "body"]
-        levels = [f"l0 AS (SELECT {', '.join(carried)} FROM {picked} AND texts.rowid NOT IN temp.named_ids)"]
+        # NOT MATERIALIZED: a level SQLite would otherwise copy whole, every text with it
+        # (twice the statement for `install` on a docs site), is read in place.
+        level = "l{} AS NOT MATERIALIZED ({})"
+        levels = [level.format(0, f"SELECT {', '.join(carried)} FROM {picked} AND texts.rowid NOT IN temp.named_ids")]
         # Each keyword's ``instr`` runs once a row, and only on the rows that hold every
         # keyword before it: a row is kept or dropped by the places found, not by ``_holds``
         # again (an ``instr`` run twice a row, a third of a docs site's statement), and a row
@@ -1118,10 +1121,9 @@ class NoteIndex:
         # place it is named there. One table expression a level, not nested subqueries:
         # nesting two a keyword overflowed SQLite's parser at seven keywords.
         for at in range(len(keywords)):
-            levels.append(
-                f"l{at + 1} AS (SELECT * FROM (SELECT *, instr(names, :k{at}) AS n{at}, instr(body, :k{at}) AS i{at}"
-                f" FROM l{at} LIMIT -1 OFFSET 0) WHERE n{at} > 0 OR i{at} > 0)"
-            )
+            places = f"instr(names, :k{at}) AS n{at}, instr(body, :k{at}) AS i{at}"
+            found = f"SELECT *, {places} FROM l{at} LIMIT -1 OFFSET 0"
+            levels.append(level.format(at + 1, f"SELECT * FROM ({found}) WHERE n{at} > 0 OR i{at} > 0"))
         mentions = self.connection.execute(
             f"WITH {', '.join(levels)},"
             f" m AS MATERIALIZED (SELECT id, max(0, {depths}) AS depth FROM l{len(keywords)} AS held)"
