@@ -1153,9 +1153,9 @@ class NoteIndex:
         keyword (``_holds`` decides, or the places ``top`` finds): picked by the first of
         the keywords' trigrams asked (a few of each) that at most a quarter of the pages
         hold (a MATCH). When no keyword has three characters, or every one asked is in
-        more, every row of ``text_rows`` is read: that costs less than walking the doclists (twice less for a
-        word on every page), and reading the table itself half what FTS5's full scan does.
-        With whether it reads ``text_rows`` itself."""
+        more, every row of ``text_rows`` is read: that costs less than walking the
+        doclists (twice less for a word on every page), and reading the table itself half
+        what FTS5's full scan does. With whether it reads ``text_rows`` itself."""
         enough = self.page_count() // 4
         # A few of each keyword's trigrams, spread over it, are asked: each count reads the
         # trigram's doclist (3 ms of a common one at 100k pages), and the trigrams of a word
