@@ -6,7 +6,7 @@ A command resolves its call once, at its boundary, into a ``FindRequest`` or a
 to the Backend it was given; it never asks how it answers. ``cache.IndexedScan`` does:
 through the vault's index (told by a ``wiki serve`` what changed when one runs), or with
 ``use_index`` false (--no-cache) by the plain scan, which reads every page on every call;
-the two must answer alike. A Backend raises only ``BACKEND_ERRORS``; a page that cannot
+the two must answer alike. A Backend raises only InvalidQueryError and VaultError; a page that cannot
 be read is a warning in the result, never an exception.
 
 ``Backend`` is a ``typing.Protocol`` that only mypy sees: typing's import costs
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 
-from mnemosyne_core.errors import InvalidQueryError, VaultError
 from mnemosyne_core.results import DEFAULT_LIMIT
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
@@ -34,10 +33,6 @@ if TYPE_CHECKING:
         def search(self, request: FindRequest) -> FindResult: ...
 
         def recall(self, request: RecallRequest) -> RecallResult: ...
-
-
-#: What a Backend may raise: a query the scan refuses (usage), a vault it cannot search.
-BACKEND_ERRORS = (InvalidQueryError, VaultError)
 
 
 class FindRequest:

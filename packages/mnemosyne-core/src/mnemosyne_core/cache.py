@@ -426,10 +426,7 @@ class IndexedScan:
         from mnemosyne_core.recall import RecallResult, entry_if_match, fill_read_entries, fold_terms, rank
 
         try:
-            result = RecallResult(pages.vault, topic if isinstance(topic, str) else " ".join(topic), terms)
-            result.warnings.extend(pages.warnings)
-            result.unreadable = pages.incomplete
-            result.memory_dir = pages.memory_dir
+            result = RecallResult(pages, topic, terms)
             for rel_path, error in fresh.unreadable:
                 result.unreadable += 1
                 result.warnings.append(unreadable_warning(rel_path, error))

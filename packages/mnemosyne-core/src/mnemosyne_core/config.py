@@ -550,14 +550,12 @@ def has_default_dir(vault: str, top: Mapping[str, os.DirEntry[str]] | None = Non
     vault is an Aion one; see ``vault_layout``). ``top``: the vault's entries by name, when
     the caller listed them already."""
     if top is not None:
-        for name in DEFAULT_SCANNED_DIRS:
-            entry = top.get(name)
-            if entry is not None and (entry.is_symlink() or entry.is_dir()):
-                return True
-        return False
+        return any(
+            (entry := top.get(name)) is not None and (entry.is_symlink() or entry.is_dir())
+            for name in DEFAULT_SCANNED_DIRS
+        )
     return any(
-        os.path.islink(path) or os.path.isdir(path)
-        for path in (os.path.join(vault, name) for name in DEFAULT_SCANNED_DIRS)
+        os.path.islink(path := os.path.join(vault, name)) or os.path.isdir(path) for name in DEFAULT_SCANNED_DIRS
     )
 
 

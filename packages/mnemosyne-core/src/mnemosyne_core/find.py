@@ -184,13 +184,11 @@ def search(
     """
     folded = prepare_query(keywords, limit)
     pages = listing if listing is not None else listed_vault(vault, dirs, environ, cwd, home)
-    tally = _Task(pages, folded, limit, keep_content, preferred_dirs(pages)).run()
-    result = tally.result(pages, keywords)
+    result = Tally(pages, folded, limit, keep_content, preferred_dirs(pages)).run().result(keywords)
     if result.total == 0 and not result.incomplete:
         # The scan listed every searched dir, in this process: the files the miss note
         # counts are among what it passed over, so none is listed again.
         result.left_out = left_out_files(pages)
-    if result.total == 0 and not result.incomplete:
         result.suggestions = _scan_suggestions(pages, result)
     return result
 
@@ -224,24 +222,33 @@ def _scan_suggestions(pages: Scan, result: FindResult) -> dict[str, list[tuple[s
 
 
 class Tally:
-    """What a search found so far: the pages ``judge`` matched (the best ``limit`` of them),
-    the keyword counts, the unreadable pages."""
+    """One search over the listed ``pages``, and what it found so far: the pages ``judge``
+    matched (the best ``limit`` of them), the keyword counts, the unreadable pages."""
 
     __slots__ = (
         "counts",
         "exact",
+        "keep_content",
         "kept",
+        "keywords",
         "limit",
         "named",
         "not_text",
+        "pages",
+        "prefer",
         "searched",
         "total",
         "unreadable",
         "warnings",
     )
 
-    def __init__(self, keywords: int, limit: int):
+    def __init__(self, pages: Scan, keywords: tuple[str, ...], limit: int, keep_content: bool, prefer: tuple[str, ...]):
+        self.pages = pages
+        self.keywords = keywords
         self.limit = limit
+        self.keep_content = keep_content
+        #: The vault's ``[order] prefer`` (``judge``).
+        self.prefer = prefer
         #: Each match with its sort key (``judge``); only the best ``limit`` are kept once
         #: there are many (0: all).
         self.kept: list[tuple[SortKey, Match]] = []
@@ -252,114 +259,37 @@ class Tally:
         self.unreadable = 0
         #: Pages that do not read as text (``fold.is_text``), counted until the first match.
         self.not_text = 0
-        self.counts = [0] * keywords
+        self.counts = [0] * len(keywords)
         self.warnings: list[Diagnostic] = []
-
-    def count(self, holds: list[bool]) -> None:
-        """Count a judged page's keywords (``judge``'s first answer)."""
-        for index, present in enumerate(holds):
-            self.counts[index] += present
-
-    def add_match(
-        self,
-        rel_path: str,
-        title: str,
-        fields: Mapping[Any, Any] | None,
-        key: SortKey,
-        content: bytes | None = None,
-    ) -> None:
-        """Keep a page that ``judge`` matched, with its frontmatter ``fields``; ``content``
-        only for --cat, which prints the one match, or the one page a keyword is the path
-        of: from a second match on, only such a page's bytes are kept."""
-        self.total += 1
-        self.named += key[0] <= 0
-        self.exact += key[0] < 0
-        if self.total > 1 and key[0] >= 0:
-            content = None
-        if self.total == 2:
-            for kept_key, match in self.kept:
-                if kept_key[0] >= 0:
-                    match.content = None
-        self.kept.append((key, _shown(rel_path, title, fields, key, content)))
-        if self.limit and len(self.kept) >= 2 * self.limit + 256:
-            self.kept = self.best()
-
-    def unreadable_page(self, rel_path: str, error: OSError) -> None:
-        self.unreadable += 1
-        self.warnings.append(unreadable_warning(rel_path, error))
-
-    def result(self, pages: Scan, keywords: Sequence[str]) -> FindResult:
-        """The FindResult of this tally over ``pages`` (the scan it searched), for
-        ``keywords`` as the caller gave them."""
-        result = FindResult()
-        result.vault = pages.vault
-        result.warnings = pages.warnings + self.warnings
-        # The scan meets files in directory order, which differs between file systems.
-        result.warnings.sort(key=Diagnostic.sort_key)
-        result.unreadable = pages.incomplete + self.unreadable
-        result.not_text = self.not_text if self.total == 0 else 0
-        result.pages_searched = self.searched
-        result.total = self.total
-        result.named = self.named
-        result.exact = self.exact
-        result.matches = [match for _key, match in self.best()]
-        if not self.total:
-            result.keyword_counts = keyword_counts(keywords, self.counts)
-        return result
-
-    def best(self) -> list[tuple[SortKey, Match]]:
-        """The kept matches in find's order (their sort keys), capped at the limit."""
-        ordered = sorted(self.kept, key=lambda kept: kept[0])
-        return ordered[: self.limit] if self.limit else ordered
-
-
-def _shown(rel_path: str, title: str, fields: Mapping[Any, Any] | None, key: SortKey, content: bytes | None) -> Match:
-    """The match find shows for a page ``judge`` matched with ``key``."""
-    constellation, kind = string_field(fields, "constellation"), string_field(fields, "type")
-    return shown_match(rel_path, title, constellation, kind, matched_by(key), content)
-
-
-class _Task:
-    """One search over the listed pages."""
-
-    def __init__(
-        self, pages: Scan, keywords: tuple[str, ...], limit: int, keep_content: bool, prefer: tuple[str, ...] = ()
-    ):
-        self.pages = pages
-        #: The vault's ``[order] prefer`` (``judge``).
-        self.prefer = prefer
-        self.keywords = keywords
-        self.limit = limit
-        self.keep_content = keep_content
 
     def run(self) -> Tally:
         """Examine every listed page, in scan order."""
-        tally = Tally(len(self.keywords), self.limit)
         for _, name, rel_path, read_path in self.pages.page_paths():
             try:
-                found = self.examine(read_path, rel_path, stem_of(name), tally)
+                found = self.examine(read_path, rel_path, stem_of(name))
             except OSError as error:
-                tally.unreadable_page(rel_path, error)
+                self.unreadable += 1
+                self.warnings.append(unreadable_warning(rel_path, error))
                 continue
-            tally.searched += 1
+            self.searched += 1
             if found is not None:
-                tally.add_match(rel_path, *found)
-        return tally
+                self.add_match(rel_path, *found)
+        return self
 
     def examine(
-        self, read_path: str, rel_path: str, stem: str, tally: Tally
+        self, read_path: str, rel_path: str, stem: str
     ) -> tuple[str, dict[Any, Any] | None, SortKey, bytes | None] | None:
         """Decide one page with ``judge``: (title, frontmatter fields, sort key, content) if
-        it holds every keyword, else None; counts the keywords it holds in ``tally``."""
+        it holds every keyword, else None; counts the keywords it holds."""
         fd = open_page(read_path)
         try:
             raw = read_to_end(fd)
         finally:
             os.close(fd)
         data = as_utf8(raw)  # a wide page's bytes as UTF-8; --cat prints ``raw``, as on disk
-        if not tally.total and not is_text(data):
+        if not self.total and not is_text(data):
             # Counted only while nothing matched: only a miss says how many there are.
-            tally.not_text += 1
+            self.not_text += 1
         fields = page_fields(data)
         title = page_title(data, fields, stem, self.pages.heading_titles)
         aliases = aliases_of(fields)
@@ -374,11 +304,60 @@ class _Task:
             tuple(map(fold, aliases)),
             self.prefer,
         )
-        tally.count(holds)
+        for index, present in enumerate(holds):
+            self.counts[index] += present
         if key is None:
             return None
-        keep = self.keep_content and (not tally.total or key[0] < 0)
+        keep = self.keep_content and (not self.total or key[0] < 0)
         return title, fields, key, raw if keep else None
+
+    def add_match(
+        self,
+        rel_path: str,
+        title: str,
+        fields: Mapping[Any, Any] | None,
+        key: SortKey,
+        content: bytes | None,
+    ) -> None:
+        """Keep a page that ``judge`` matched, with its frontmatter ``fields``; ``content``
+        only for --cat, which prints the one match, or the one page a keyword is the path
+        of: from a second match on, only such a page's bytes are kept."""
+        self.total += 1
+        self.named += key[0] <= 0
+        self.exact += key[0] < 0
+        if self.total > 1 and key[0] >= 0:
+            content = None
+        if self.total == 2:
+            for kept_key, match in self.kept:
+                if kept_key[0] >= 0:
+                    match.content = None
+        constellation, kind = string_field(fields, "constellation"), string_field(fields, "type")
+        self.kept.append((key, shown_match(rel_path, title, constellation, kind, matched_by(key), content)))
+        if self.limit and len(self.kept) >= 2 * self.limit + 256:
+            self.kept = self.best()
+
+    def result(self, keywords: Sequence[str]) -> FindResult:
+        """The FindResult of this search, for ``keywords`` as the caller gave them."""
+        result = FindResult()
+        result.vault = self.pages.vault
+        result.warnings = self.pages.warnings + self.warnings
+        # The scan meets files in directory order, which differs between file systems.
+        result.warnings.sort(key=Diagnostic.sort_key)
+        result.unreadable = self.pages.incomplete + self.unreadable
+        result.not_text = self.not_text if self.total == 0 else 0
+        result.pages_searched = self.searched
+        result.total = self.total
+        result.named = self.named
+        result.exact = self.exact
+        result.matches = [match for _key, match in self.best()]
+        if not self.total:
+            result.keyword_counts = keyword_counts(keywords, self.counts)
+        return result
+
+    def best(self) -> list[tuple[SortKey, Match]]:
+        """The kept matches in find's order (their sort keys), capped at the limit."""
+        ordered = sorted(self.kept, key=lambda kept: kept[0])
+        return ordered[: self.limit] if self.limit else ordered
 
 
 def find_pages(

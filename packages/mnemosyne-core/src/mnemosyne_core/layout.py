@@ -352,11 +352,9 @@ def write_init(plan: InitPlan) -> None:
             os.close(fd)
         try:
             os.link(temp, plan.path)
-        except FileExistsError:
-            raise ConfigExistsError(f"{plan.path} appeared meanwhile; wiki init never overwrites one") from None
-        except OSError:
-            # No hard links on this file system: check, then rename (never a partial file).
-            if os.path.lexists(plan.path):
+        except OSError as error:
+            # Taken, or no hard links on this file system: check, then rename (never a partial file).
+            if isinstance(error, FileExistsError) or os.path.lexists(plan.path):
                 raise ConfigExistsError(f"{plan.path} appeared meanwhile; wiki init never overwrites one") from None
             os.replace(temp, plan.path)
     except OSError as error:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from itertools import filterfalse, repeat
 from operator import itemgetter
 
@@ -34,7 +35,6 @@ from mnemosyne_core.config import (
     MARKDOWN_SUFFIXES,
     VAULT_CONFIG_FILE,
     VAULT_ROOT_DIR,
-    VaultConfig,
     home_dir,
     is_markdown_like,
     load_vault_config,
@@ -244,7 +244,7 @@ def lint_report(
     hidden = set(REASON_CODES).difference(selected) if selected else set()
     hidden.update(ignored)
     hidden.update(set(config_ignore).difference(selected))
-    config_dirs = _layout_dirs(vault_real, config)
+    config_dirs = vault_layout(vault_real, config=config).dirs
     findings: list[Finding] | None = None
     if cached:
         from mnemosyne_core.cache import IndexedScan
@@ -259,18 +259,15 @@ def lint_report(
         pages = scan(vault_real, dirs, home=home)
     if findings is None:
         findings = _all_findings(pages, config_dirs, environ)
-    if pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG:
+    zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
+    if zero_config:
         # A folder that never chose the Aion conventions: its notes are named by their
         # file names and carry no dates, as Obsidian and docs sites have it.
         hidden.update(set(AION_CONVENTION_CODES).difference(selected))
     reported = [finding for finding in findings if finding[1] not in hidden]
     report = LintReport(reported, len(findings) - len(reported), list(pages.dir_warnings))
-    report.zero_config = pages.layout is not None and pages.layout.source == LAYOUT_FROM_ZERO_CONFIG
-    by_code: dict[str, int] = {}
-    if report.ignored:
-        for code in map(itemgetter(1), findings):
-            if code in hidden:
-                by_code[code] = by_code.get(code, 0) + 1
+    report.zero_config = zero_config
+    by_code = Counter(code for code in map(itemgetter(1), findings) if code in hidden) if report.ignored else {}
     report.ignored_by_code = sorted(by_code.items(), key=lambda item: (-item[1], item[0]))
     return report
 
@@ -380,15 +377,9 @@ def unsearched_findings(pages: Scan, environ: Mapping[str, str]) -> list[Finding
     """The findings, sorted, for the files the scan ``pages`` skips (UNSEARCHED_CODES),
     found without reading a page: scan's warnings, then lint's walk of the vault (which
     skips the memory dir ``environ`` names)."""
-    config_dirs = _layout_dirs(pages.vault, load_vault_config(pages.vault))
+    config_dirs = vault_layout(pages.vault).dirs
     found = {finding for finding in _listing_findings(pages, config_dirs, environ) if finding.code in UNSEARCHED_CODES}
     return sorted(found)
-
-
-def _layout_dirs(vault_real: str, config: VaultConfig) -> tuple[str, ...]:
-    """The dirs the vault's layout searches without --dir: what an unscanned-dir finding
-    compares against."""
-    return vault_layout(vault_real, None, config=config).dirs
 
 
 def _listing_findings(pages: Scan, config_dirs: tuple[str, ...], environ: Mapping[str, str]) -> list[Finding]:
@@ -546,11 +537,9 @@ def _memory_dir(vault_real: str, environ: Mapping[str, str]) -> str | None:
     return real if is_inside(real, vault_real) else None
 
 
-def _unsearched_files(
-    pages: Scan, memory_dir: str | None, config_dirs: tuple[str, ...], *, outside: bool = True
-) -> list[Finding]:
+def _unsearched_files(pages: Scan, memory_dir: str | None, config_dirs: tuple[str, ...]) -> list[Finding]:
     """Walk the vault (no symlinked dirs, no hidden dirs) for markdown files find does not
-    search: each searched dir as its layout says, then (``outside``) the rest of the vault.
+    search: each searched dir as its layout says, then the rest of the vault.
     ``config_dirs``: what the vault scans without --dir, for the hint."""
     vault = pages.vault
     layout = pages.layout
@@ -581,7 +570,7 @@ def _unsearched_files(
     for dir_name, path in scanned:
         rules = walker.tree_walk.ancestor_rules(dir_name) if tree and walker.tree_walk is not None else ()
         walker.walk(path, dir_name, depth=1, scanned=dir_name or VAULT_ROOT_DIR, rules=rules)
-    if outside and "" not in {name for name, _ in scanned}:
+    if "" not in {name for name, _ in scanned}:
         walker.walk(vault, "", depth=0, scanned=None, skip_names=set(pages.dirs))
     return walker.findings
 
@@ -741,7 +730,7 @@ class _Walker:
     def _file_findings(self, entry: os.DirEntry[str], rel: str, depth: int, scanned: str | None) -> list[Finding]:
         name = entry.name
         # (A page find lists, where it looks, never comes here: ``walk`` passes it over.)
-        listed = self._is_listed(rel)
+        listed = name in self.listed.get(rel.rpartition("/")[0], ())
         findings = []
         if depth == 0:
             findings.append(Finding(rel, VAULT_ROOT_FILE, "at the vault root; find reads only the scanned dirs"))
@@ -772,10 +761,6 @@ class _Walker:
                 return findings
             return [Finding(rel, NOT_REGULAR_FILE, "a symlink to something that is not a file; find skips it")]
         return [Finding(rel, NOT_REGULAR_FILE, "not a regular file; find skips it")]
-
-    def _is_listed(self, rel: str) -> bool:
-        dir_rel, _, name = rel.rpartition("/")
-        return name in self.listed.get(dir_rel, ())
 
     def _suffix_finding(self, rel: str, name: str) -> Finding | None:
         """SUFFIX_CASE or UNSEARCHED_SUFFIX for a markdown-like name the layout's suffixes miss."""

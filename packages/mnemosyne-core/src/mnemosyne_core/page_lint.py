@@ -14,9 +14,9 @@ from mnemosyne_core.frontmatter import (
     STATUS_NOT_MAPPING,
     STATUS_OK,
     STATUS_UNCLOSED,
-    collapse_whitespace,
     heading_title,
     page_metadata,
+    title_of,
 )
 from mnemosyne_core.page_recall import DATE_KEYS, page_date, updated_date
 
@@ -100,7 +100,7 @@ def check_page(path: str, data: bytes, heading_titles: bool = False) -> tuple[st
         )
     metadata, status = page_metadata(data)
     usable = metadata is not None and status == STATUS_OK
-    title = _usable_title(metadata) if metadata is not None and usable else None
+    title = (title_of(metadata, "") or None) if usable else None
     heading = heading_title(data) if heading_titles and title is None else None
     if metadata is None or not usable:
         findings.append(_frontmatter_finding(path, status, heading))
@@ -152,14 +152,6 @@ def _frontmatter_finding(path: str, status: str, heading: str | None = None) -> 
         return Finding(path, FRONTMATTER_NOT_MAPPING, "frontmatter is not a key: value mapping; it is ignored")
     # STATUS_INVALID, and any status a later frontmatter module may add: unusable either way.
     return Finding(path, INVALID_FRONTMATTER, "frontmatter is not valid YAML; it is ignored")
-
-
-def _usable_title(metadata: Mapping[Any, Any]) -> str | None:
-    # The rule of frontmatter.title_of, minus its fallback to the stem.
-    title = metadata.get("title")
-    if isinstance(title, str):
-        return collapse_whitespace(title) or None
-    return None
 
 
 def _title_problem(metadata: Mapping[Any, Any]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 
 from mnemosyne_core.fold import as_utf8, fold
-from mnemosyne_core.frontmatter import collapse_whitespace, locate, parse_block_bytes
+from mnemosyne_core.frontmatter import collapse_whitespace, page_metadata
 
 TYPE_CHECKING = False  # typing's own, without importing typing: a page read into the index imports this
 if TYPE_CHECKING:
@@ -102,9 +102,5 @@ class RecallFields:
 def recall_fields(data: bytes) -> RecallFields | None:
     """The recall fields of a page (its bytes, or any prefix holding its frontmatter), or
     None when it has no usable frontmatter mapping."""
-    data = as_utf8(data)
-    span = locate(data)
-    if span is None:
-        return None
-    metadata, _status = parse_block_bytes(data[span[0] : span[1]])
+    metadata, _status = page_metadata(as_utf8(data))
     return RecallFields(metadata) if metadata else None

@@ -116,9 +116,7 @@ def _pasted_path(keyword: str, suffixes: tuple[str, ...]) -> tuple[str | None, b
         start = cut + 1
     if not keyword.endswith(suffixes) or _windows_drive(keyword):
         return None, False
-    if os.path.isabs(keyword) or keyword.startswith(("./", ".\\")) or "\\" in keyword:
-        return keyword, False
-    if ".." in keyword.split("/"):
+    if os.path.isabs(keyword) or keyword.startswith(("./", ".\\")) or "\\" in keyword or ".." in keyword.split("/"):
         return keyword, False
     return None, False
 

@@ -139,22 +139,22 @@ class RecallResult:
         "warnings",
     )
 
-    def __init__(self, vault: str, topic: str, terms: tuple[str, ...]):
-        self.vault = vault
+    def __init__(self, pages: Scan, topic: str | Sequence[str], terms: tuple[str, ...]):
+        self.vault = pages.vault
         #: The topic as given (terms joined by one space when given as a list).
-        self.topic = topic
+        self.topic = topic if isinstance(topic, str) else " ".join(topic)
         self.terms = terms
         self.matches: list[Entry] = []
         self.pages_searched = 0
-        self.warnings: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = list(pages.warnings)
         #: Pages (or dirs) in scope that could not be read.
-        self.unreadable = 0
+        self.unreadable = pages.incomplete
         #: Pages read whose frontmatter has no title, slug or tags: no topic can match them,
         #: though find may (a "no match" here says nothing about them).
         self.unseen = 0
         #: The vault config's ``memory_dir`` as written (None: none), read with the listing:
         #: the command logs there without reading the config again (``resolve_memory_dir``).
-        self.memory_dir: str | None = None
+        self.memory_dir: str | None = pages.memory_dir
         #: As ``FindResult.left_out``: on a miss, the markdown files the layout leaves out,
         #: when the answer knows them; else None.
         self.left_out: list[tuple[str, str]] | None = None
@@ -236,11 +236,7 @@ def recall(
     terms = split_topic(topic)
     # ``listing``: resolved and listed by the caller already.
     pages = listing if listing is not None else listed_vault(vault, dirs, environ, cwd, home)
-    vault_real = pages.vault
-    result = RecallResult(vault_real, topic if isinstance(topic, str) else " ".join(topic), terms)
-    result.warnings.extend(pages.warnings)
-    result.unreadable = pages.incomplete
-    result.memory_dir = pages.memory_dir
+    result = RecallResult(pages, topic, terms)
     folded_terms = fold_terms(terms)
     for page in pages.pages:
         try:
@@ -249,7 +245,14 @@ def recall(
             result.unreadable += 1
             result.warnings.append(unreadable_warning(page.rel_path, error))
             continue
-        take_page(result, page, recall_fields(data), folded_terms, data)
+        result.pages_searched += 1
+        fields = recall_fields(data)
+        if fields is None or not fields.folded:
+            result.unseen += 1  # no title, slug or tag recall could search
+            continue
+        entry = entry_if_match(page, fields, folded_terms, data)
+        if entry is not None:
+            result.matches.append(entry)
     rank(result, preferred_dirs(pages))
     if not result.matches and not result.incomplete:
         result.left_out = left_out_files(pages)
@@ -305,20 +308,6 @@ def fill_read_entries(result: RecallResult, identities: Sequence[Identity]) -> b
             return False
         entry.content = content
     return True
-
-
-def take_page(
-    result: RecallResult, page: PageRef, fields: RecallFields | None, folded_terms: tuple[str, ...], content: bytes
-) -> None:
-    """Count one page that was read into ``result``: unseen when it has no title, slug or
-    tag recall could search, else a match when ``entry_if_match`` says so."""
-    result.pages_searched += 1
-    if fields is None or not fields.folded:
-        result.unseen += 1
-        return
-    entry = entry_if_match(page, fields, folded_terms, content)
-    if entry is not None:
-        result.matches.append(entry)
 
 
 def entry_if_match(

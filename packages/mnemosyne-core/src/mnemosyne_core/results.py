@@ -132,14 +132,6 @@ def check_keywords(keywords: Sequence[str]) -> None:
             raise InvalidQueryError(f"empty keyword {keyword!r}: every KEYWORD must have a non-space character")
 
 
-def check_query(keywords: Sequence[str], limit: int) -> None:
-    """Raise InvalidQueryError unless the keywords (``check_keywords``) and the limit are
-    ones find takes."""
-    check_keywords(keywords)
-    if limit < 0:
-        raise InvalidQueryError(f"limit {limit} is negative: pass 0 for no cap or a positive number")
-
-
 def keyword_counts(keywords: Sequence[str], counts: Sequence[int]) -> dict[str, int]:
     """A miss's count per keyword as given, from ``counts``, one per distinct folded keyword
     (``prepare_query``'s order)."""
@@ -149,7 +141,9 @@ def keyword_counts(keywords: Sequence[str], counts: Sequence[int]) -> dict[str, 
 
 def prepare_query(keywords: Sequence[str], limit: int) -> tuple[str, ...]:
     """The folded keywords, each once, after checking them and the limit (InvalidQueryError)."""
-    check_query(keywords, limit)
+    check_keywords(keywords)
+    if limit < 0:
+        raise InvalidQueryError(f"limit {limit} is negative: pass 0 for no cap or a positive number")
     return tuple(dict.fromkeys(fold(keyword) for keyword in keywords))
 
 
