@@ -196,18 +196,6 @@ class Failure:
         return self.time + (RETRY_BUSY_S if self.fault == "busy" else RETRY_AFTER_S)
 
 
-def failed_recently(index_path: str) -> bool:
-    """Whether the last build of this index failed, and no builder should be tried yet: less
-    than ``RETRY_AFTER_S`` ago, its cause still there (``Failure.cause_gone``)."""
-    import time
-
-    failure = Failure.read(index_path)
-    if failure is None:
-        return False
-    now = time.time()
-    return failure.retry_at(index_path, now) > now
-
-
 def damage(index_path: str) -> tuple[float, str] | None:
     """(when, SQLite's words) of the damage a call found in the index, which a builder has not
     replaced yet; None when none was found."""
@@ -250,7 +238,13 @@ def start_detached(index_path: str, vault_real: str, home: str, environ: Mapping
     there, as the call did) but not its current dir on its ``sys.path`` (``-P``: a vault
     holding a package named as ours must not run as the user). Nothing is said when it
     cannot start: the next call tries again, unless the last build failed a moment ago."""
-    if not index_path or building(index_path) is not None or failed_recently(index_path):
+    import time
+
+    if not index_path or building(index_path) is not None:
+        return
+    # The last build failed, and its cause is still there (``Failure.cause_gone``): not yet.
+    failure, now = Failure.read(index_path), time.time()
+    if failure is not None and failure.retry_at(index_path, now) > now:
         return
     devnull = os.devnull
     actions = [
@@ -455,19 +449,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A vault that cannot be listed, an index that cannot be written: the calls go on
         # answering by the scan, and none starts a builder again until the cause is gone
         # or a while has passed (``failed_recently``).
-        _note_failure(index_path, error)
+        # Recorded for ``Failure.cause_gone``: when, the fault, the disk's free space, whether the index was writable.
+        import time
+
+        fault = fault_of(error).replace(" ", "-")
+        state = f"failed {int(time.time())} {fault} {_free_bytes(index_path)} {int(_writable(index_path))}"
+        _put_state(index_path, state, error)
         return 1
     return 0
-
-
-def _note_failure(index_path: str, error: BaseException) -> None:
-    """Record the failed build in the lock file: when, the fault, the disk's free space and
-    whether the index was writable (what ``Failure.cause_gone`` compares), and the error."""
-    import time
-
-    fault = fault_of(error).replace(" ", "-")
-    state = f"failed {int(time.time())} {fault} {_free_bytes(index_path)} {int(_writable(index_path))}"
-    _put_state(index_path, state, error)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ from mnemosyne_core.vault import left_out_files, preferred_dirs, scan
 
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from typing import Protocol, TypeVar
 
     from mnemosyne_core.backend import FindRequest, RecallRequest
@@ -321,14 +321,12 @@ class IndexedScan:
             result.matches = [shown_match(*row) for row in ranked.rows]
             if not ranked.total:
                 result.keyword_counts = keyword_counts(request.keywords, ranked.counts or [0] * len(folded))
-            if result.total == 0:
                 result.not_text = fresh.not_text
-            if result.total == 0 and not result.incomplete:
-                vouched, result.left_out = _miss_note(pages, served)
-                if not vouched:
-                    return None
-            if result.total == 0 and not result.incomplete:
-                result.suggestions = _index_suggestions(index, result)
+                if not result.incomplete:
+                    vouched, result.left_out = _miss_note(pages, served)
+                    if not vouched:
+                        return None
+                    result.suggestions = _index_suggestions(index, result)
             match = result.the_page
             if request.keep_content and match is not None:
                 identity = index.identity(match.path)
@@ -487,7 +485,7 @@ class IndexedScan:
             # No server answered: one may start, as the config the listing read says, or
             # the listing's size where it says nothing.
             serve_auto = pages.config.serve_auto if pages.config is not None else None
-            self.changes.unanswered(vault_real, serve_auto, sum(len(names) for _, _, names in pages.listing))
+            self.changes.unanswered(vault_real, serve_auto, len(pages))
         if not pages.cache_enabled and index is not None:
             index.close()
             index = None
@@ -734,7 +732,7 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
     """The index of the vault ``pages`` lists: where it is, its size, how many of the listed
     pages a call would take from it unchanged, when it was written, and the builder at
     work. Makes and writes nothing."""
-    from mnemosyne_core.page import stat_key
+    from mnemosyne_core.freshness import unchanged
 
     cache_dir, why_not = usable_cache_dir(environ, create=False, vault_real=pages.vault)
     unused = None if pages.cache_enabled else "[cache] enabled = false in the vault's .mnemosyne.toml"
@@ -789,27 +787,12 @@ def describe_index(pages: Scan, environ: Mapping[str, str]) -> IndexInfo:
         info.pages = len(held)
         for _, _, rel_path, read_path in pages.page_paths():
             row = held.get(stored_text(rel_path))
-            if row is None:
-                continue
-            _path, _page_id, size, mtime_ns, ctime_ns, inode, device, racy, _not_text = row
-            with contextlib.suppress(OSError):
-                key = (size, mtime_ns, ctime_ns, inode, device)
-                info.fresh += not racy and stat_key(os.lstat(read_path)) == key
+            info.fresh += row is not None and unchanged(row, read_path)
     except sqlite3.Error:
         info.complete = False
     finally:
         index.close()
     return info
-
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from mnemosyne_core.backend import Backend
-
-    def _indexed_scan_is_a_backend(backend: IndexedScan) -> Backend:
-        """mypy --strict holds the indexed scan to the interface every command asks."""
-        return backend
 
 
 __all__ = ["IndexInfo", "IndexedScan", "describe_index", "index_path"]

@@ -359,10 +359,8 @@ class VaultWatch:
                 # other file (an editor's swap file, an image) is no change to the pages.
                 self.count += 1
                 self.log += [(self.count, join_rel(dir_rel, event.name)) for dir_rel in listed]
-        if self._stale:
+        if self._stale or len(self.log) > 4 * MAX_PATHS:  # such old tokens would be told to rescan anyway
             self.rebuild()
-        elif len(self.log) > 4 * MAX_PATHS:
-            self.rebuild()  # every token this old would be told to rescan anyway
         return seen
 
     def _may_be_a_pages_link(self, events: list[inotify.Event], at: int) -> bool:

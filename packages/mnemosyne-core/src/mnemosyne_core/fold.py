@@ -58,23 +58,17 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-def wide_codec(data: bytes) -> str | None:
-    """The codec of a page that starts with a UTF-16 or UTF-32 byte order mark, else None."""
-    if data[:1] and data[0] in WIDE_BOM_LEADS:
-        for mark, codec in WIDE_BOMS:
-            if data.startswith(mark):
-                return codec
-    return None
-
-
 def as_utf8(data: bytes) -> bytes:
     """A page's bytes as every reader takes them: a page in UTF-16 or UTF-32 with a byte
     order mark transcoded to UTF-8 (its mark dropped, invalid units replaced by U+FFFD), as
     rg reads it; any other page as it is. Every reader of a page's text and frontmatter
     (find's scan, the index, recall, lint) starts from these bytes, so all of them read a
     wide page alike."""
-    codec = wide_codec(data)
-    return data if codec is None else data.decode(codec, "replace").encode("utf-8")
+    if data[:1] and data[0] in WIDE_BOM_LEADS:
+        for mark, codec in WIDE_BOMS:
+            if data.startswith(mark):
+                return data.decode(codec, "replace").encode("utf-8")
+    return data
 
 
 def is_text(data: bytes) -> bool:

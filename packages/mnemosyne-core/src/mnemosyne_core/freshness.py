@@ -108,10 +108,10 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
     listing = pages.listing
     # Known before the stat pass, so that it stops at the first page past the limit: after
     # a touch of every page, the rest of the pass would only add to the scan's time.
-    most = read_limit(sum(len(names) for _dir_name, _dir_path, names in listing)) if limit else -1
+    most = read_limit(len(pages)) if limit else -1
     kept = index.kept_dirs() if len({dir_name for dir_name, _, _ in listing}) == len(listing) else {}
     links = pages.links
-    lstat, is_regular, loads = os.lstat, stat.S_ISREG, marshal.loads
+    loads = marshal.loads
     to_read: list[tuple[str, str]] = []
     gone: list[bytes] = []
     keep: list[tuple[bytes, bytes, bytes, int]] = []
@@ -139,16 +139,9 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
             rel_path = prefix + name
             read_path = links.get(rel_path) or f"{dir_path}/{name}"
             row = held.pop(stored_text(rel_path), None)
-            if row is not None:
-                _path, page_id, size, mtime_ns, ctime_ns, inode, device, racy, not_text = row
-                try:
-                    info = None if racy else lstat(read_path)
-                except OSError:
-                    info = None
-                key = (size, mtime_ns, ctime_ns, inode, device)
-                if info is not None and is_regular(info.st_mode) and stat_key(info) == key:
-                    found_of[name] = (page_id, key, not_text)
-                    continue
+            if row is not None and unchanged(row, read_path):
+                found_of[name] = (row[1], row[2:7], row[8])
+                continue
             to_read.append((read_path, rel_path))
             if len(to_read) == most + 1:
                 raise CatchUp(f"more than {most} pages changed")
@@ -158,7 +151,7 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
         compared.append((dir_key, prefix, names, found_of))
     if not part and index.page_count() != accounted:
         # Rows in no listed dir (a dir gone, or left by a --dir call): only all paths tell.
-        listed = {stored_text(join_rel(dir_name, name)) for dir_name, _dir_path, names in listing for name in names}
+        listed = {stored_text(rel_path) for _dir, _name, rel_path, _read_path in pages.page_paths()}
         gone = [path for path in index.stored_paths() if path not in listed]
     removed = [] if part else [path.decode("utf-8", "surrogatepass") for path in gone]
     read = _read(to_read, fresh, pages.heading_titles)
@@ -195,6 +188,15 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
         # of ids for the query to check each row against.
         fresh.ids = None
     return fresh
+
+
+def unchanged(row: tuple[bytes, int, int, int, int, int, int, int, int], read_path: str) -> bool:
+    """Whether the page at ``read_path`` is as its ``stat_rows`` row holds it, and not racy."""
+    try:
+        info = None if row[7] else os.lstat(read_path)
+    except OSError:
+        return False
+    return info is not None and stat.S_ISREG(info.st_mode) and stat_key(info) == row[2:7]
 
 
 def whole_dirs(compared: list[Compared], read: Mapping[str, Held]) -> list[tuple[bytes, bytes, bytes, int]]:
@@ -237,7 +239,7 @@ def _stat_keys(dir_path: str, prefix: str, names: list[str], links: dict[str, st
                 return None
             if not is_regular(info.st_mode):
                 return None
-            keys.append((info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
+            keys.append(stat_key(info))
     finally:
         os.close(dir_fd)
     return keys
@@ -394,19 +396,22 @@ def _kept_left_out(
         del pages.warnings[warnings:]
     if left_out is None:
         return None
-    keys: list[tuple[str, tuple[int, ...] | None]] = []
-    for path in [pages.vault, *entered]:
-        try:
-            info = os.lstat(path)
-        except FileNotFoundError:
-            keys.append((path, None))
-            continue
-        except OSError:
-            return None
-        if info.st_mtime_ns >= racy_from:
-            return None
-        keys.append((path, (info.st_mode, *stat_key(info))))
+    try:
+        keys = [(path, _lstat_key(path)) for path in [pages.vault, *entered]]
+    except OSError:
+        return None
+    if any(key is not None and key[2] >= racy_from for _path, key in keys):
+        return None
     return left_out, keys
+
+
+def _lstat_key(path: str) -> tuple[int, ...] | None:
+    """(mode, *``stat_key``) of the file at ``path``, unfollowed; None when it is not there."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return (info.st_mode, *stat_key(info))
 
 
 class ServedListing:
@@ -432,17 +437,11 @@ class ServedListing:
         if self._left_out is None or not self.entries_kept:
             return None
         left_out, keys = self._left_out
-        for path, key in keys:
-            try:
-                info = os.lstat(path)
-            except FileNotFoundError:
-                now = None
-            except OSError:
+        try:
+            if any(_lstat_key(path) != (None if key is None else tuple(key)) for path, key in keys):
                 return None
-            else:
-                now = (info.st_mode, *stat_key(info))
-            if now != (None if key is None else tuple(key)):
-                return None
+        except OSError:
+            return None
         return [(kind, rel_path) for kind, rel_path in left_out]
 
 

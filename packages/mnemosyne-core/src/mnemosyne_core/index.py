@@ -252,6 +252,8 @@ PRAGMA user_version = {FORMAT};
 #: The pages a watch cannot vouch for: read through their partial index (``pages_watched``),
 #: so a served call touches those rows alone.
 WATCHED_SQL = "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy FROM pages WHERE racy OR volatile"
+#: A page's row as a call that listed the vault checks it (``NoteIndex.stat_rows``).
+_STAT_ROWS = "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy, not_text FROM pages"
 
 
 def code_key() -> str:
@@ -929,16 +931,13 @@ class NoteIndex:
 
     def remove(self, paths: Iterable[str]) -> None:
         """Drop the rows of ``paths`` (inside the caller's write transaction)."""
-        for rel_path in paths:
-            self._delete(stored_text(rel_path))
-
-    def _delete(self, path: bytes) -> None:
-        row = self.connection.execute("SELECT id FROM pages WHERE path = ?", (path,)).fetchone()
-        if row is not None:
-            fts = _FtsWrites()
-            self._drop_rows_of(row[0], path, fts)
-            self.connection.execute("DELETE FROM pages WHERE id = ?", row)
-            fts.write(self.connection, self._known_words)
+        for path in map(stored_text, paths):
+            row = self.connection.execute("SELECT id FROM pages WHERE path = ?", (path,)).fetchone()
+            if row is not None:
+                fts = _FtsWrites()
+                self._drop_rows_of(row[0], path, fts)
+                self.connection.execute("DELETE FROM pages WHERE id = ?", row)
+                fts.write(self.connection, self._known_words)
 
     def _drop_rows_of(self, page_id: int, path: bytes, fts: _FtsWrites) -> None:
         """Drop a page's rows but its ``pages`` one, which still holds what was written with
@@ -961,10 +960,7 @@ class NoteIndex:
         (path, id, size, mtime_ns, ctime_ns, inode, device, racy, not_text), by its path as
         stored (``stored_text``). Kept as SQLite returns them: at 100,000 pages, building a
         record or even a nested tuple a row cost a find a third of a second."""
-        rows = self.connection.execute(
-            "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy, not_text FROM pages"
-        )
-        return {row[0]: row for row in rows}
+        return {row[0]: row for row in self.connection.execute(_STAT_ROWS)}
 
     def kept_dirs(self) -> dict[bytes, tuple[bytes, bytes, int]]:
         """(digest, marshalled page ids, not-text count) of each dir the ``dirs`` table
@@ -981,11 +977,10 @@ class NoteIndex:
         """``stat_rows`` of the pages directly in the dir ``dir_rel`` ("" for the root): one
         range of the path index ('/' + 1 is '0'), the pages of the dirs below it left out."""
         prefix = stored_text(f"{dir_rel}/") if dir_rel else b""
-        query = "SELECT path, id, size, mtime_ns, ctime_ns, inode, device, racy, not_text FROM pages"
         rows = (
-            self.connection.execute(f"{query} WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + b"0"))
+            self.connection.execute(f"{_STAT_ROWS} WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + b"0"))
             if prefix
-            else self.connection.execute(query)
+            else self.connection.execute(_STAT_ROWS)
         )
         start = len(prefix)
         return {row[0]: row for row in rows if row[0].find(b"/", start) < 0}
@@ -1409,12 +1404,11 @@ def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
     hold every keyword) with its packed key, the best of its names' (``named_key``'s order)."""
     count = range(len(keywords))
     paths = ", ".join(f":k{at}" for at in count)
-    held = " AND ".join(f"(instr(texts.names, :k{at}) > 0 OR instr(texts.body, :k{at}) > 0)" for at in count)
     # The page a keyword is the path of comes first (k 0), wherever its keywords lie.
     # CROSS JOIN keeps the names, found by their index, outside: the planner would scan text_rows.
     its_path = (
         f"SELECT n.page_id FROM names AS n CROSS JOIN text_rows AS texts ON texts.id = n.page_id"
-        f" WHERE n.kind = {PATH_NAME} AND n.name IN ({paths}) AND {held}"
+        f" WHERE n.kind = {PATH_NAME} AND n.name IN ({paths}) AND {_holds(len(keywords))}"
     )
     not_its_path = f"(1 << {_NOT_ITS_PATH})"
     if len(keywords) == 1:

@@ -725,7 +725,7 @@ class _Walker:
         (``name``) they leave out of its dir, as the listing asked them."""
         if decided is not None:
             return name in decided
-        return self.tree_walk is not None and self.tree_walk.ignored(rel_path, rules)
+        return self.tree_walk is not None and self.tree_walk.deciding_rule(rel_path, rules) is not None
 
     def _file_findings(self, entry: os.DirEntry[str], rel: str, depth: int, scanned: str | None) -> list[Finding]:
         name = entry.name

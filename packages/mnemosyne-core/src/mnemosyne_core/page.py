@@ -122,16 +122,6 @@ def stat_key(info: os.stat_result) -> StatKey:
     return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
 
 
-def is_racy(before: os.stat_result, after: os.stat_result, now_ns: int) -> bool:
-    """git's rule: a page that changed while it was read, or so recently that a write in
-    the same timestamp tick would leave its stat as it is, or that is no regular file."""
-    return (
-        stat_key(after) != stat_key(before)
-        or max(before.st_mtime_ns, before.st_ctime_ns) >= now_ns - RACY_NS
-        or not stat.S_ISREG(before.st_mode)
-    )
-
-
 def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_titles: bool = False) -> Page:
     """Read one page whole, as the scan reads it, and keep its inputs; a failure is kept
     as the page's error. ``heading_titles``: the listing's ``Scan.heading_titles``, the
@@ -159,7 +149,12 @@ def read_page(read_path: str, rel_path: str, now_ns: int | None = None, heading_
     page.digest = blake2b(data, digest_size=16).digest()
     page.key = stat_key(before)
     page.volatile = before.st_nlink > 1
-    page.racy = is_racy(before, after, time.time_ns() if now_ns is None else now_ns)
+    # git's rule: changed while read, or too recently for a write in the same tick to show, or no regular file.
+    page.racy = (
+        stat_key(after) != page.key
+        or max(before.st_mtime_ns, before.st_ctime_ns) >= (time.time_ns() if now_ns is None else now_ns) - RACY_NS
+        or not stat.S_ISREG(before.st_mode)
+    )
     # What lint and recall make of the page, made here so that neither reads it again.
     page.lint_title, findings = check_page(rel_path, data, heading_titles)
     page.lint = [(finding.code, finding.message) for finding in findings]
@@ -269,11 +264,6 @@ def read_listed_page(vault: str, rel_path: str) -> tuple[bytes, os.stat_result]:
         os.close(fd)
 
 
-def identity_of(info: os.stat_result) -> Identity:
-    """What tells two reads of a page apart: (device, inode, size, mtime in ns)."""
-    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-
-
 def read_as_judged(vault_real: str, rel_path: str, identity: Identity) -> bytes | None:
     """The page at ``rel_path`` read now by the scan's rules (``read_listed_page``), or
     None when it cannot be read or is not the version someone else judged (``identity``)."""
@@ -281,7 +271,7 @@ def read_as_judged(vault_real: str, rel_path: str, identity: Identity) -> bytes 
         data, info = read_listed_page(vault_real, rel_path)
     except OSError:
         return None
-    return data if identity_of(info) == identity else None
+    return data if (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) == identity else None
 
 
 __all__ = ["RACY_NS", "Page", "open_page", "read_as_judged", "read_page", "read_to_end", "stat_key"]

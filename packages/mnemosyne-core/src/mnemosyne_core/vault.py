@@ -91,21 +91,16 @@ def new_ingest_temp_name() -> str:
     return f"{INGEST_TEMP_PREFIX}{secrets.token_hex(_INGEST_TEMP_TOKEN_BYTES)}{INGEST_TEMP_SUFFIX}"
 
 
-def is_ingest_temp_name(name: str) -> bool:
-    """Whether ``name`` is exactly the shape ``new_ingest_temp_name`` makes, and nothing looser:
-    a user's ``.mnemosyne-ingest-notes.tmp`` is not ingest's to judge."""
-    if not (name.startswith(INGEST_TEMP_PREFIX) and name.endswith(INGEST_TEMP_SUFFIX)):
-        return False
-    token = name[len(INGEST_TEMP_PREFIX) : -len(INGEST_TEMP_SUFFIX)]
-    return len(token) == 2 * _INGEST_TEMP_TOKEN_BYTES and _HEX_DIGITS.issuperset(token)
-
-
 def is_stale_ingest_temp(entry: os.DirEntry[str], now: float) -> bool:
     """Whether ``entry`` is a temp file an interrupted ingest left behind: a regular file
     (not a symlink) with an ingest temp name, last modified more than STALE_TEMP_SECONDS
     before ``now`` (seconds since the epoch). A fresher one may belong to an ingest that is
     still running. False when the entry cannot be inspected (it vanished, say)."""
-    if not is_ingest_temp_name(entry.name):
+    # Exactly the shape ``new_ingest_temp_name`` makes: a user's ``.mnemosyne-ingest-notes.tmp`` is not ingest's.
+    name, token = entry.name, entry.name[len(INGEST_TEMP_PREFIX) : -len(INGEST_TEMP_SUFFIX)]
+    if not (name.startswith(INGEST_TEMP_PREFIX) and name.endswith(INGEST_TEMP_SUFFIX)) or not (
+        len(token) == 2 * _INGEST_TEMP_TOKEN_BYTES and _HEX_DIGITS.issuperset(token)
+    ):
         return False
     try:
         return (
@@ -366,27 +361,13 @@ def scan(
         else:
             dir_rel = dir_name
             entry = top.get(dir_name)
-            if entry is None:
+            if entry is None or not (entry.is_symlink() or entry.is_dir(follow_symlinks=False)):
                 not_dirs.append(dir_name)
                 continue
-            dir_path = entry.path
-            if entry.is_symlink():
-                real = os.path.realpath(dir_path)
-                if not os.path.exists(real):
-                    result.warnings.append(Diagnostic(dir_name, BROKEN_SYMLINK, is_dir=True))
-                    result.skipped[dir_name] = f"a broken symlink (to {os.readlink(dir_path)!r})"
-                    continue
-                if not is_inside(real, vault):
-                    result.warnings.append(Diagnostic(dir_name, SYMLINK_ESCAPES, is_dir=True))
-                    result.skipped[dir_name] = f"a symlink to {real!r}, outside the vault, which find never reads"
-                    continue
-                if not os.path.isdir(real):
-                    not_dirs.append(dir_name)
-                    continue
-                dir_path = real
-            elif not entry.is_dir(follow_symlinks=False):
-                not_dirs.append(dir_name)
+            followed = _followed_dir(result, dir_name, entry.path, not_dirs) if entry.is_symlink() else entry.path
+            if followed is None:
                 continue
+            dir_path = followed
         if walk is None:
             if before_listing is not None:
                 before_listing(dir_rel, dir_path)
@@ -440,22 +421,28 @@ def _nested_dir_path(result: Scan, dir_name: str, not_dirs: list[str]) -> str | 
     in ``not_dirs`` or ``result.skipped``): a dir reached through a symlink counts only
     when it stays inside the vault, as a top-level one does."""
     path = os.path.join(result.vault, dir_name)
-    real = os.path.realpath(path)
-    if not os.path.lexists(path) or (os.path.islink(path) and not os.path.exists(real)):
-        if os.path.islink(path):
-            result.warnings.append(Diagnostic(dir_name, BROKEN_SYMLINK, is_dir=True))
-            result.skipped[dir_name] = f"a broken symlink (to {os.readlink(path)!r})"
-        else:
-            not_dirs.append(dir_name)
-        return None
-    if not is_inside(real, result.vault):
-        result.warnings.append(Diagnostic(dir_name, SYMLINK_ESCAPES, is_dir=True))
-        result.skipped[dir_name] = f"a symlink to {real!r}, outside the vault, which find never reads"
-        return None
-    if not os.path.isdir(real):
+    if not os.path.lexists(path):
         not_dirs.append(dir_name)
         return None
-    return real if real != path else path
+    return _followed_dir(result, dir_name, path, not_dirs)
+
+
+def _followed_dir(result: Scan, dir_name: str, path: str, not_dirs: list[str]) -> str | None:
+    """The real path of the searched dir ``dir_name`` at ``path`` (a symlink, or below one),
+    or None: its link broken or leading out of the vault (warned, and kept in
+    ``result.skipped``), or no dir (added to ``not_dirs``)."""
+    real = os.path.realpath(path)
+    if os.path.islink(path) and not os.path.exists(real):
+        result.warnings.append(Diagnostic(dir_name, BROKEN_SYMLINK, is_dir=True))
+        result.skipped[dir_name] = f"a broken symlink (to {os.readlink(path)!r})"
+    elif not is_inside(real, result.vault):
+        result.warnings.append(Diagnostic(dir_name, SYMLINK_ESCAPES, is_dir=True))
+        result.skipped[dir_name] = f"a symlink to {real!r}, outside the vault, which find never reads"
+    elif not os.path.isdir(real):
+        not_dirs.append(dir_name)
+    else:
+        return real
+    return None
 
 
 def _no_scanned_dir_message(result: Scan, its_dirs: str, not_dirs: Sequence[str] = ()) -> str:
@@ -1034,10 +1021,6 @@ class TreeWalk:
                     left_out.append(((where or LEFT_OUT_SUFFIX) if rule is None else _left_out_by(rule), child))
             elif passed is not None:
                 passed.append(entry)
-
-    def ignored(self, rel_path: str, rules: tuple[IgnoreRules, ...]) -> bool:
-        """Whether the exclude or the ignore files leave ``rel_path`` (a dir's ends in '/') out."""
-        return self.deciding_rule(rel_path, rules) is not None
 
     def deciding_rule(self, rel_path: str, rules: tuple[IgnoreRules, ...]) -> str | None:
         """What leaves ``rel_path`` (a dir's ends in '/') out: EXCLUDED_BY_CONFIG for the
