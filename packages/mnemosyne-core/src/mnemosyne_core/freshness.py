@@ -140,7 +140,7 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
             read_path = links.get(rel_path) or f"{dir_path}/{name}"
             row = held.pop(stored_text(rel_path), None)
             if row is not None and unchanged(row, read_path):
-                found_of[name] = (row[1], row[2:7], row[8])
+                found_of[name] = (row[1], row[2:7], row[8])  # its id, stat key and not-text flag
                 continue
             to_read.append((read_path, rel_path))
             if len(to_read) == most + 1:
@@ -192,11 +192,14 @@ def fresh_listed(index: NoteIndex, pages: Scan, *, part: bool, limit: bool = Tru
 
 def unchanged(row: tuple[bytes, int, int, int, int, int, int, int, int], read_path: str) -> bool:
     """Whether the page at ``read_path`` is as its ``stat_rows`` row holds it, and not racy."""
+    _path, _page_id, size, mtime_ns, ctime_ns, inode, device, racy, _not_text = row
     try:
-        info = None if row[7] else os.lstat(read_path)
+        info = None if racy else os.lstat(read_path)
     except OSError:
         return False
-    return info is not None and stat.S_ISREG(info.st_mode) and stat_key(info) == row[2:7]
+    return (
+        info is not None and stat.S_ISREG(info.st_mode) and stat_key(info) == (size, mtime_ns, ctime_ns, inode, device)
+    )
 
 
 def whole_dirs(compared: list[Compared], read: Mapping[str, Held]) -> list[tuple[bytes, bytes, bytes, int]]:
