@@ -6,8 +6,8 @@ A command resolves its call once, at its boundary, into a ``FindRequest`` or a
 to the Backend it was given; it never asks how it answers. ``cache.IndexedScan`` does:
 through the vault's index (told by a ``wiki serve`` what changed when one runs), or with
 ``use_index`` false (--no-cache) by the plain scan, which reads every page on every call;
-the two must answer alike. A Backend raises only InvalidQueryError and VaultError; a page that cannot
-be read is a warning in the result, never an exception.
+the two must answer alike. A Backend raises only InvalidQueryError and VaultError; a page
+that cannot be read is a warning in the result, never an exception.
 
 ``Backend`` is a ``typing.Protocol`` that only mypy sees: typing's import costs
 milliseconds that a find's start-up does not pay.

@@ -448,8 +448,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:
         # A vault that cannot be listed, an index that cannot be written: the calls go on
         # answering by the scan, and none starts a builder again until the cause is gone
-        # or a while has passed (``failed_recently``).
-        # Recorded for ``Failure.cause_gone``: when, the fault, the disk's free space, whether the index was writable.
+        # or a while has passed (``start_detached``).
+        # Recorded for ``Failure.cause_gone``: when, the fault, the disk's free space, and
+        # whether the index was writable.
         import time
 
         fault = fault_of(error).replace(" ", "-")

@@ -251,7 +251,7 @@ class IndexedScan:
         self._wanted_build: tuple[str, str, str] | None = None
 
     def search(self, request: FindRequest) -> FindResult:
-        """``find.search``'s answer for the request; raises only ``backend.BACKEND_ERRORS``."""
+        """``find.search``'s answer for the request; raises only InvalidQueryError or VaultError."""
         if not self.use_index:
             from mnemosyne_core.find import search
 
@@ -340,7 +340,7 @@ class IndexedScan:
         return result
 
     def recall(self, request: RecallRequest) -> RecallResult:
-        """``recall.recall``'s answer for the request; raises only ``backend.BACKEND_ERRORS``."""
+        """``recall.recall``'s answer for the request; raises only InvalidQueryError or VaultError."""
         from mnemosyne_core.recall import recall, split_topic
 
         topic, dirs = request.topic, request.dirs

@@ -1008,7 +1008,7 @@ class NoteIndex:
         return found
 
     def identity(self, rel_path: str) -> tuple[int, int, int, int] | None:
-        """The page as ``page.identity_of`` tells versions apart, as it was read."""
+        """The page as ``page.read_as_judged`` tells versions apart, as it was read."""
         row = self.connection.execute(
             "SELECT device, inode, size, mtime_ns FROM pages WHERE path = ?", (stored_text(rel_path),)
         ).fetchone()

@@ -25,7 +25,7 @@ TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     from mnemosyne_core.page_recall import RecallFields
 
-    #: A page as it was read: (device, inode, size, mtime in ns); see ``identity_of``.
+    #: A page as it was read: (device, inode, size, mtime in ns); see ``read_as_judged``.
     Identity = tuple[int, int, int, int]
 
     #: A page file's stat as the index keeps it: (size, mtime_ns, ctime_ns, inode, device).

@@ -96,7 +96,8 @@ def is_stale_ingest_temp(entry: os.DirEntry[str], now: float) -> bool:
     (not a symlink) with an ingest temp name, last modified more than STALE_TEMP_SECONDS
     before ``now`` (seconds since the epoch). A fresher one may belong to an ingest that is
     still running. False when the entry cannot be inspected (it vanished, say)."""
-    # Exactly the shape ``new_ingest_temp_name`` makes: a user's ``.mnemosyne-ingest-notes.tmp`` is not ingest's.
+    # Exactly the shape ``new_ingest_temp_name`` makes, and nothing looser: a user's
+    # ``.mnemosyne-ingest-notes.tmp`` is not ingest's to judge.
     name, token = entry.name, entry.name[len(INGEST_TEMP_PREFIX) : -len(INGEST_TEMP_SUFFIX)]
     if not (name.startswith(INGEST_TEMP_PREFIX) and name.endswith(INGEST_TEMP_SUFFIX)) or not (
         len(token) == 2 * _INGEST_TEMP_TOKEN_BYTES and _HEX_DIGITS.issuperset(token)
