@@ -230,3 +230,35 @@ def test_every_limit_fills_from_the_facts_its_row_gives() -> None:
     for row in rows:
         line = run_bench.fill(run_bench.LIMITS[row.target.key], row.facts)
         assert "{" not in line, (row.target.key, line)
+
+
+def test_source_lines_counts_code_apart_from_comments_docstrings_and_blank_lines() -> None:
+    source = '''"""A module's docstring,
+over two lines."""
+
+import os  # a comment after code is a code line
+
+# a comment alone
+
+
+def joined(
+    parts: list[str],
+) -> str:
+    """A function's docstring."""
+    text = """a string that is no docstring
+    spans two lines"""
+    return os.sep.join(parts) + text
+'''
+    assert run_bench.source_lines(source) == (15, 7)
+
+
+def test_the_core_size_section_says_miss_over_the_target_and_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(run_bench, "CORE_LINES_TARGET", 10)
+    section = "\n".join(run_bench.core_size())
+    assert ", against a target of at most 10 lines: **miss**." in section
+    assert run_bench.CORE_SIZE_TEXT[0] in section
+    assert "| index.py |" in section
+    monkeypatch.setattr(run_bench, "CORE_LINES_TARGET", 10**9)
+    section = "\n".join(run_bench.core_size())
+    assert section.count(": pass.") == 1
+    assert run_bench.CORE_SIZE_TEXT[0] not in section
