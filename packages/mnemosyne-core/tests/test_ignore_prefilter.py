@@ -1,13 +1,55 @@
-"""The walk's fast answer for paths no ignore rule matches, against pathspec's own."""
+"""The walk's ignore rules: a rule decides the path it names itself, as git decides, and
+the fast answer for paths no rule matches equals asking every rule."""
 
 from __future__ import annotations
 
 import pathspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_examples import examples
 
-from mnemosyne_core.vault import _names_only_hidden, _spec
+from mnemosyne_core.vault import _IgnoreSpec, _names_itself, _names_only_hidden, _spec
+
+
+def every_rule_asked(spec: _IgnoreSpec, path: str) -> bool | None:
+    """The last rule naming ``path`` itself, each rule asked: no fast answer."""
+    decided = None
+    for regex, ignores in spec.rules:
+        if _names_itself(regex, path):
+            decided = ignores
+    return decided
+
+
+@pytest.mark.parametrize(
+    ("rules", "path", "decided"),
+    [
+        # A rule that names a dir above the path had its say when the walk met that dir.
+        (["a/", "!Notes"], "Notes/a/", True),
+        (["a/", "!Notes"], "Notes/", False),
+        (["Notes"], "Notes/a/", None),
+        (["Notes"], "x/Notes/", True),
+        (["Notes"], "x/Notes", True),
+        (["a/"], "x/a", None),  # a dir's rule names no file
+        # ``docs/**`` names what lies inside docs/, not docs/ itself: a ``!`` rule can
+        # bring a page inside back, as git does.
+        (["docs/**"], "docs/", None),
+        (["docs/**", "!docs/k.md"], "docs/k.md", False),
+        (["docs/**", "!docs/k.md"], "docs/j.md", True),
+        (["*"], "x", True),
+        (["**/"], "a/b/", True),
+        (["**/"], "a.md", None),
+        (["a/**/b"], "a/x/y/b/", True),
+        (["/n.md"], "n.md", True),
+        (["/n.md"], "x/n.md", None),
+        (["*.md", "!Z.md"], "d/Z.md", False),
+    ],
+)
+def test_a_rule_decides_the_path_it_names_itself_as_git_does(rules: list[str], path: str, decided: bool | None) -> None:
+    spec = _spec(rules)
+    assert spec is not None
+    assert spec.include_of(path) == decided
+
 
 RULES = st.sampled_from(
     [
@@ -25,12 +67,14 @@ PATHS = st.tuples(st.lists(PARTS, min_size=1, max_size=4), st.booleans()).map(
 
 @settings(max_examples=examples(250), deadline=None)
 @given(st.lists(RULES, min_size=1, max_size=5), st.lists(PATHS, min_size=1, max_size=8))
-def test_the_fast_answer_is_pathspecs(rules: list[str], paths: list[str]) -> None:
+def test_the_fast_answer_is_every_rules(rules: list[str], paths: list[str]) -> None:
     spec = _spec(rules)
     plain = pathspec.GitIgnoreSpec.from_lines(rules)
     for path in paths:
-        expected = plain.check_file(path).include
-        assert (None if spec is None else spec.include_of(path)) == expected
+        if spec is None:  # no rule left that can match: pathspec finds none either
+            assert plain.check_file(path).include is None
+        else:
+            assert spec.include_of(path) == every_rule_asked(spec, path)
 
 
 #: Rules as people write them for hidden files, beside a few that name visible ones.
@@ -61,4 +105,6 @@ def test_rules_naming_only_hidden_paths_match_no_path_the_walk_meets(
             assert plain.check_file(path).include is None
     else:
         spec = _spec(rules)
-        assert (None if spec is None else spec.include_of(path)) == plain.check_file(path).include
+        assert (None if spec is None else spec.include_of(path)) == (
+            None if spec is None else every_rule_asked(spec, path)
+        )

@@ -44,6 +44,7 @@ from mnemosyne_core.page import PageRef, followed_symlink, join_rel, open_page
 TYPE_CHECKING = False  # typing's own, without importing typing: start-up time
 if TYPE_CHECKING:
     import difflib
+    import re
     from collections.abc import Callable, Iterator, Mapping, Sequence
     from typing import Any, TypeAlias
 
@@ -1249,7 +1250,7 @@ class _IgnoreSpec:
     costs one call; a path it finds is asked of pathspec itself. tests/test_ignore_prefilter.py
     holds the answers equal to pathspec's."""
 
-    __slots__ = ("search", "spec")
+    __slots__ = ("rules", "search", "spec")
 
     def __init__(self, spec: GitIgnoreSpec):
         import re  # pathspec imports it anyway
@@ -1257,6 +1258,8 @@ class _IgnoreSpec:
         self.spec = spec
         rules = [pattern for pattern in spec.patterns if pattern.include is not None]
         regexes = [pattern.regex for pattern in rules]
+        #: Each rule's regex and whether it ignores (True) or re-includes (False), in file order.
+        self.rules = [(regex, bool(pattern.include)) for pattern, regex in zip(rules, regexes, strict=True) if regex]
         sources = [regex.pattern for regex in regexes if regex is not None and isinstance(regex.pattern, str)]
         self.search: Callable[[str], object] | None = None
         if rules and len(sources) == len(rules):
@@ -1270,12 +1273,45 @@ class _IgnoreSpec:
                 self.search = None
 
     def include_of(self, path: str) -> bool | None:
-        """pathspec's ``check_file(path).include`` for a vault-relative path (``/``
-        separators, no leading ``/`` or ``./``: as pathspec normalises it): True ignored,
-        False re-included by a ``!`` rule, None no rule matches."""
+        """What the last rule that names ``path`` itself says of it, as git decides: True
+        ignored, False re-included by a ``!`` rule, None no rule names it. ``path`` is
+        vault-relative (``/`` separators, no leading ``/`` or ``./``), a dir's ending in '/'.
+
+        pathspec's own ``check_file`` also counts a rule that names a dir above ``path``
+        (its regexes match a prefix): ``a/`` then ``!Notes`` would re-include ``Notes/a/``,
+        which git ignores. The walk asks each dir before it enters it, so a rule that names
+        a dir above has had its say there."""
         if self.search is not None and self.search(path) is None:
             return None
-        return self.spec.check_file(path).include
+        decided = None
+        for regex, ignores in self.rules:
+            if _names_itself(regex, path):
+                decided = ignores
+        return decided
+
+
+def _names_itself(regex: re.Pattern[str], path: str) -> bool:
+    """Whether the gitignore rule pathspec compiled to ``regex`` names ``path`` itself, not
+    only a dir above it. pathspec's regexes end in one of: its dir mark, ``(?P<ps_d>/)``,
+    which names the dir before it (``a/``, or ``Notes`` followed by a '/'), and names
+    ``path`` only as its last '/'; a bare '/' after a dir (``docs/**``), which names what
+    lies strictly inside it; or nothing more (``*``, ``**``: every path)."""
+    found = regex.search(path)
+    if found is None:
+        return False
+    if _DIR_MARK not in regex.groupindex or found.group(_DIR_MARK) is None:
+        return not regex.pattern.endswith("/") or found.end() < len(path)
+    if found.end(_DIR_MARK) == len(path):
+        return True
+    # The leftmost match stopped at a dir above: the rule may still name ``path`` whole
+    # (``**/`` is any dir, its regex the dir mark alone).
+    return path.endswith("/") if regex.pattern == _DIR_MARK_ALONE else regex.fullmatch(path) is not None
+
+
+#: The name of pathspec's dir-mark group in its gitignore regexes, and that group alone:
+#: the regex of ``**/`` and ``*/``, any dir.
+_DIR_MARK = "ps_d"
+_DIR_MARK_ALONE = f"(?P<{_DIR_MARK}>/)"
 
 
 def _names_only_hidden(line: str) -> bool:
