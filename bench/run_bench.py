@@ -1071,8 +1071,9 @@ def source_lines(source: str) -> tuple[int, int]:
     is no comment, no docstring and no line break."""
     docstrings: set[int] = set()
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and ast.get_docstring(
-            node, clean=False
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and ast.get_docstring(node, clean=False) is not None
         ):
             first = node.body[0]
             docstrings.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
@@ -1083,21 +1084,21 @@ def source_lines(source: str) -> tuple[int, int]:
         if token.type not in skipped
         for line in range(token.start[0], token.end[0] + 1)
     }
-    return source.count("\n"), len(code - docstrings)
+    return len(source.splitlines()), len(code - docstrings)
 
 
 #: What the core is made of, and why it is over CORE_LINES_TARGET.
 CORE_SIZE_TEXT = [
-    "The core is over the target, and vulture and `duplicates` find no dead or repeated code in",
-    "it. What holds its size is what the rows above and the spec ask of it: the index and the",
-    "state it keeps so that a warm call does no per-page work in Python beyond an `lstat`",
-    "(`index`, `freshness`, `cache`, `build`: a dir's sort and the rules' decisions kept by stat,",
-    "a digest per dir, the listing a served call reuses), the listing of every layout with its",
-    "ignore files and exclude (`vault`, `config`, `layout`), lint's codes and the fix each names,",
-    "and the server's watch of the vault (`changes`, `inotify`). The plain scan that `--no-cache`",
-    "is adds little of its own (`find`'s search, lint's and recall's page loops): it shares the",
-    "listing and the page rules with the index path. Reaching the target means dropping a",
-    "feature, or kept state a speed row above depends on.",
+    "The core is over the target. What holds its size is what the rows above and the spec ask of",
+    "it: the index and the state it keeps so that a warm call reads no page, config or ignore",
+    "file whose stat has not changed (`index`, `freshness`, `cache`, `build`: a dir's sort and the",
+    "rules' decisions kept by stat, a digest per dir, the listing a served call reuses), the",
+    "listing of every layout with its ignore files and exclude (`vault`, `config`, `layout`),",
+    "lint's codes and the fix each names, and the server's watch of the vault (`changes`,",
+    "`inotify`). The plain scan that `--no-cache` is adds little of its own (`find`'s search,",
+    "lint's and recall's page loops): it shares the listing and the page rules with the index",
+    "path. Reaching the target means dropping a feature, or kept state a speed row above",
+    "depends on.",
 ]
 
 
@@ -1121,7 +1122,8 @@ def core_size() -> list[str]:
     lines_out += markdown_table(
         ["module", "lines", "code lines"], [[name, f"{total:,}", f"{count:,}"] for name, total, count in sizes[:10]]
     )
-    return [*lines_out, f"and {len(sizes) - 10} smaller modules.", ""]
+    smaller = len(sizes) - 10
+    return [*lines_out, "", f"And {smaller} smaller modules.", ""] if smaller > 0 else [*lines_out, ""]
 
 
 def report(profiles: list[Profile], results: Results, quick: bool, seconds: float) -> str:

@@ -248,8 +248,12 @@ def joined(
     text = """a string that is no docstring
     spans two lines"""
     return os.sep.join(parts) + text
-'''
-    assert run_bench.source_lines(source) == (15, 7)
+
+
+class Empty:
+    ""
+    size = 0'''
+    assert run_bench.source_lines(source) == (20, 9)  # no newline after the last line: still a line
 
 
 def test_the_core_size_section_says_miss_over_the_target_and_why(monkeypatch: pytest.MonkeyPatch) -> None:

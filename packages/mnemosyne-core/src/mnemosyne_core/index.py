@@ -1392,10 +1392,12 @@ def _named_by_several(keywords: tuple[str, ...], values: dict[str, object]) -> s
     )
 
 
-def _holds(keywords: int) -> str:
+def _holds(keywords: int, row: str = "") -> str:
     """SQL: whether a text row's names or text hold each of the first ``keywords`` keywords
-    (``:k0``...), whole, as ``instr`` finds them."""
-    return " AND ".join(f"(instr(names, :k{at}) > 0 OR instr(body, :k{at}) > 0)" for at in range(keywords))
+    (``:k0``...), whole, as ``instr`` finds them; ``row``: the text row's table, where a
+    statement joins others."""
+    names, body = (f"{row}.names", f"{row}.body") if row else ("names", "body")
+    return " AND ".join(f"(instr({names}, :k{at}) > 0 OR instr({body}, :k{at}) > 0)" for at in range(keywords))
 
 
 def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
@@ -1408,7 +1410,7 @@ def _named_pages(keywords: tuple[str, ...], values: dict[str, object]) -> str:
     # CROSS JOIN keeps the names, found by their index, outside: the planner would scan text_rows.
     its_path = (
         f"SELECT n.page_id FROM names AS n CROSS JOIN text_rows AS texts ON texts.id = n.page_id"
-        f" WHERE n.kind = {PATH_NAME} AND n.name IN ({paths}) AND {_holds(len(keywords))}"
+        f" WHERE n.kind = {PATH_NAME} AND n.name IN ({paths}) AND {_holds(len(keywords), 'texts')}"
     )
     not_its_path = f"(1 << {_NOT_ITS_PATH})"
     if len(keywords) == 1:
