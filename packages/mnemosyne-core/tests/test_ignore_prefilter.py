@@ -43,6 +43,8 @@ def every_rule_asked(spec: _IgnoreSpec, path: str) -> bool | None:
         (["/n.md"], "n.md", True),
         (["/n.md"], "x/n.md", None),
         (["*.md", "!Z.md"], "d/Z.md", False),
+        (["Notes"], "Notes\n", None),  # a regex's $ matches before a last newline; git's rule does not
+        (["*"], "a\n/", True),
     ],
 )
 def test_a_rule_decides_the_path_it_names_itself_as_git_does(rules: list[str], path: str, decided: bool | None) -> None:

@@ -1244,18 +1244,17 @@ class _LazySpec:
 
 
 class _IgnoreSpec:
-    """A pathspec GitIgnoreSpec with a fast answer for the paths no rule matches, most of
-    them: pathspec's own check costs several Python calls per path, a third of the walk of
-    a tree of 10,000 notes. ``search`` is one regex made of every rule's, so such a path
-    costs one call; a path it finds is asked of pathspec itself. tests/test_ignore_prefilter.py
-    holds the answers equal to pathspec's."""
+    """A dir's gitignore rules as pathspec compiles them, with a fast answer for the paths no
+    rule matches, most of them: asking each rule costs several Python calls per path, a third
+    of the walk of a tree of 10,000 notes. ``search`` is one regex made of every rule's, so
+    such a path costs one call; a path it finds is asked of each rule (``_names_itself``).
+    tests/test_ignore_prefilter.py holds the two answers equal."""
 
-    __slots__ = ("rules", "search", "spec")
+    __slots__ = ("rules", "search")
 
     def __init__(self, spec: GitIgnoreSpec):
         import re  # pathspec imports it anyway
 
-        self.spec = spec
         rules = [pattern for pattern in spec.patterns if pattern.include is not None]
         regexes = [pattern.regex for pattern in rules]
         #: Each rule's regex and whether it ignores (True) or re-includes (False), in file order.
@@ -1300,7 +1299,11 @@ def _names_itself(regex: re.Pattern[str], path: str) -> bool:
     if found is None:
         return False
     if _DIR_MARK not in regex.groupindex or found.group(_DIR_MARK) is None:
-        return not regex.pattern.endswith("/") or found.end() < len(path)
+        if regex.pattern == _EVERY_PATH:
+            return True
+        # Inside a dir, or the whole path: a regex's ``$`` also matches before a last
+        # newline, and ``Notes`` names no file called "Notes\n".
+        return found.end() < len(path) if regex.pattern.endswith("/") else found.end() == len(path)
     if found.end(_DIR_MARK) == len(path):
         return True
     # The leftmost match stopped at a dir above: the rule may still name ``path`` whole
@@ -1312,6 +1315,8 @@ def _names_itself(regex: re.Pattern[str], path: str) -> bool:
 #: the regex of ``**/`` and ``*/``, any dir.
 _DIR_MARK = "ps_d"
 _DIR_MARK_ALONE = f"(?P<{_DIR_MARK}>/)"
+#: pathspec's regex of ``*`` and ``**``: every path.
+_EVERY_PATH = "."
 
 
 def _names_only_hidden(line: str) -> bool:
