@@ -138,6 +138,43 @@ def test_a_call_stuck_after_ctrl_c_still_exits_130_keeping_what_it_printed() -> 
     assert (done.returncode, done.stdout, done.stderr) == (130, "printed before the interrupt\n", "\n")
 
 
+#: A Ctrl-C that a ``__del__`` takes (Python drops it and calls the unraisable hook), whose
+#: retry then comes while that hook still runs: on a loaded machine a millisecond can pass
+#: before the hook returns. Here the retry's SIGALRM is raised as the hook arms it.
+DROPPED_TWICE_PROBE = """
+import _signal, sys
+from mnemosyne_cli import console_script
+class TakesTheInterrupt:
+    def __del__(self):
+        _signal.raise_signal(_signal.SIGINT)
+answer = console_script._answer
+def answer_after_a_dropped_interrupt(words, env):
+    TakesTheInterrupt()
+    return answer(words, env)
+def retry_inside_the_hook(frame, event, arg):
+    if event == "c_return" and arg is _signal.setitimer and frame.f_code.co_name == "_on_unraisable":
+        sys.setprofile(None)
+        _signal.raise_signal(_signal.SIGALRM)
+console_script._answer = answer_after_a_dropped_interrupt
+sys.setprofile(retry_inside_the_hook)
+console_script.run()
+"""
+
+
+def test_a_ctrl_c_whose_retry_lands_in_the_unraisable_hook_still_exits_130() -> None:
+    """What the unraisable hook raises Python drops too: the retry is tried again after the
+    hook returns, and the call exits 130 as any interrupted call, printing nothing."""
+    done = subprocess.run(
+        [sys.executable, "-c", DROPPED_TWICE_PROBE, "wiki", "find", "mastra", "--vault", FIXTURE_VAULT],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env={**os.environ, "XDG_RUNTIME_DIR": "/nonexistent-runtime-dir", "NO_COLOR": "1"},
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "\n")
+
+
 def installed_console_script() -> str:
     """The ``mnemosyne`` script the installer wrote beside this interpreter."""
     script = Path(sys.executable).parent / "mnemosyne"
