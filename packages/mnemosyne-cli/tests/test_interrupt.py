@@ -59,8 +59,13 @@ CALLS = [
 
 
 def run_probe(target: int, words: list[str]) -> subprocess.CompletedProcess[str]:
+    return run_script(PROBE, str(target), *words)
+
+
+def run_script(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run by this interpreter with ``args``, as the console script's wrapper runs it."""
     return subprocess.run(
-        [sys.executable, "-c", PROBE, str(target), *words],
+        [sys.executable, "-c", script, *args],
         capture_output=True,
         text=True,
         check=False,
@@ -127,14 +132,7 @@ def test_a_call_stuck_after_ctrl_c_still_exits_130_keeping_what_it_printed() -> 
     """The watchdog every interrupt arms ends a call whose cleanup cannot finish: exit 130,
     stdout's buffered lines written, the ^C line ended, as an interrupt that ran its
     course would leave them."""
-    done = subprocess.run(
-        [sys.executable, "-c", STUCK_CLEANUP_PROBE],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-        env={**os.environ, "XDG_RUNTIME_DIR": "/nonexistent-runtime-dir", "NO_COLOR": "1"},
-    )
+    done = run_script(STUCK_CLEANUP_PROBE)
     assert (done.returncode, done.stdout, done.stderr) == (130, "printed before the interrupt\n", "\n")
 
 
@@ -164,14 +162,7 @@ console_script.run()
 def test_a_ctrl_c_whose_retry_lands_in_the_unraisable_hook_still_exits_130() -> None:
     """What the unraisable hook raises Python drops too: the retry is tried again after the
     hook returns, and the call exits 130 as any interrupted call, printing nothing."""
-    done = subprocess.run(
-        [sys.executable, "-c", DROPPED_TWICE_PROBE, "wiki", "find", "mastra", "--vault", FIXTURE_VAULT],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-        env={**os.environ, "XDG_RUNTIME_DIR": "/nonexistent-runtime-dir", "NO_COLOR": "1"},
-    )
+    done = run_script(DROPPED_TWICE_PROBE, "wiki", "find", "mastra", "--vault", FIXTURE_VAULT)
     assert (done.returncode, done.stdout, done.stderr) == (130, "", "\n")
 
 
