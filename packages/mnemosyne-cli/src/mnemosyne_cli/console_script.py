@@ -169,17 +169,14 @@ def _on_interrupt(signum: int, frame: object) -> None:
     waits on the lock forever. So the first interrupt also arms a watchdog (SIGALRM, which
     ends a wait on a lock), and a call still running when it fires exits 130 at once.
     Later interrupts and retries keep its deadline: pressing Ctrl-C again never delays it."""
-    global _interrupted, _retry_pending, _watchdog_left
+    global _interrupted, _retry_pending
     if signum == _signal.SIGALRM and not _retry_pending:
         _end_at_once()
     if _in_unraisable_hook:
         # Raised here, the interrupt would be dropped for good: Python ignores what its
-        # unraisable hook raises. It is tried again a millisecond later, as one a __del__
-        # dropped (a retry due while the hook still ran, on a loaded machine, was lost).
-        if not _retry_pending:
-            _watchdog_left = _signal.getitimer(_signal.ITIMER_REAL)[0] if _interrupted else INTERRUPTED_GRACE
-        _interrupted = _retry_pending = True
-        _signal.setitimer(_signal.ITIMER_REAL, 0.001)
+        # unraisable hook raises (a retry due while the hook still ran, on a loaded machine,
+        # was lost so).
+        _retry_later()
         return
     if _retry_pending:
         _retry_pending = False
@@ -216,18 +213,25 @@ def _on_unraisable(unraisable: Any) -> None:
     ``__del__`` included (the import system has such callbacks), and there it prints the
     handler's exception as "Exception ignored" and goes on. Such a dropped interrupt is
     raised again a millisecond later, where it ends the call as any other (cleanups run)."""
-    global _retry_pending, _watchdog_left, _in_unraisable_hook
+    global _in_unraisable_hook
     _in_unraisable_hook = True
     try:
         if _interrupted and isinstance(unraisable.exc_value, (KeyboardInterrupt, SystemExit)):
-            if not _retry_pending:
-                _watchdog_left = _signal.getitimer(_signal.ITIMER_REAL)[0]
-            _retry_pending = True
-            _signal.setitimer(_signal.ITIMER_REAL, 0.001)
+            _retry_later()
         else:
             sys.__unraisablehook__(unraisable)
     finally:
         _in_unraisable_hook = False
+
+
+def _retry_later() -> None:
+    """Take an interrupt Python dropped, or would drop, to raise it again a millisecond
+    later; the watchdog's time left (a first interrupt's whole grace) is kept for after."""
+    global _interrupted, _retry_pending, _watchdog_left
+    if not _retry_pending:
+        _watchdog_left = _signal.getitimer(_signal.ITIMER_REAL)[0] if _interrupted else INTERRUPTED_GRACE
+    _interrupted = _retry_pending = True
+    _signal.setitimer(_signal.ITIMER_REAL, 0.001)
 
 
 #: Whether ``_on_unraisable`` is running: an interrupt that lands there waits for its retry.
